@@ -1,0 +1,3 @@
+module github.com/raytpu/raytpu
+
+go 1.26
