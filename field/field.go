@@ -1,0 +1,297 @@
+// Package field describes validation errors of raytpu specs.
+//
+// Every spec in raytpu is validated once, at compile time, and every problem
+// found is reported at once as an [ErrorList]. Each [Error] carries the path
+// of the offending field (for example "train.scaling.topology"), a [Type], the
+// bad value, and for [TypeNotSupported] the valid values and the nearest one.
+// Tests and callers match on [Error.Field] and [Error.Type] with [errors.As],
+// never on message text.
+//
+// The package mirrors the shape of Kubernetes' util/validation/field without
+// depending on it.
+package field
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Path is the location of a field inside a spec, such as
+// "train.scaling.resourcesPerWorker[TPU]". The zero Path is the root.
+// Paths are immutable: Child, Index and Key return new values.
+type Path struct {
+	parent *Path
+	name   string
+	index  string // "[3]" or "[key]"; empty for a named element
+}
+
+// NewPath returns the path of a top-level field and its children.
+func NewPath(name string, more ...string) *Path {
+	p := &Path{name: name}
+	for _, m := range more {
+		p = p.Child(m)
+	}
+	return p
+}
+
+// Child returns the path of a named field below p.
+func (p *Path) Child(name string, more ...string) *Path {
+	c := &Path{parent: p, name: name}
+	for _, m := range more {
+		c = c.Child(m)
+	}
+	return c
+}
+
+// Index returns the path of the i-th element of the list at p.
+func (p *Path) Index(i int) *Path {
+	return &Path{parent: p, index: "[" + strconv.Itoa(i) + "]"}
+}
+
+// Key returns the path of the map entry k of the map at p.
+func (p *Path) Key(k string) *Path {
+	return &Path{parent: p, index: "[" + k + "]"}
+}
+
+// String renders the path with dots between names and brackets for
+// list indices and map keys.
+func (p *Path) String() string {
+	if p == nil {
+		return ""
+	}
+	var elems []*Path
+	for q := p; q != nil; q = q.parent {
+		elems = append(elems, q)
+	}
+	var b strings.Builder
+	for i := len(elems) - 1; i >= 0; i-- {
+		e := elems[i]
+		if e.index != "" {
+			b.WriteString(e.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.name)
+	}
+	return b.String()
+}
+
+// Type is the kind of a validation error.
+type Type string
+
+const (
+	// TypeRequired: a required field is empty.
+	TypeRequired Type = "Required"
+	// TypeInvalid: the value is malformed or breaks a rule.
+	TypeInvalid Type = "Invalid"
+	// TypeNotSupported: the value is not one of a closed set of values.
+	TypeNotSupported Type = "NotSupported"
+	// TypeForbidden: the field may not be set in this combination.
+	TypeForbidden Type = "Forbidden"
+)
+
+// Error is one validation problem.
+type Error struct {
+	Type  Type
+	Field string
+	// BadValue is the offending value (nil for Required and most Forbidden).
+	BadValue any
+	// Detail explains the rule that was broken.
+	Detail string
+	// ValidValues lists the accepted values for TypeNotSupported.
+	ValidValues []string
+	// Suggestion is the valid value nearest to BadValue, if any.
+	Suggestion string
+}
+
+// Error renders the problem on one line:
+//
+//	train.scaling.topology: Unsupported value: "4x5": did you mean "4x4"? (supported: "2x2", "4x4")
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Field)
+	b.WriteString(": ")
+	switch e.Type {
+	case TypeRequired:
+		b.WriteString("Required value")
+	case TypeForbidden:
+		b.WriteString("Forbidden")
+	case TypeNotSupported:
+		fmt.Fprintf(&b, "Unsupported value: %s", quote(e.BadValue))
+	default:
+		fmt.Fprintf(&b, "Invalid value: %s", quote(e.BadValue))
+	}
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	if e.Suggestion != "" {
+		fmt.Fprintf(&b, ": did you mean %q?", e.Suggestion)
+	}
+	if len(e.ValidValues) > 0 {
+		b.WriteString(" (supported: ")
+		shown := e.ValidValues
+		if len(shown) > maxShown {
+			shown = shown[:maxShown]
+		}
+		for i, v := range shown {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(v))
+		}
+		if n := len(e.ValidValues) - len(shown); n > 0 {
+			fmt.Fprintf(&b, " and %d more", n)
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// maxShown caps how many valid values an error message lists; the full list
+// stays in Error.ValidValues.
+const maxShown = 16
+
+func quote(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return strconv.Quote(v)
+	default:
+		return fmt.Sprintf("%v", v)
+	}
+}
+
+// Required reports a missing value.
+func Required(p *Path, detail string) *Error {
+	return &Error{Type: TypeRequired, Field: p.String(), Detail: detail}
+}
+
+// Invalid reports a value that breaks a rule.
+func Invalid(p *Path, value any, detail string) *Error {
+	return &Error{Type: TypeInvalid, Field: p.String(), BadValue: value, Detail: detail}
+}
+
+// Forbidden reports a field that may not be set here.
+func Forbidden(p *Path, detail string) *Error {
+	return &Error{Type: TypeForbidden, Field: p.String(), Detail: detail}
+}
+
+// NotSupported reports a value outside the closed set valid, and names the
+// nearest valid value when one is close enough to be a likely typo.
+func NotSupported(p *Path, value any, valid []string) *Error {
+	e := &Error{Type: TypeNotSupported, Field: p.String(), BadValue: value, ValidValues: append([]string(nil), valid...)}
+	if s, ok := value.(string); ok {
+		e.Suggestion = Nearest(s, valid)
+	}
+	return e
+}
+
+// WithDetail returns e with its Detail set; it lets a NotSupported error
+// explain why the set is what it is.
+func (e *Error) WithDetail(detail string) *Error {
+	e.Detail = detail
+	return e
+}
+
+// ErrorList collects every problem found in one validation pass. A non-empty
+// list is an error whose parts errors.As can reach.
+type ErrorList []*Error
+
+// Error renders one problem per line, prefixed by the count when there is
+// more than one.
+func (l ErrorList) Error() string {
+	switch len(l) {
+	case 0:
+		return "no errors"
+	case 1:
+		return l[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d invalid fields:", len(l))
+	for _, e := range l {
+		b.WriteString("\n  ")
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap exposes every problem to errors.Is and errors.As.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// Err returns nil for an empty list and the list itself otherwise, so that
+// "return errs.Err()" never yields a non-nil error holding nothing.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Errors returns every *Error inside err, in order: the elements of an
+// ErrorList, or a single *Error, found through wrapping.
+func Errors(err error) []*Error {
+	var l ErrorList
+	if errors.As(err, &l) {
+		return l
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return []*Error{e}
+	}
+	return nil
+}
+
+// Nearest returns the element of valid closest to s by edit distance
+// (case-insensitive), or "" when nothing is within a third of the longer
+// string's length (at least 1 edit, at most 3).
+func Nearest(s string, valid []string) string {
+	best, bestD := "", 1<<30
+	ls := strings.ToLower(s)
+	for _, v := range valid {
+		d := levenshtein(ls, strings.ToLower(v))
+		if d < bestD {
+			best, bestD = v, d
+		}
+	}
+	limit := max(len(s), len(best)) / 3
+	limit = min(max(limit, 1), 3)
+	if best == "" || bestD > limit || bestD == 0 && best == s {
+		if bestD == 0 && best != s {
+			return best
+		}
+		return ""
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,96 @@
+package tpu
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Topology is a parsed chip grid: AxB for 2D generations, AxBxC for 3D.
+// The zero value is invalid.
+type Topology struct {
+	dims [3]int
+	n    int
+}
+
+// ParseTopology parses "AxB" or "AxBxC" (case-insensitive x, surrounding
+// space ignored). Every dimension must be a positive integer.
+func ParseTopology(s string) (Topology, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return Topology{}, fmt.Errorf("empty topology: want AxB or AxBxC, e.g. 4x4 or 2x2x2")
+	}
+	parts := strings.Split(s, "x")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Topology{}, fmt.Errorf("topology %q has %d dimensions: want AxB or AxBxC, e.g. 4x4 or 2x2x2", s, len(parts))
+	}
+	var t Topology
+	t.n = len(parts)
+	for i, p := range parts {
+		if p == "" || strings.TrimLeft(p, "0123456789") != "" {
+			return Topology{}, fmt.Errorf("topology %q: dimension %d is %q, not a positive integer", s, i+1, p)
+		}
+		v, err := strconv.Atoi(p)
+		if err != nil || v <= 0 || v > 1<<16 {
+			return Topology{}, fmt.Errorf("topology %q: dimension %d is %q, not a positive integer up to 65536", s, i+1, p)
+		}
+		t.dims[i] = v
+	}
+	return t, nil
+}
+
+// MustParseTopology is ParseTopology for constants in tests and examples;
+// it panics on a malformed string.
+func MustParseTopology(s string) Topology {
+	t, err := ParseTopology(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Rank is 2 or 3 (0 for the zero value).
+func (t Topology) Rank() int { return t.n }
+
+// Dims returns the dimensions in order.
+func (t Topology) Dims() []int { return append([]int(nil), t.dims[:t.n]...) }
+
+// Chips is the product of the dimensions.
+func (t Topology) Chips() int {
+	if t.n == 0 {
+		return 0
+	}
+	c := 1
+	for _, d := range t.dims[:t.n] {
+		c *= d
+	}
+	return c
+}
+
+// String renders the canonical form, e.g. "2x2x2".
+func (t Topology) String() string {
+	var b strings.Builder
+	for i, d := range t.dims[:t.n] {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	return b.String()
+}
+
+// IsZero reports whether t is the zero value.
+func (t Topology) IsZero() bool { return t.n == 0 }
+
+// MarshalText renders the canonical form.
+func (t Topology) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText parses the canonical form.
+func (t *Topology) UnmarshalText(b []byte) error {
+	v, err := ParseTopology(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
