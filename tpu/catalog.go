@@ -70,9 +70,9 @@ type Generation struct {
 	// Multislice reports whether several slices can be joined over DCN.
 	Multislice bool `json:"multislice"`
 
-	gke3D gke3DRule // 3D generations only
-	gke2D []string  // 2D generations only: the documented shapes
-	ray   []string  // Ray's VALID_TPU_TOPOLOGY for this generation, sorted
+	gke3D  gke3DRule // 3D generations only
+	gke2D  []string  // 2D generations only: the documented shapes
+	ray    []string  // Ray's VALID_TPU_TOPOLOGY for this generation, sorted
 	raySet map[string]bool
 }
 
