@@ -1,0 +1,15 @@
+// Package placement compiles TPU slices into placement groups exactly as
+// Ray's ray.util.tpu.slice_placement_group builds them, and defines the
+// backend-neutral [Plan] every raytpu workload compiles to.
+//
+// A multi-host slice is pinned to one physical slice in two steps, as Ray
+// does: first a head reservation (one bundle {TPU-<pod type>-head: 1} with
+// the label selector {ray.io/tpu-worker-id: "0", ray.io/tpu-pod-type: <pod
+// type>}), then every worker bundle of that slice is given the label
+// selector {ray.io/tpu-slice-name: <name of the reserved slice>}. The slice
+// name is known only once the head lands, so a compiled [Bundle] records
+// which slice it is pinned to and the backend fills the name in.
+//
+// A Plan is plain data: it marshals to JSON with a stable field order and is
+// byte-identical from run to run.
+package placement

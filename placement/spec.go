@@ -1,0 +1,394 @@
+package placement
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// Strategy is a Ray placement group strategy.
+type Strategy string
+
+// The four strategies Ray accepts.
+const (
+	Pack         Strategy = "PACK"
+	Spread       Strategy = "SPREAD"
+	StrictPack   Strategy = "STRICT_PACK"
+	StrictSpread Strategy = "STRICT_SPREAD"
+)
+
+// Strategies lists the valid strategies.
+func Strategies() []string {
+	return []string{string(Pack), string(Spread), string(StrictPack), string(StrictSpread)}
+}
+
+// Label keys Ray's TPU manager puts on every TPU node.
+const (
+	LabelSliceName       = "ray.io/tpu-slice-name"
+	LabelWorkerID        = "ray.io/tpu-worker-id"
+	LabelPodType         = "ray.io/tpu-pod-type"
+	LabelTopology        = "ray.io/tpu-topology"
+	LabelAcceleratorType = "ray.io/accelerator-type"
+)
+
+// ResourceTPU is Ray's TPU chip resource.
+const ResourceTPU = "TPU"
+
+// DefaultHeadReservationTimeout is Ray's DEFAULT_TPU_HEAD_RESERVATION_TIMEOUT_S.
+const DefaultHeadReservationTimeout = 100 * time.Second
+
+// DefaultMegascalePort is Ray's DEFAULT_MEGASCALE_PORT.
+const DefaultMegascalePort = 8081
+
+// validTPUPerWorker is Ray's TPU_VALID_CHIP_OPTIONS: a task or actor may
+// request only these many TPU.
+var validTPUPerWorker = []float64{1, 2, 4, 8}
+
+// SliceSpec mirrors ray.util.tpu.slice_placement_group's arguments. The
+// zero value of each optional field is Ray's default.
+type SliceSpec struct {
+	// Topology of one slice, e.g. "4x4" or "2x2x2". Required.
+	Topology string `json:"topology"`
+	// Accelerator is the TPU generation in any accepted spelling (v6e,
+	// TPU-V6E, v5litepod, tpu7x). Required.
+	Accelerator string `json:"accelerator"`
+	// ResourcesPerBundle are the resources of every worker bundle.
+	// Optional. Default: {"TPU": chips per host × TPU per chip}; CPU: 1 is
+	// added when absent, as is TPU.
+	ResourcesPerBundle map[string]float64 `json:"resourcesPerBundle,omitempty"`
+	// NumSlices is the number of slices. Optional. Default: 1.
+	NumSlices int `json:"numSlices,omitempty"`
+	// ChipsPerHost overrides the chips per host (Ray's chips_per_vm), e.g.
+	// to read v6e 2x4 as two 4-chip hosts. Optional. Default: Ray's rule.
+	ChipsPerHost int `json:"chipsPerHost,omitempty"`
+	// PGPerSlice creates one placement group per slice, named
+	// <Name>_slice_<i>. Optional. Default: false (one group for all slices).
+	PGPerSlice bool `json:"pgPerSlice,omitempty"`
+	// TPUResourcePerChip scales the TPU resource per physical chip (Ray's
+	// RAY_TPU_RESOURCE_PER_CHIP). Optional. Default: 1.
+	TPUResourcePerChip int `json:"tpuResourcePerChip,omitempty"`
+	// Strategy of the worker placement group. Optional. Default: SPREAD.
+	Strategy Strategy `json:"strategy,omitempty"`
+	// Name of the placement group. Optional. Default: "" (unnamed).
+	Name string `json:"name,omitempty"`
+	// BundleLabelSelector gives one label selector per bundle, merged under
+	// the slice-name pin. Optional; when set its length must equal the
+	// number of bundles.
+	BundleLabelSelector []map[string]string `json:"bundleLabelSelector,omitempty"`
+	// HeadReservationTimeout bounds the wait for each slice head.
+	// Optional. Default: 100s. Negative: wait indefinitely.
+	HeadReservationTimeout time.Duration `json:"headReservationTimeout,omitempty"`
+}
+
+// Validate reports every problem with s, with paths below path.
+func (s SliceSpec) Validate(path *field.Path) error {
+	_, errs := s.compile(path)
+	return errs.Err()
+}
+
+// Compile validates s and builds the slice group Ray would build. Errors are
+// a field.ErrorList with paths below path (nil: "topology", "accelerator", ...).
+func (s SliceSpec) Compile(path *field.Path) (*SliceGroup, error) {
+	g, errs := s.compile(path)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return g, nil
+}
+
+func child(p *field.Path, name string) *field.Path {
+	if p == nil {
+		return field.NewPath(name)
+	}
+	return p.Child(name)
+}
+
+func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
+	var errs field.ErrorList
+	numSlices := s.NumSlices
+	if numSlices == 0 {
+		numSlices = 1
+	}
+	if numSlices < 0 {
+		errs = append(errs, field.Invalid(child(path, "numSlices"), s.NumSlices, "must be at least 1"))
+	}
+	perChip := s.TPUResourcePerChip
+	if perChip == 0 {
+		perChip = 1
+	}
+	if perChip < 0 {
+		errs = append(errs, field.Invalid(child(path, "tpuResourcePerChip"), s.TPUResourcePerChip, "must be a positive integer"))
+	}
+	strategy := s.Strategy
+	if strategy == "" {
+		strategy = Spread
+	}
+	if !slices.Contains(Strategies(), string(strategy)) {
+		errs = append(errs, field.NotSupported(child(path, "strategy"), string(s.Strategy), Strategies()))
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.ResourcesPerBundle)) {
+		if v := s.ResourcesPerBundle[k]; v < 0 || (k == ResourceTPU && v == 0) {
+			errs = append(errs, field.Invalid(child(path, "resourcesPerBundle").Key(k), v, "must be positive"))
+		}
+	}
+	sl, serrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}.
+		Resolve(tpu.TargetRay, tpu.SliceFields{
+			Generation:   child(path, "accelerator"),
+			Topology:     child(path, "topology"),
+			ChipsPerHost: child(path, "chipsPerHost"),
+			MachineType:  child(path, "machineType"),
+		})
+	errs = append(errs, serrs...)
+	if sl == nil || len(errs) > 0 {
+		return nil, errs
+	}
+
+	// Bundle resources: the user's, plus CPU: 1 and TPU: chips per host ×
+	// TPU per chip when absent (Ray's get_tpu_worker_resources).
+	bundle := maps.Clone(s.ResourcesPerBundle)
+	if bundle == nil {
+		bundle = map[string]float64{}
+	}
+	if _, ok := bundle["CPU"]; !ok {
+		bundle["CPU"] = 1
+	}
+	if _, ok := bundle[ResourceTPU]; !ok {
+		bundle[ResourceTPU] = float64(sl.ChipsPerHost * perChip)
+	}
+	tpuPerBundle := bundle[ResourceTPU]
+	tpuPerSlice := float64(sl.Chips() * perChip)
+	tpuPath := child(path, "resourcesPerBundle").Key(ResourceTPU)
+	if tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0 {
+		errs = append(errs, field.Invalid(tpuPath, tpuPerBundle, fmt.Sprintf(
+			"the %d TPU of a %s %s slice do not divide evenly into bundles of %s TPU", int(tpuPerSlice), sl.Generation.Name, sl.Topology, fmtNum(tpuPerBundle))))
+	} else if !slices.Contains(validTPUPerWorker, tpuPerBundle) {
+		errs = append(errs, field.NotSupported(tpuPath, tpuPerBundle, []string{"1", "2", "4", "8"}).
+			WithDetail("a Ray task or actor may request only 1, 2, 4 or 8 TPU"))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	bundlesPerSlice := int(tpuPerSlice / tpuPerBundle)
+	numBundles := bundlesPerSlice * numSlices
+	if n := len(s.BundleLabelSelector); n > 0 && n != numBundles {
+		errs = append(errs, field.Invalid(child(path, "bundleLabelSelector"), n,
+			fmt.Sprintf("has %d entries; it must have one per bundle (%d)", n, numBundles)))
+		return nil, errs
+	}
+
+	timeout := s.HeadReservationTimeout
+	if timeout == 0 {
+		timeout = DefaultHeadReservationTimeout
+	}
+	grp := &SliceGroup{
+		Generation:         sl.Generation.Name,
+		AcceleratorVersion: sl.Generation.RayVersion,
+		AcceleratorType:    sl.RayAcceleratorType(),
+		Topology:           sl.Topology.String(),
+		PodType:            sl.PodType(),
+		NumSlices:          numSlices,
+		ChipsPerHost:       sl.ChipsPerHost,
+		TPUResourcePerChip: perChip,
+		HostsPerSlice:      sl.Hosts(),
+		BundlesPerSlice:    bundlesPerSlice,
+		MultiHost:          sl.MultiHost(),
+		Strategy:           strategy,
+		BundleResources:    bundle,
+	}
+	if timeout > 0 {
+		grp.HeadReservationTimeoutSeconds = timeout.Seconds()
+	}
+	var all []Bundle
+	for si := range numSlices {
+		pin := ""
+		fromHead := false
+		if sl.MultiHost() {
+			// A user selector naming the slice skips the head reservation.
+			for b := range bundlesPerSlice {
+				if name := s.selector(si*bundlesPerSlice + b)[LabelSliceName]; name != "" {
+					pin = name
+					break
+				}
+			}
+			if pin == "" {
+				fromHead = true
+				grp.Heads = append(grp.Heads, HeadReservation{
+					Slice:     si,
+					Resources: map[string]float64{sl.HeadResource(): 1},
+					LabelSelector: map[string]string{
+						LabelWorkerID: "0",
+						LabelPodType:  sl.PodType(),
+					},
+				})
+			}
+		}
+		var sliceBundles []Bundle
+		for b := range bundlesPerSlice {
+			gi := si*bundlesPerSlice + b
+			sel := maps.Clone(s.selector(gi))
+			if pin != "" {
+				if sel == nil {
+					sel = map[string]string{}
+				}
+				sel[LabelSliceName] = pin
+			}
+			if fromHead {
+				delete(sel, LabelSliceName)
+			}
+			if len(sel) == 0 {
+				sel = nil
+			}
+			sliceBundles = append(sliceBundles, Bundle{
+				Index:             gi,
+				Slice:             si,
+				Resources:         maps.Clone(bundle),
+				LabelSelector:     sel,
+				SliceNameFromHead: fromHead,
+			})
+		}
+		if s.PGPerSlice {
+			name := ""
+			if s.Name != "" {
+				name = s.Name + "_slice_" + strconv.Itoa(si)
+			}
+			for i := range sliceBundles {
+				sliceBundles[i].Index = i
+			}
+			grp.Groups = append(grp.Groups, Group{Name: name, Strategy: strategy, Bundles: sliceBundles})
+		}
+		all = append(all, sliceBundles...)
+		if numSlices > 1 {
+			grp.Megascale = append(grp.Megascale, Megascale{
+				Slice:     si,
+				NumSlices: numSlices,
+				Port:      DefaultMegascalePort,
+			})
+		}
+	}
+	if !s.PGPerSlice {
+		grp.Groups = []Group{{Name: s.Name, Strategy: strategy, Bundles: all}}
+	}
+	return grp, nil
+}
+
+func (s SliceSpec) selector(i int) map[string]string {
+	if i < len(s.BundleLabelSelector) {
+		return s.BundleLabelSelector[i]
+	}
+	return nil
+}
+
+func fmtNum(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// SliceGroup is a compiled slice placement: the head reservations and the
+// worker placement groups Ray creates for NumSlices slices of one shape.
+type SliceGroup struct {
+	// Generation is raytpu's name (v6e); AcceleratorVersion Ray's
+	// (v5litepod); AcceleratorType Ray's resource form (TPU-V6E).
+	Generation         string `json:"generation"`
+	AcceleratorVersion string `json:"acceleratorVersion"`
+	AcceleratorType    string `json:"acceleratorType"`
+	Topology           string `json:"topology"`
+	// PodType is Ray's pod type (v6e-16): the value of ray.io/tpu-pod-type.
+	PodType            string `json:"podType"`
+	NumSlices          int    `json:"numSlices"`
+	ChipsPerHost       int    `json:"chipsPerHost"`
+	TPUResourcePerChip int    `json:"tpuResourcePerChip"`
+	HostsPerSlice      int    `json:"hostsPerSlice"`
+	BundlesPerSlice    int    `json:"bundlesPerSlice"`
+	// MultiHost slices get a head reservation and a slice-name pin.
+	MultiHost bool     `json:"multiHost"`
+	Strategy  Strategy `json:"strategy"`
+	// BundleResources are the resources of every worker bundle.
+	BundleResources map[string]float64 `json:"bundleResources"`
+	// HeadReservationTimeoutSeconds is 0 for "wait indefinitely".
+	HeadReservationTimeoutSeconds float64 `json:"headReservationTimeoutSeconds"`
+	// Heads are the head reservations, one per multi-host slice whose name
+	// the user did not fix.
+	Heads []HeadReservation `json:"heads,omitempty"`
+	// Groups are the worker placement groups: one, or one per slice.
+	Groups []Group `json:"groups"`
+	// Megascale holds, for multi-slice groups, the MEGASCALE_* values each
+	// slice's workers get.
+	Megascale []Megascale `json:"megascale,omitempty"`
+}
+
+// Hosts is the number of hosts over all slices.
+func (g *SliceGroup) Hosts() int { return g.HostsPerSlice * g.NumSlices }
+
+// Bundles returns every worker bundle over all groups, slice by slice.
+func (g *SliceGroup) Bundles() []Bundle {
+	var out []Bundle
+	for _, grp := range g.Groups {
+		out = append(out, grp.Bundles...)
+	}
+	return out
+}
+
+// HeadReservation is the one-bundle placement group that claims worker 0 of
+// a slice before its workers are placed.
+type HeadReservation struct {
+	Slice         int                `json:"slice"`
+	Resources     map[string]float64 `json:"resources"`
+	LabelSelector map[string]string  `json:"labelSelector"`
+}
+
+// Group is one Ray placement group.
+type Group struct {
+	// Name is "" for an unnamed group.
+	Name     string   `json:"name"`
+	Strategy Strategy `json:"strategy"`
+	Bundles  []Bundle `json:"bundles"`
+}
+
+// Bundle is one placement group bundle.
+type Bundle struct {
+	// Index inside its placement group.
+	Index int `json:"index"`
+	// Slice is the slice (0..NumSlices-1) the bundle belongs to.
+	Slice     int                `json:"slice"`
+	Resources map[string]float64 `json:"resources"`
+	// LabelSelector is the static part of the bundle's label selector.
+	LabelSelector map[string]string `json:"labelSelector,omitempty"`
+	// SliceNameFromHead: at run time the bundle's selector gets
+	// ray.io/tpu-slice-name = the name of the slice whose head was reserved
+	// for Slice.
+	SliceNameFromHead bool `json:"sliceNameFromHead,omitempty"`
+}
+
+// Megascale is the multi-slice environment of one slice's workers; the
+// coordinator address (rank 0's IP) is known only at run time.
+type Megascale struct {
+	Slice     int `json:"slice"`
+	NumSlices int `json:"numSlices"`
+	Port      int `json:"port"`
+}
+
+// Env returns the MEGASCALE_* variables for coordinator address addr.
+func (m Megascale) Env(addr string) map[string]string {
+	return map[string]string{
+		"MEGASCALE_COORDINATOR_ADDRESS": addr,
+		"MEGASCALE_PORT":                strconv.Itoa(m.Port),
+		"MEGASCALE_NUM_SLICES":          strconv.Itoa(m.NumSlices),
+		"MEGASCALE_SLICE_ID":            strconv.Itoa(m.Slice),
+	}
+}
+
+// String summarises the group: "2 × v6e 4x4 (v6e-16): 8 bundles {CPU:1, TPU:4}, SPREAD".
+func (g *SliceGroup) String() string {
+	keys := slices.Sorted(maps.Keys(g.BundleResources))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ":" + fmtNum(g.BundleResources[k])
+	}
+	return fmt.Sprintf("%d × %s %s (%s): %d bundles {%s}, %s", g.NumSlices, g.Generation, g.Topology, g.PodType,
+		g.BundlesPerSlice*g.NumSlices, strings.Join(parts, ", "), g.Strategy)
+}
