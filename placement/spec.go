@@ -145,7 +145,7 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 			MachineType:  child(path, "machineType"),
 		})
 	errs = append(errs, serrs...)
-	if sl == nil || len(errs) > 0 {
+	if sl == nil || perChip < 0 || numSlices < 0 {
 		return nil, errs
 	}
 
@@ -164,7 +164,9 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 	tpuPerBundle := bundle[ResourceTPU]
 	tpuPerSlice := float64(sl.Chips() * perChip)
 	tpuPath := child(path, "resourcesPerBundle").Key(ResourceTPU)
-	if tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0 {
+	if tpuPerBundle <= 0 {
+		// Reported above.
+	} else if tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0 {
 		errs = append(errs, field.Invalid(tpuPath, tpuPerBundle, fmt.Sprintf(
 			"the %d TPU of a %s %s slice do not divide evenly into bundles of %s TPU", int(tpuPerSlice), sl.Generation.Name, sl.Topology, fmtNum(tpuPerBundle))))
 	} else if !slices.Contains(validTPUPerWorker, tpuPerBundle) {
