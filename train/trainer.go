@@ -241,6 +241,7 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 	}
 	if !slices.Contains(placement.Strategies(), string(strategy)) {
 		errs = append(errs, field.NotSupported(p.Child("placementStrategy"), string(s.PlacementStrategy), placement.Strategies()))
+		strategy = placement.Pack // reported once, here
 	}
 	if s.NumWorkers < 0 {
 		errs = append(errs, field.Invalid(p.Child("numWorkers"), s.NumWorkers, "cannot be negative"))

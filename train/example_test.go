@@ -1,0 +1,47 @@
+package train_test
+
+import (
+	"fmt"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/train"
+)
+
+// A JaxTrainer on two v4 2x2x2 slices compiles to four workers, one per
+// TPU host, with one head reservation per slice.
+func ExampleJaxTrainer_Compile() {
+	plan, err := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", NumSlices: 2},
+		RunConfig:          train.RunConfig{Name: "demo", WorkerEnv: map[string]string{"JAX_PLATFORMS": "cpu"}},
+	}.Compile()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g := plan.Slices[0]
+	fmt.Println(plan.Kind, plan.Name)
+	fmt.Println(g)
+	fmt.Println("workers:", g.Hosts(), "heads:", len(g.Heads))
+	fmt.Println("entrypoint:", plan.Job.Entrypoint)
+	// Output:
+	// JaxTrainer demo
+	// 2 × v4 2x2x2 (v4-16): 4 bundles {CPU:1, TPU:4}, PACK
+	// workers: 4 heads: 2
+	// entrypoint: python _raytpu_launcher.py
+}
+
+// An invalid trainer never reaches a cluster: every problem comes back at
+// once with its field path.
+func ExampleJaxTrainer_Compile_invalid() {
+	_, err := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x5", NumWorkers: 3},
+	}.Compile()
+	for _, e := range field.Errors(err) {
+		fmt.Printf("%s: %s %q\n", e.Field, e.Type, e.Suggestion)
+	}
+	// Output:
+	// trainer.scaling.topology: NotSupported "4x4"
+	// trainer.run.name: Required ""
+}

@@ -1,0 +1,205 @@
+package train_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/train"
+)
+
+func base() train.JaxTrainer {
+	return train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		TrainLoopConfig:    map[string]any{"steps": 20, "lr": 0.1},
+		ScalingConfig: train.ScalingConfig{
+			UseTPU:      true,
+			Accelerator: "v4",
+			Topology:    "2x2x2",
+		},
+		RunConfig: train.RunConfig{
+			Name:        "mnist",
+			StoragePath: "/tmp/raytpu-results",
+			Checkpoint:  train.CheckpointConfig{NumToKeep: 2},
+			Failure:     train.FailureConfig{MaxFailures: 1},
+			WorkerEnv:   map[string]string{"JAX_PLATFORMS": "cpu"},
+		},
+		RuntimeEnv: train.RuntimeEnv{WorkingDir: "./examples/jaxtrain/loop"},
+	}
+}
+
+func TestCompileGolden(t *testing.T) {
+	t.Parallel()
+	twoSlices := base()
+	twoSlices.ScalingConfig.NumSlices = 2
+	byWorkers := base()
+	byWorkers.ScalingConfig.NumWorkers = 4
+	v6e := base()
+	v6e.ScalingConfig = train.ScalingConfig{UseTPU: true, Accelerator: "TPU-V6E", Topology: "4x4", PlacementStrategy: placement.Spread}
+	cases := map[string]train.JaxTrainer{
+		"v4-one-slice":   base(),
+		"v4-two-slices":  twoSlices,
+		"v4-workers-4":   byWorkers,
+		"v6e-4x4-spread": v6e,
+	}
+	for name, tr := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, err := tr.Compile()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := p.MarshalIndent()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, name+".golden.json", b)
+		})
+	}
+}
+
+func TestCompileWorkers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name           string
+		scaling        train.ScalingConfig
+		workers, slice int
+	}{
+		{"one v4 slice", train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2"}, 2, 1},
+		{"two v4 slices", train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", NumSlices: 2}, 4, 2},
+		{"v6e 4x4 by workers", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumWorkers: 8}, 8, 2},
+		{"v6e 2x4 one host", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "2x4"}, 1, 1},
+		{"v6e 2x4 two hosts", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "2x4", ChipsPerHost: 4}, 2, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tr := base()
+			tr.ScalingConfig = c.scaling
+			p, err := tr.Compile()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cfg train.LauncherConfig
+			if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Scaling.NumWorkers != c.workers {
+				t.Errorf("num_workers = %d, want %d", cfg.Scaling.NumWorkers, c.workers)
+			}
+			if got := p.Slices[0].NumSlices; got != c.slice {
+				t.Errorf("slices = %d, want %d", got, c.slice)
+			}
+			if got := len(p.Slices[0].Bundles()); got != c.workers {
+				t.Errorf("bundles = %d, want one per worker (%d)", got, c.workers)
+			}
+		})
+	}
+}
+
+type wantErr struct {
+	Field string
+	Type  field.Type
+}
+
+func TestCompileErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		mutate func(*train.JaxTrainer)
+		want   []wantErr
+	}{
+		{"missing loop and name", func(tr *train.JaxTrainer) { tr.TrainLoopPerWorker = ""; tr.RunConfig.Name = "" },
+			[]wantErr{{"trainer.trainLoopPerWorker", field.TypeRequired}, {"trainer.run.name", field.TypeRequired}}},
+		{"bad import path", func(tr *train.JaxTrainer) { tr.TrainLoopPerWorker = "train_loop.py" },
+			[]wantErr{{"trainer.trainLoopPerWorker", field.TypeInvalid}}},
+		{"config not an object", func(tr *train.JaxTrainer) { tr.TrainLoopConfig = []int{1} },
+			[]wantErr{{"trainer.trainLoopConfig", field.TypeInvalid}}},
+		{"tpu and gpu", func(tr *train.JaxTrainer) { tr.ScalingConfig.UseGPU = true },
+			[]wantErr{{"trainer.scaling.useGPU", field.TypeForbidden}}},
+		{"TPU without useTPU", func(tr *train.JaxTrainer) {
+			tr.ScalingConfig = train.ScalingConfig{NumWorkers: 2, ResourcesPerWorker: map[string]float64{"TPU": 4}}
+		}, []wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeForbidden}}},
+		{"topology and accelerator required", func(tr *train.JaxTrainer) {
+			tr.ScalingConfig = train.ScalingConfig{UseTPU: true, NumWorkers: 4}
+		}, []wantErr{{"trainer.scaling.topology", field.TypeRequired}, {"trainer.scaling.accelerator", field.TypeRequired}}},
+		{"label selector forbidden", func(tr *train.JaxTrainer) { tr.ScalingConfig.LabelSelector = map[string]string{"a": "b"} },
+			[]wantErr{{"trainer.scaling.labelSelector", field.TypeForbidden}}},
+		{"workers not a multiple", func(tr *train.JaxTrainer) { tr.ScalingConfig.NumWorkers = 3 },
+			[]wantErr{{"trainer.scaling.numWorkers", field.TypeInvalid}}},
+		{"workers and slices disagree", func(tr *train.JaxTrainer) { tr.ScalingConfig.NumWorkers = 4; tr.ScalingConfig.NumSlices = 3 },
+			[]wantErr{{"trainer.scaling.numWorkers", field.TypeInvalid}}},
+		{"topology typo", func(tr *train.JaxTrainer) { tr.ScalingConfig.Topology = "2x2x3" },
+			[]wantErr{{"trainer.scaling.topology", field.TypeNotSupported}}},
+		{"gke-only topology", func(tr *train.JaxTrainer) { tr.ScalingConfig.Topology = "8x16x16" },
+			[]wantErr{{"trainer.scaling.topology", field.TypeNotSupported}}},
+		{"unknown accelerator", func(tr *train.JaxTrainer) { tr.ScalingConfig.Accelerator = "v6" },
+			[]wantErr{{"trainer.scaling.accelerator", field.TypeNotSupported}}},
+		{"resources without TPU", func(tr *train.JaxTrainer) { tr.ScalingConfig.ResourcesPerWorker = map[string]float64{"CPU": 2} },
+			[]wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeRequired}}},
+		{"TPU does not divide", func(tr *train.JaxTrainer) { tr.ScalingConfig.ResourcesPerWorker = map[string]float64{"TPU": 3} },
+			[]wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeInvalid}}},
+		{"bad strategy", func(tr *train.JaxTrainer) { tr.ScalingConfig.PlacementStrategy = "PACKED" },
+			[]wantErr{{"trainer.scaling.placementStrategy", field.TypeNotSupported}}},
+		{"v3 multislice", func(tr *train.JaxTrainer) {
+			tr.ScalingConfig.Accelerator = "v3"
+			tr.ScalingConfig.Topology = "4x4"
+			tr.ScalingConfig.NumSlices = 2
+		}, []wantErr{{"trainer.scaling.numSlices", field.TypeInvalid}}},
+		{"run config", func(tr *train.JaxTrainer) {
+			tr.RunConfig.Checkpoint = train.CheckpointConfig{NumToKeep: -1, ScoreOrder: "largest"}
+			tr.RunConfig.Failure.MaxFailures = -2
+		}, []wantErr{
+			{"trainer.run.checkpoint.numToKeep", field.TypeInvalid},
+			{"trainer.run.checkpoint.scoreOrder", field.TypeNotSupported},
+			{"trainer.run.failure.maxFailures", field.TypeInvalid},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tr := base()
+			c.mutate(&tr)
+			p, err := tr.Compile()
+			if err == nil {
+				t.Fatalf("Compile succeeded with plan %q, want errors", p.Name)
+			}
+			var got []wantErr
+			for _, e := range field.Errors(err) {
+				got = append(got, wantErr{e.Field, e.Type})
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s\nerror: %v", diff, err)
+			}
+		})
+	}
+}
+
+func TestParseResult(t *testing.T) {
+	t.Parallel()
+	ok := `{"checkpoint":"/r/mnist/checkpoint_2","kind":"JaxTrainer","metrics":{"loss":0.5,"step":20},"path":"/r/mnist"}`
+	r, err := train.ParseResult([]byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step, _ := r.Step("step"); step != 20 || r.Checkpoint != "/r/mnist/checkpoint_2" {
+		t.Errorf("got step %d checkpoint %q", step, r.Checkpoint)
+	}
+	failed := `{"error":{"type":"TrainingFailedError","message":"worker died"}}`
+	r, err = train.ParseResult([]byte(failed))
+	if !errors.Is(err, train.ErrTrainingFailed) {
+		t.Fatalf("err = %v, want ErrTrainingFailed", err)
+	}
+	var re *train.RunError
+	if !errors.As(err, &re) || re.Type != "TrainingFailedError" || r == nil {
+		t.Errorf("err = %#v, result %v", err, r)
+	}
+	if _, err := train.ParseResult([]byte("{")); err == nil {
+		t.Error("ParseResult accepted malformed JSON")
+	}
+}
