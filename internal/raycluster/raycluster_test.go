@@ -1,0 +1,138 @@
+package raycluster_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/raytpu/raytpu/internal/raycluster"
+)
+
+func TestTPUNodes(t *testing.T) {
+	t.Parallel()
+	got := raycluster.TPUNodes("slice-a", "v4-16", "2x2x2", 2, 4, 1)
+	want := []raycluster.Node{
+		{Name: "slice-a/0", NumCPUs: 1, Resources: map[string]float64{"TPU": 4}, Env: map[string]string{
+			"TPU_NAME": "slice-a", "TPU_WORKER_ID": "0", "TPU_ACCELERATOR_TYPE": "v4-16", "TPU_TOPOLOGY": "2x2x2"}},
+		{Name: "slice-a/1", NumCPUs: 1, Resources: map[string]float64{"TPU": 4}, Env: map[string]string{
+			"TPU_NAME": "slice-a", "TPU_WORKER_ID": "1", "TPU_ACCELERATOR_TYPE": "v4-16", "TPU_TOPOLOGY": "2x2x2"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TPUNodes (-want +got):\n%s", diff)
+	}
+}
+
+func TestMissingVenv(t *testing.T) {
+	t.Parallel()
+	_, err := raycluster.Start(t.Context(), raycluster.Config{Venv: filepath.Join(t.TempDir(), "nope")})
+	if err == nil {
+		t.Fatal("Start with a missing venv: no error")
+	}
+	if !errorsIs(err, raycluster.ErrNoRay) {
+		t.Fatalf("error %v does not wrap ErrNoRay", err)
+	}
+	if want := "scripts/setup-venv.sh"; !contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// TestPosingTPUSlice starts a head and the two hosts of a v4-16 slice and
+// checks what Ray makes of them, then that Stop leaves nothing behind.
+func TestPosingTPUSlice(t *testing.T) {
+	c := raycluster.ForTest(t, raycluster.Config{
+		HeadCPUs: 1,
+		Nodes:    withLabel(raycluster.TPUNodes("slice-a", "v4-16", "2x2x2", 2, 4, 1), "raytpu.dev/pool", "tpu"),
+	})
+	nodes, err := c.Nodes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		IsHead    bool
+		Resources map[string]float64
+		Labels    map[string]string
+	}
+	var got []view
+	for _, n := range nodes {
+		if !n.Alive() {
+			t.Errorf("node %s is %s", n.IP, n.State)
+		}
+		res := map[string]float64{}
+		for k, v := range n.Resources {
+			switch {
+			case k == "memory" || k == "object_store_memory" || len(k) > 5 && k[:5] == "node:" && k != "node:__internal_head__":
+				continue
+			}
+			res[k] = v
+		}
+		labels := map[string]string{}
+		for k, v := range n.Labels {
+			if k != "ray.io/node-id" {
+				labels[k] = v
+			}
+		}
+		got = append(got, view{n.IsHead, res, labels})
+	}
+	tpuLabels := func(worker string) map[string]string {
+		return map[string]string{
+			"ray.io/accelerator-type": "TPU-V4",
+			"ray.io/tpu-slice-name":   "slice-a",
+			"ray.io/tpu-worker-id":    worker,
+			"ray.io/tpu-pod-type":     "v4-16",
+			"ray.io/tpu-topology":     "2x2x2",
+			"raytpu.dev/pool":         "tpu",
+		}
+	}
+	want := []view{
+		{IsHead: true, Resources: map[string]float64{"CPU": 1, "node:__internal_head__": 1}, Labels: map[string]string{}},
+		{Resources: map[string]float64{"CPU": 1, "TPU": 4, "accelerator_type:TPU-V4": 1, "slice-a": 1, "TPU-v4-16-head": 1}, Labels: tpuLabels("0")},
+		{Resources: map[string]float64{"CPU": 1, "TPU": 4, "accelerator_type:TPU-V4": 1, "slice-a": 1}, Labels: tpuLabels("1")},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	ip, ok := c.NodeIP("slice-a/0")
+	if !ok || nodes[1].IP != ip {
+		t.Errorf("NodeIP(slice-a/0) = %q, %v; worker 0 has IP %q", ip, ok, nodes[1].IP)
+	}
+
+	// State round trip, then kill one host, then stop through the loaded state.
+	path := filepath.Join(t.TempDir(), "cluster.json")
+	if err := c.WriteState(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := raycluster.LoadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.DashboardURL != c.DashboardURL || loaded.GCSAddress != c.GCSAddress {
+		t.Errorf("LoadState = %s %s, want %s %s", loaded.DashboardURL, loaded.GCSAddress, c.DashboardURL, c.GCSAddress)
+	}
+	if err := c.KillNode("slice-a/1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KillNode("head"); err == nil {
+		t.Error("KillNode(head): no error")
+	}
+	if len(c.Processes()) == 0 {
+		t.Fatal("no cluster processes found before Stop")
+	}
+	if err := loaded.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if pids := c.Processes(); len(pids) > 0 {
+		t.Errorf("processes left after Stop: %v", pids)
+	}
+}
+
+func withLabel(nodes []raycluster.Node, k, v string) []raycluster.Node {
+	for i := range nodes {
+		nodes[i].Labels = map[string]string{k: v}
+	}
+	return nodes
+}

@@ -1,0 +1,117 @@
+package raycluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// state is what WriteState saves: enough for another process to reach the
+// cluster and to stop it.
+type state struct {
+	ID           string  `json:"id"`
+	GCSAddress   string  `json:"gcs_address"`
+	DashboardURL string  `json:"dashboard_url"`
+	Venv         string  `json:"venv"`
+	TempDir      string  `json:"temp_dir"`
+	OwnTempDir   bool    `json:"own_temp_dir"`
+	Nodes        []*proc `json:"nodes"`
+}
+
+// WriteState saves the cluster's addresses and process ids to path (JSON),
+// so a later process can LoadState it and Stop it. Start the cluster with
+// Config.Detach for it to outlive the process that started it.
+func (c *Cluster) WriteState(path string) error {
+	c.mu.Lock()
+	s := state{
+		ID: c.id, GCSAddress: c.GCSAddress, DashboardURL: c.DashboardURL,
+		Venv: c.venv, TempDir: c.tempDir, OwnTempDir: c.ownTemp, Nodes: c.procs,
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// LoadState returns the cluster saved by WriteState. Its Stop kills the
+// saved processes (by process group and environment marker) and removes the
+// temp dir if Start had created it.
+func LoadState(path string) (*Cluster, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s state
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("raycluster: %s: %w", path, err)
+	}
+	if s.ID == "" || len(s.Nodes) == 0 {
+		return nil, fmt.Errorf("raycluster: %s: not a cluster state file", path)
+	}
+	for _, p := range s.Nodes {
+		if p.PID <= 1 || !strings.HasPrefix(p.Marker, s.ID+"/") {
+			return nil, fmt.Errorf("raycluster: %s: bad node entry %q", path, p.Name)
+		}
+	}
+	return &Cluster{
+		GCSAddress: s.GCSAddress, DashboardURL: s.DashboardURL,
+		id: s.ID, venv: s.Venv, tempDir: s.TempDir, ownTemp: s.OwnTempDir,
+		logger: slog.New(slog.DiscardHandler), procs: s.Nodes,
+	}, nil
+}
+
+// ForTest starts a cluster for one test (or benchmark) and stops it in
+// tb.Cleanup. When Ray is missing it fails the test with a message saying
+// how to install it; it never skips. For one cluster per package, call
+// Start from TestMain instead:
+//
+//	func TestMain(m *testing.M) {
+//		c, err := raycluster.Start(context.Background(), raycluster.Config{})
+//		if err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//		code := m.Run()
+//		c.Stop()
+//		os.Exit(code)
+//	}
+func ForTest(tb testing.TB, cfg Config) *Cluster {
+	tb.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(testWriter{tb}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c, err := Start(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, ErrNoRay) {
+			tb.Fatalf("this test needs a local Ray: %v", err)
+		}
+		tb.Fatalf("start local Ray cluster: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			tb.Errorf("stop local Ray cluster: %v", err)
+		}
+	})
+	return c
+}
+
+type testWriter struct{ tb testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.tb.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
