@@ -1,0 +1,25 @@
+// Command raytpu plans and runs Ray workloads on TPUs.
+//
+//	raytpu catalog [GEN] [-o table|json]
+//	raytpu slice GEN TOPOLOGY [--chips-per-host N] [--machine-type T] [-o table|json]
+//	raytpu plan --accelerator GEN --topology T [--num-slices N] [--cluster SPEC] [-o table|json|svg]
+//	raytpu job list|status|logs|stop --address URL
+//
+// Exit status: 0 on success, 1 for an invalid spec or a failed operation,
+// 2 for a usage error.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/raytpu/raytpu/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,127 @@
+// Package cli implements the raytpu command over the public packages.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/raytpu/raytpu/field"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitInvalid = 1 // an invalid spec or a failed operation
+	ExitUsage   = 2 // bad flags or arguments
+)
+
+// usageError marks errors in how the command was called.
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// Main runs the command line args and returns the exit status. It never
+// panics on user input and prints one clear message on stderr on failure.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "raytpu: internal error: %v\n", r)
+			code = ExitInvalid
+		}
+	}()
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintf(stderr, "raytpu: %v\nRun 'raytpu --help' for usage.\n", err)
+		return ExitUsage
+	}
+	if errs := field.Errors(err); len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "raytpu: %v\n", e)
+		}
+		return ExitInvalid
+	}
+	fmt.Fprintf(stderr, "raytpu: %v\n", err)
+	return ExitInvalid
+}
+
+// isCobraUsage recognises cobra's own argument and flag errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly", "required flag", "bad flag syntax"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "raytpu",
+		Short:         "Plan and run Ray workloads on TPUs",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newCatalogCmd(), newSliceCmd(), newPlanCmd(), newJobCmd())
+	return root
+}
+
+// output is the -o flag.
+type output struct {
+	value   string
+	allowed []string
+}
+
+func addOutput(cmd *cobra.Command, o *output, allowed ...string) {
+	o.allowed = allowed
+	cmd.Flags().StringVarP(&o.value, "output", "o", allowed[0], "output format: "+strings.Join(allowed, "|"))
+}
+
+func (o *output) check() error {
+	if !slices.Contains(o.allowed, o.value) {
+		msg := fmt.Sprintf("--output %q is not supported (valid: %s)", o.value, strings.Join(o.allowed, ", "))
+		if s := field.Nearest(o.value, o.allowed); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return usageError{errors.New(msg)}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+}
+
+// exactArgs is cobra.ExactArgs with a usage error naming the arguments.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			return usagef("want %d arguments (%s), got %d", len(names), strings.Join(names, " "), len(args))
+		}
+		return nil
+	}
+}
