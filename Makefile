@@ -1,0 +1,26 @@
+# raytpu's developer entry points. `make test` is the full suite: it
+# installs Ray and JAX into .venv (once), then runs every Go test, the ones
+# against a real local Ray cluster included, under the race detector.
+
+GO ?= go
+TEST_TIMEOUT ?= 75m
+
+.PHONY: test venv vet unit bench dev-cluster-up dev-cluster-down
+
+test: venv vet
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# Python side: Ray (dashboard, train, data, serve), JAX for CPU, pyarrow.
+venv:
+	./scripts/setup-venv.sh
+
+vet:
+	$(GO) vet ./...
+
+# The packages whose tests need nothing but Go.
+UNIT_PKGS = . ./field ./tpu ./placement ./train ./sim ./internal/cli ./internal/launcher
+unit:
+	$(GO) test -race -count=1 $(UNIT_PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./tpu ./placement ./sim
