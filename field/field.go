@@ -12,7 +12,6 @@
 package field
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -240,17 +239,31 @@ func (l ErrorList) Err() error {
 }
 
 // Errors returns every *Error inside err, in order: the elements of an
-// ErrorList, or a single *Error, found through wrapping.
+// ErrorList, or a single *Error, found through wrapping, including every
+// branch of a multi-error such as errors.Join(a.Err(), b.Err()).
 func Errors(err error) []*Error {
-	var l ErrorList
-	if errors.As(err, &l) {
-		return l
+	var out []*Error
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case nil:
+			return
+		case ErrorList:
+			out = append(out, e...)
+			return
+		case *Error:
+			out = append(out, e)
+			return
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, u := range e.Unwrap() {
+				walk(u)
+			}
+		}
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return []*Error{e}
-	}
-	return nil
+	walk(err)
+	return out
 }
 
 // Nearest returns the element of valid closest to s by edit distance

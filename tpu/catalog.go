@@ -74,6 +74,8 @@ type Generation struct {
 	gke2D  []string  // 2D generations only: the documented shapes
 	ray    []string  // Ray's VALID_TPU_TOPOLOGY for this generation, sorted
 	raySet map[string]bool
+	gke    []string // GKETopologies, computed once
+	any    []string // ValidTopologies(TargetAny), computed once
 }
 
 // gke3DRule is the Google Cloud rule for 3D shapes.
@@ -203,14 +205,33 @@ var generations = func() []*Generation {
 		for _, t := range g.ray {
 			g.raySet[t] = true
 		}
-		slices.SortFunc(g.ray, compareTopologyStrings)
+		sortTopologyStrings(g.ray)
+		g.gke = g.computeGKETopologies()
+		g.any = slices.Clone(g.ray)
+		for _, t := range g.gke {
+			if !g.raySet[t] {
+				g.any = append(g.any, t)
+			}
+		}
+		sortTopologyStrings(g.any)
 	}
 	return gens
 }()
 
-func compareTopologyStrings(a, b string) int {
-	ta, _ := ParseTopology(a)
-	tb, _ := ParseTopology(b)
+// sortTopologyStrings sorts canonical topology strings by chip count, then
+// by dimensions, parsing each string once.
+func sortTopologyStrings(list []string) {
+	ts := make([]Topology, len(list))
+	for i, s := range list {
+		ts[i], _ = ParseTopology(s)
+	}
+	slices.SortFunc(ts, compareTopologies)
+	for i, t := range ts {
+		list[i] = t.String()
+	}
+}
+
+func compareTopologies(ta, tb Topology) int {
 	if c := cmp.Compare(ta.Chips(), tb.Chips()); c != 0 {
 		return c
 	}

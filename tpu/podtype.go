@@ -2,6 +2,7 @@ package tpu
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,26 +31,52 @@ func ParsePodType(s string) (*Generation, int, error) {
 }
 
 // TopologyForChips returns the canonical topology of a slice with the given
-// chip count: the first Ray-valid shape with that many chips (sorted
-// dimensions), else the first GKE shape, else false.
+// chip count, the conventional shape of that pod type: among the shapes with that many chips written with sorted dimensions
+// (2x2x1 counts as sorted), prefer one both Ray and GKE accept, then one
+// either accepts; among those, the most compact (smallest largest
+// dimension, then smallest next one). v6e 16 chips is 4x4 (not Ray's 2x8),
+// v4 256 chips is 4x8x8 (not 4x4x16). It returns false when no shape has
+// that many chips.
 func (g *Generation) TopologyForChips(chips int) (Topology, bool) {
-	for _, list := range [][]string{g.ray, g.GKETopologies()} {
-		for _, s := range list {
-			t := MustParseTopology(s)
-			if t.Chips() != chips {
-				continue
-			}
-			d := t.Dims()
-			sorted := true
-			for i := 1; i < len(d); i++ {
-				if d[i-1] > d[i] && !(len(d) == 3 && s == "2x2x1") {
-					sorted = false
-				}
-			}
-			if sorted {
-				return t, true
-			}
+	var best Topology
+	bestBoth := false
+	for _, s := range g.any {
+		t := MustParseTopology(s)
+		if t.Chips() != chips || !canonicalOrder(t) {
+			continue
+		}
+		both := g.checkRay(t) == "" && g.checkGKE(t) == ""
+		switch {
+		case best.IsZero(),
+			both && !bestBoth,
+			both == bestBoth && moreCompact(t, best):
+			best, bestBoth = t, both
 		}
 	}
-	return Topology{}, false
+	return best, !best.IsZero()
+}
+
+// canonicalOrder reports whether t is written with A <= B (<= C); 2x2x1,
+// the single-host 3D shape, is the one exception.
+func canonicalOrder(t Topology) bool {
+	if t.n == 3 && t.dims == [3]int{2, 2, 1} {
+		return true
+	}
+	for i := 1; i < t.n; i++ {
+		if t.dims[i-1] > t.dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// moreCompact compares the dimensions of a and b from largest to smallest
+// and reports whether a's are smaller first.
+func moreCompact(a, b Topology) bool {
+	da, db := a.Dims(), b.Dims()
+	slices.Sort(da)
+	slices.Sort(db)
+	slices.Reverse(da)
+	slices.Reverse(db)
+	return slices.Compare(da, db) < 0
 }

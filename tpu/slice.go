@@ -100,7 +100,9 @@ func (g *Generation) checkGKE(t Topology) string {
 // GKETopologies lists the shapes GKE provisions: for 2D generations the
 // documented list; for 3D ones the sub-cube shapes plus every sorted
 // multiple-of-4 shape within the cube limit, by chip count.
-func (g *Generation) GKETopologies() []string {
+func (g *Generation) GKETopologies() []string { return slices.Clone(g.gke) }
+
+func (g *Generation) computeGKETopologies() []string {
 	if g.Dims == 2 {
 		return slices.Clone(g.gke2D)
 	}
@@ -112,7 +114,7 @@ func (g *Generation) GKETopologies() []string {
 			}
 		}
 	}
-	slices.SortFunc(out, compareTopologyStrings)
+	sortTopologyStrings(out)
 	return out
 }
 
@@ -124,14 +126,7 @@ func (g *Generation) ValidTopologies(target Target) []string {
 	case TargetGKE:
 		return g.GKETopologies()
 	}
-	out := g.RayTopologies()
-	for _, s := range g.GKETopologies() {
-		if !g.raySet[s] {
-			out = append(out, s)
-		}
-	}
-	slices.SortFunc(out, compareTopologyStrings)
-	return out
+	return slices.Clone(g.any)
 }
 
 // DefaultChipsPerHost is the host size when neither a machine type nor an
@@ -307,7 +302,9 @@ func (s SliceSpec) Resolve(target Target, f SliceFields) (*Slice, field.ErrorLis
 		} else if sl.MultiHost() && sl.ChipsPerHost != 4 && sl.GKEValid {
 			sl.GKEValid = false
 			sl.GKEReason = fmt.Sprintf("GKE builds multi-host %s slices from 4-chip hosts, not %d-chip ones", g.Name, sl.ChipsPerHost)
-			if target == TargetGKE {
+			// Under TargetAny the host split decides only when Ray rejects
+			// the topology: then GKE was the shape's only home.
+			if target == TargetGKE || target == TargetAny && !sl.RayValid {
 				errs = append(errs, field.Invalid(hostField(s, f), hostValue(s), sl.GKEReason))
 			}
 		}
@@ -412,11 +409,47 @@ func topologyError(g *Generation, t Topology, raw string, target Target, sl *Sli
 		return field.Invalid(p, raw, reason)
 	}
 	e := field.NotSupported(p, raw, g.ValidTopologies(target))
-	e.Suggestion = field.Nearest(t.String(), e.ValidValues)
+	e.Suggestion = suggestTopology(t, e.ValidValues)
 	if other != "" {
 		e.Detail = other
 	} else {
 		e.Detail = reason
 	}
 	return e
+}
+
+// suggestTopology picks the "did you mean" for a shape outside valid: the
+// same dimensions in another order, sorted first (v5p 16x4x4 -> 4x4x16,
+// v6e 4x2 -> 2x4); else the most compact valid shape with as many chips
+// (v6e 2x8 on GKE -> 4x4); else the nearest spelling (4x5 -> 4x4).
+func suggestTopology(t Topology, valid []string) string {
+	sorted := t
+	slices.Sort(sorted.dims[:sorted.n])
+	var perm, same Topology
+	for _, s := range valid {
+		v, err := ParseTopology(s)
+		if err != nil || v.n != t.n || v.Chips() != t.Chips() {
+			continue
+		}
+		if v == sorted {
+			return s
+		}
+		vs := v
+		slices.Sort(vs.dims[:vs.n])
+		switch {
+		case vs == sorted:
+			if perm.IsZero() {
+				perm = v
+			}
+		case same.IsZero() || moreCompact(v, same):
+			same = v
+		}
+	}
+	switch {
+	case !perm.IsZero():
+		return perm.String()
+	case !same.IsZero():
+		return same.String()
+	}
+	return field.Nearest(t.String(), valid)
 }
