@@ -115,3 +115,8 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.tb.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// FindVenv returns the virtualenv Start would use for Config.Venv = venv
+// ("" for the default), or an error wrapping ErrNoRay that says how to
+// create it.
+func FindVenv(venv string) (string, error) { return resolveVenv(venv) }

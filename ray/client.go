@@ -1,0 +1,381 @@
+package ray
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 64 << 10
+
+// maxAnswer bounds how much of a successful answer is read (job logs can be
+// long).
+const maxAnswer = 256 << 20
+
+// Client talks to the Ray dashboard's REST API: Jobs, runtime_env packages
+// and job log tails. It is safe for concurrent use.
+type Client struct {
+	base    *url.URL // scheme, host and path prefix, no trailing slash
+	hc      *http.Client
+	header  http.Header
+	logger  *slog.Logger
+	retry   RetryPolicy
+	sleep   func(context.Context, time.Duration) error
+	newID   func() string
+	tlsConf *tls.Config
+}
+
+// RetryPolicy says how often and how patiently a retry-safe request is
+// retried. Backoff is jittered: attempt n waits a random duration in
+// [d/2, d] where d = min(InitialBackoff * 2^(n-1), MaxBackoff).
+type RetryPolicy struct {
+	// MaxAttempts counts the first attempt: 1 disables retries. Default 4.
+	MaxAttempts int
+	// InitialBackoff is the wait before the first retry. Default 200ms.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the wait. Default 5s.
+	MaxBackoff time.Duration
+	// AttemptTimeout bounds each attempt, answer body included, so that a
+	// stalled answer is retried. Default 0: only ctx bounds an attempt.
+	AttemptTimeout time.Duration
+}
+
+// DefaultRetryPolicy is used when no WithRetry option is given.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 4, InitialBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second}
+
+// An Option configures a Client. Options validate their input and copy
+// anything mutable.
+type Option interface {
+	apply(*Client) error
+}
+
+type optionFunc func(*Client) error
+
+func (f optionFunc) apply(c *Client) error { return f(c) }
+
+// WithHTTPClient sets the HTTP client. Default: a client with no overall
+// timeout (use contexts) over a clone of http.DefaultTransport. The client
+// is copied; its Transport is shared.
+func WithHTTPClient(hc *http.Client) Option {
+	return optionFunc(func(c *Client) error {
+		if hc == nil {
+			return errors.New("ray: WithHTTPClient(nil)")
+		}
+		cp := *hc
+		c.hc = &cp
+		return nil
+	})
+}
+
+// WithHeader adds a header to every request, e.g. an Authorization token.
+// Header values are never logged.
+func WithHeader(key, value string) Option {
+	return optionFunc(func(c *Client) error {
+		if key == "" || strings.ContainsAny(key, " \t\r\n:") {
+			return fmt.Errorf("ray: WithHeader: invalid header name %q", key)
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return fmt.Errorf("ray: WithHeader(%q): value contains a line break", key)
+		}
+		c.header.Add(textproto.CanonicalMIMEHeaderKey(key), value)
+		return nil
+	})
+}
+
+// WithTLSConfig sets the TLS configuration (a clone is kept). It applies to
+// the client's transport when that is an *http.Transport.
+func WithTLSConfig(cfg *tls.Config) Option {
+	return optionFunc(func(c *Client) error {
+		if cfg == nil {
+			return errors.New("ray: WithTLSConfig(nil)")
+		}
+		c.tlsConf = cfg.Clone()
+		return nil
+	})
+}
+
+// WithLogger sets the logger for requests and retries. Default: silent.
+// Logged URLs have their credentials removed; header values are never
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *Client) error {
+		if l == nil {
+			return errors.New("ray: WithLogger(nil)")
+		}
+		c.logger = l
+		return nil
+	})
+}
+
+// WithRetry sets the retry policy for retry-safe requests. Zero fields take
+// their defaults from DefaultRetryPolicy.
+func WithRetry(p RetryPolicy) Option {
+	return optionFunc(func(c *Client) error {
+		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 || p.AttemptTimeout < 0 {
+			return fmt.Errorf("ray: WithRetry: negative field in %+v", p)
+		}
+		if p.MaxAttempts == 0 {
+			p.MaxAttempts = DefaultRetryPolicy.MaxAttempts
+		}
+		if p.InitialBackoff == 0 {
+			p.InitialBackoff = DefaultRetryPolicy.InitialBackoff
+		}
+		if p.MaxBackoff == 0 {
+			p.MaxBackoff = max(DefaultRetryPolicy.MaxBackoff, p.InitialBackoff)
+		}
+		if p.MaxBackoff < p.InitialBackoff {
+			return fmt.Errorf("ray: WithRetry: MaxBackoff %v < InitialBackoff %v", p.MaxBackoff, p.InitialBackoff)
+		}
+		c.retry = p
+		return nil
+	})
+}
+
+// NewClient returns a client for the dashboard at baseURL, e.g.
+// "http://127.0.0.1:8265". Userinfo in baseURL becomes basic auth.
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("ray: NewClient: bad base URL: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("ray: NewClient: base URL %q: scheme must be http or https", Redact(u))
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("ray: NewClient: base URL %q has no host", Redact(u))
+	}
+	u.RawQuery, u.Fragment = "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	c := &Client{
+		base:   u,
+		header: http.Header{},
+		logger: slog.New(slog.DiscardHandler),
+		retry:  DefaultRetryPolicy,
+		sleep:  sleepCtx,
+		newID:  NewSubmissionID,
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.apply(c); err != nil {
+			return nil, err
+		}
+	}
+	if c.hc == nil {
+		c.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	if c.tlsConf != nil {
+		t, ok := c.hc.Transport.(*http.Transport)
+		if c.hc.Transport == nil {
+			t, ok = http.DefaultTransport.(*http.Transport).Clone(), true
+		} else if ok {
+			t = t.Clone()
+		}
+		if !ok {
+			return nil, errors.New("ray: WithTLSConfig needs the HTTP client's Transport to be an *http.Transport")
+		}
+		t.TLSClientConfig = c.tlsConf
+		c.hc.Transport = t
+	}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		if c.header.Get("Authorization") == "" {
+			req := &http.Request{Header: http.Header{}}
+			req.SetBasicAuth(u.User.Username(), pw)
+			c.header.Set("Authorization", req.Header.Get("Authorization"))
+		}
+		u.User = nil
+	}
+	return c, nil
+}
+
+// BaseURL returns the dashboard URL without credentials.
+func (c *Client) BaseURL() string { return Redact(c.base) }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// backoff returns the wait before retry number n (1-based).
+func (p RetryPolicy) backoff(n int) time.Duration {
+	d := p.InitialBackoff
+	for i := 1; i < n && d < p.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxBackoff)
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// request describes one logical call.
+type request struct {
+	method string
+	path   string // under the base URL, starting with "/"
+	body   []byte
+	ctype  string
+	// retry: the request is safe to repeat.
+	retry bool
+	// ok lists the accepted statuses besides 200.
+	ok []int
+}
+
+// answer is a successful HTTP answer, read whole.
+type answer struct {
+	status int
+	body   []byte
+}
+
+func (c *Client) url(path string) *url.URL {
+	u := *c.base
+	u.Path = c.base.Path + path
+	return &u
+}
+
+// do runs r, retrying when r.retry allows and the failure is transient. It
+// returns the last failure when every attempt failed. attempts reports how
+// many attempts were made.
+func (c *Client) do(ctx context.Context, r request) (ans answer, attempts int, err error) {
+	max := 1
+	if r.retry {
+		max = c.retry.MaxAttempts
+	}
+	for attempt := 1; ; attempt++ {
+		ans, err = c.once(ctx, r)
+		if err == nil {
+			return ans, attempt, nil
+		}
+		if attempt >= max || !transient(err) || ctx.Err() != nil {
+			return ans, attempt, err
+		}
+		wait := c.retry.backoff(attempt)
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: retrying",
+			slog.String("method", r.method), slog.String("url", Redact(c.url(r.path))),
+			slog.Int("attempt", attempt), slog.Duration("backoff", wait), slog.String("error", err.Error()))
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return ans, attempt, fmt.Errorf("%w (last error: %v)", serr, err)
+		}
+	}
+}
+
+// transient reports whether err may go away on a retry.
+func transient(err error) bool {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.retryable()
+	}
+	var te *transportError
+	if errors.As(err, &te) {
+		return true
+	}
+	return false
+}
+
+func (c *Client) once(ctx context.Context, r request) (answer, error) {
+	actx := ctx
+	if c.retry.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, c.retry.AttemptTimeout)
+		defer cancel()
+	}
+	u := c.url(r.path)
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(actx, r.method, u.String(), body)
+	if err != nil {
+		return answer{}, fmt.Errorf("ray: %s %s: %w", r.method, r.path, err)
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+	if r.ctype != "" {
+		req.Header.Set("Content-Type", r.ctype)
+	}
+	req.Header.Set("Accept", "application/json")
+	start := time.Now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return answer{}, fmt.Errorf("ray: %s %s: %w", r.method, Redact(u), ctx.Err())
+		}
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: request failed",
+			slog.String("method", r.method), slog.String("url", Redact(u)), slog.Duration("took", time.Since(start)))
+		if actx.Err() != nil {
+			err = fmt.Errorf("attempt timed out after %v", c.retry.AttemptTimeout)
+		}
+		return answer{}, scrubURLError(r.method, u, err)
+	}
+	defer resp.Body.Close()
+	accepted := resp.StatusCode == http.StatusOK
+	for _, s := range r.ok {
+		accepted = accepted || resp.StatusCode == s
+	}
+	limit := int64(maxAnswer)
+	if !accepted {
+		limit = maxErrorBody
+	}
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, limit))
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: request",
+		slog.String("method", r.method), slog.String("url", Redact(u)),
+		slog.Int("status", resp.StatusCode), slog.Duration("took", time.Since(start)))
+	if rerr != nil {
+		if ctx.Err() != nil {
+			return answer{}, fmt.Errorf("ray: %s %s: %w", r.method, Redact(u), ctx.Err())
+		}
+		if actx.Err() != nil {
+			rerr = fmt.Errorf("attempt timed out after %v", c.retry.AttemptTimeout)
+		}
+		return answer{}, scrubURLError(r.method, u, fmt.Errorf("reading answer: %w", rerr))
+	}
+	if !accepted {
+		return answer{status: resp.StatusCode}, &APIError{
+			Status: resp.StatusCode, Method: r.method, Path: u.Path,
+			Message: condense(string(data)), Body: string(data),
+		}
+	}
+	return answer{status: resp.StatusCode, body: data}, nil
+}
+
+// getJSON GETs path (retrying) and decodes the answer into v.
+func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+	ans, _, err := c.do(ctx, request{method: http.MethodGet, path: path, retry: true})
+	if err != nil {
+		return err
+	}
+	return decode(http.MethodGet, path, ans.body, v)
+}
+
+func decode(method, path string, body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("ray: %s %s: decoding answer: %w", method, path, err)
+	}
+	return nil
+}

@@ -1,0 +1,348 @@
+package ray
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// JobStatus is a Ray job's status.
+type JobStatus string
+
+// Job statuses. STOPPED, SUCCEEDED and FAILED are terminal.
+const (
+	JobPending   JobStatus = "PENDING"
+	JobRunning   JobStatus = "RUNNING"
+	JobStopped   JobStatus = "STOPPED"
+	JobSucceeded JobStatus = "SUCCEEDED"
+	JobFailed    JobStatus = "FAILED"
+)
+
+// Terminal reports whether the job has finished (STOPPED, SUCCEEDED or
+// FAILED).
+func (s JobStatus) Terminal() bool {
+	return s == JobStopped || s == JobSucceeded || s == JobFailed
+}
+
+// JobSubmission is the body of POST /api/jobs/. Zero fields are left out.
+type JobSubmission struct {
+	// Entrypoint is the shell command the job runs. Required.
+	Entrypoint string `json:"entrypoint"`
+	// SubmissionID identifies the job. Optional: when empty the client
+	// generates one ("raytpu_<random>") before the first attempt, so that
+	// every retry carries the same id.
+	SubmissionID string `json:"submission_id,omitempty"`
+	// RuntimeEnv is the job's runtime_env. A local WorkingDir must be
+	// uploaded first (Client.PrepareRuntimeEnv).
+	RuntimeEnv *RuntimeEnv `json:"runtime_env,omitempty"`
+	// Metadata is free-form job metadata.
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// EntrypointNumCPUs, EntrypointNumGPUs, EntrypointMemory (bytes) and
+	// EntrypointResources reserve resources for the entrypoint command.
+	EntrypointNumCPUs   float64            `json:"entrypoint_num_cpus,omitempty"`
+	EntrypointNumGPUs   float64            `json:"entrypoint_num_gpus,omitempty"`
+	EntrypointMemory    int64              `json:"entrypoint_memory,omitempty"`
+	EntrypointResources map[string]float64 `json:"entrypoint_resources,omitempty"`
+	// EntrypointLabelSelector places the entrypoint on nodes with these
+	// labels.
+	EntrypointLabelSelector map[string]string `json:"entrypoint_label_selector,omitempty"`
+}
+
+// DriverInfo describes a job's driver process.
+type DriverInfo struct {
+	ID            string `json:"id"`
+	NodeIPAddress string `json:"node_ip_address"`
+	PID           string `json:"pid"`
+}
+
+// JobInfo is a job as GET /api/jobs/{id} and GET /api/jobs/ describe it.
+type JobInfo struct {
+	// Type is "SUBMISSION" for jobs of the Jobs API, "DRIVER" for drivers
+	// that connected on their own (ListJobs returns both).
+	Type         string      `json:"type"`
+	JobID        string      `json:"job_id,omitempty"`
+	SubmissionID string      `json:"submission_id,omitempty"`
+	DriverInfo   *DriverInfo `json:"driver_info,omitempty"`
+	Status       JobStatus   `json:"status"`
+	Entrypoint   string      `json:"entrypoint"`
+	Message      string      `json:"message,omitempty"`
+	ErrorType    string      `json:"error_type,omitempty"`
+	// StartTime and EndTime are Unix times in milliseconds (0 when unset).
+	StartTime               int64              `json:"start_time,omitempty"`
+	EndTime                 int64              `json:"end_time,omitempty"`
+	Metadata                map[string]string  `json:"metadata,omitempty"`
+	RuntimeEnv              *RuntimeEnv        `json:"runtime_env,omitempty"`
+	EntrypointNumCPUs       float64            `json:"entrypoint_num_cpus,omitempty"`
+	EntrypointNumGPUs       float64            `json:"entrypoint_num_gpus,omitempty"`
+	EntrypointMemory        int64              `json:"entrypoint_memory,omitempty"`
+	EntrypointResources     map[string]float64 `json:"entrypoint_resources,omitempty"`
+	DriverAgentHTTPAddress  string             `json:"driver_agent_http_address,omitempty"`
+	DriverNodeID            string             `json:"driver_node_id,omitempty"`
+	DriverExitCode          *int               `json:"driver_exit_code,omitempty"`
+	EntrypointLabelSelector map[string]string  `json:"entrypoint_label_selector,omitempty"`
+}
+
+// Started returns StartTime as a time.Time (zero when unset).
+func (j JobInfo) Started() time.Time { return msTime(j.StartTime) }
+
+// Ended returns EndTime as a time.Time (zero when unset).
+func (j JobInfo) Ended() time.Time { return msTime(j.EndTime) }
+
+func msTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// VersionInfo is the answer of GET /api/version.
+type VersionInfo struct {
+	// Version is the Jobs API version ("4" on Ray 2.60).
+	Version     string `json:"version"`
+	RayVersion  string `json:"ray_version"`
+	RayCommit   string `json:"ray_commit"`
+	SessionName string `json:"session_name"`
+}
+
+// Version returns the dashboard's API and Ray versions.
+func (c *Client) Version(ctx context.Context) (VersionInfo, error) {
+	var v VersionInfo
+	err := c.getJSON(ctx, "/api/version", &v)
+	return v, err
+}
+
+// NewSubmissionID returns a fresh submission id, "raytpu_" and 16
+// lowercase letters and digits.
+func NewSubmissionID() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return "raytpu_" + string(b[:])
+}
+
+func jobPath(id string, suffix string) string {
+	return "/api/jobs/" + url.PathEscape(id) + suffix
+}
+
+// SubmitJob submits a job and returns its submission id.
+//
+// The submission id is fixed before the first attempt (generated when
+// sub.SubmissionID is empty), so retries after a lost answer, a reset
+// connection or a 5xx carry the same id. When a retry is rejected because
+// that id already exists, the job is read back: if it exists with the same
+// entrypoint, an earlier attempt created it and SubmitJob succeeds. A job is
+// never submitted under a second id. A first attempt rejected as a
+// duplicate returns an error matching ErrAlreadyExists.
+func (c *Client) SubmitJob(ctx context.Context, sub JobSubmission) (string, error) {
+	if strings.TrimSpace(sub.Entrypoint) == "" {
+		return "", fmt.Errorf("ray: SubmitJob: %w: entrypoint is empty", ErrInvalid)
+	}
+	if sub.RuntimeEnv != nil {
+		if wd := sub.RuntimeEnv.WorkingDir; wd != "" && !isURI(wd) {
+			return "", fmt.Errorf("ray: SubmitJob: %w: runtime_env.working_dir %q is a local path; upload it first with Client.PrepareRuntimeEnv", ErrInvalid, wd)
+		}
+		for _, m := range sub.RuntimeEnv.PyModules {
+			if !isURI(m) {
+				return "", fmt.Errorf("ray: SubmitJob: %w: runtime_env.py_modules entry %q is a local path; upload it first with Client.PrepareRuntimeEnv", ErrInvalid, m)
+			}
+		}
+	}
+	if sub.SubmissionID == "" {
+		sub.SubmissionID = c.newID()
+	}
+	body, err := json.Marshal(sub)
+	if err != nil {
+		return "", fmt.Errorf("ray: SubmitJob: %w", err)
+	}
+	r := request{method: http.MethodPost, path: "/api/jobs/", body: body, ctype: "application/json"}
+	// Attempts are made one by one here rather than by c.do, because a
+	// duplicate answer means different things on the first and later tries.
+	var last error
+	sent := false // an earlier attempt may have reached the server
+	for attempt := 1; ; attempt++ {
+		ans, err := c.once(ctx, r)
+		if err == nil {
+			var out struct {
+				SubmissionID string `json:"submission_id"`
+			}
+			if derr := decode(r.method, r.path, ans.body, &out); derr != nil {
+				return sub.SubmissionID, derr
+			}
+			if out.SubmissionID == "" {
+				out.SubmissionID = sub.SubmissionID
+			}
+			return out.SubmissionID, nil
+		}
+		last = err
+		if errors.Is(err, ErrAlreadyExists) {
+			if !sent {
+				return "", err
+			}
+			return c.confirmSubmitted(ctx, sub, err)
+		}
+		sent = true
+		if attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
+			break
+		}
+		wait := c.retry.backoff(attempt)
+		c.logger.DebugContext(ctx, "ray: retrying job submission", "submission_id", sub.SubmissionID,
+			"attempt", attempt, "backoff", wait, "error", err.Error())
+		if c.sleep(ctx, wait) != nil {
+			break
+		}
+	}
+	// Every attempt failed, but one may have reached the server: look.
+	if transient(last) && ctx.Err() == nil {
+		if id, err := c.confirmSubmitted(ctx, sub, last); err == nil {
+			return id, nil
+		}
+	}
+	return "", last
+}
+
+// confirmSubmitted reads the job back after an ambiguous submission and
+// succeeds when it exists with sub's entrypoint.
+func (c *Client) confirmSubmitted(ctx context.Context, sub JobSubmission, cause error) (string, error) {
+	job, err := c.GetJob(ctx, sub.SubmissionID)
+	if err != nil {
+		return "", fmt.Errorf("%w (and reading job %s back failed: %v)", cause, sub.SubmissionID, err)
+	}
+	if job.Entrypoint != sub.Entrypoint {
+		return "", fmt.Errorf("%w: job %s exists with another entrypoint %q", cause, sub.SubmissionID, job.Entrypoint)
+	}
+	c.logger.DebugContext(ctx, "ray: job submission confirmed by reading it back", "submission_id", sub.SubmissionID)
+	return sub.SubmissionID, nil
+}
+
+// GetJob returns a job by submission id (or job id).
+func (c *Client) GetJob(ctx context.Context, id string) (JobInfo, error) {
+	var j JobInfo
+	if id == "" {
+		return j, fmt.Errorf("ray: GetJob: %w: empty id", ErrInvalid)
+	}
+	err := c.getJSON(ctx, jobPath(id, ""), &j)
+	return j, err
+}
+
+// ListJobs returns every job the cluster knows: submitted jobs and plain
+// drivers (Type "DRIVER").
+func (c *Client) ListJobs(ctx context.Context) ([]JobInfo, error) {
+	var js []JobInfo
+	err := c.getJSON(ctx, "/api/jobs/", &js)
+	return js, err
+}
+
+// JobLogs returns the job's driver log so far.
+func (c *Client) JobLogs(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return "", fmt.Errorf("ray: JobLogs: %w: empty id", ErrInvalid)
+	}
+	var out struct {
+		Logs string `json:"logs"`
+	}
+	err := c.getJSON(ctx, jobPath(id, "/logs"), &out)
+	return out.Logs, err
+}
+
+// StopJob asks Ray to stop the job. It reports false when the job had
+// already finished. Stopping is asynchronous: wait with WaitJob.
+func (c *Client) StopJob(ctx context.Context, id string) (bool, error) {
+	if id == "" {
+		return false, fmt.Errorf("ray: StopJob: %w: empty id", ErrInvalid)
+	}
+	path := jobPath(id, "/stop")
+	ans, _, err := c.do(ctx, request{method: http.MethodPost, path: path, retry: true})
+	if err != nil {
+		return false, err
+	}
+	var out struct {
+		Stopped bool `json:"stopped"`
+	}
+	err = decode(http.MethodPost, path, ans.body, &out)
+	return out.Stopped, err
+}
+
+// DeleteJob deletes a finished job's record and logs. Deleting a job that
+// is still PENDING or RUNNING fails with an error matching ErrConflict.
+func (c *Client) DeleteJob(ctx context.Context, id string) (bool, error) {
+	if id == "" {
+		return false, fmt.Errorf("ray: DeleteJob: %w: empty id", ErrInvalid)
+	}
+	path := jobPath(id, "")
+	ans, attempts, err := c.do(ctx, request{method: http.MethodDelete, path: path, retry: true})
+	if err != nil {
+		// A retry after a lost answer finds the job gone: it was deleted.
+		if attempts > 1 && errors.Is(err, ErrNotFound) {
+			return true, nil
+		}
+		return false, err
+	}
+	var out struct {
+		Deleted bool `json:"deleted"`
+	}
+	err = decode(http.MethodDelete, path, ans.body, &out)
+	return out.Deleted, err
+}
+
+// WaitOptions configures WaitJob.
+type WaitOptions struct {
+	// PollInterval is the time between polls. Default 1s.
+	PollInterval time.Duration
+	// OnTransition, if set, is called with the job whenever its status
+	// differs from the previous poll's (and on the first poll).
+	OnTransition func(JobInfo)
+}
+
+// WaitJob polls the job until it reaches a terminal status and returns it.
+// Polls that fail with ErrUnavailable (after GetJob's own retries) are
+// tolerated until ctx ends; other errors end the wait.
+func (c *Client) WaitJob(ctx context.Context, id string, opts WaitOptions) (JobInfo, error) {
+	interval := opts.PollInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	var prev JobStatus
+	for {
+		j, err := c.GetJob(ctx, id)
+		switch {
+		case err == nil:
+			if j.Status != prev && opts.OnTransition != nil {
+				opts.OnTransition(j)
+			}
+			prev = j.Status
+			if j.Status.Terminal() {
+				return j, nil
+			}
+		case errors.Is(err, ErrUnavailable) && ctx.Err() == nil:
+			c.logger.DebugContext(ctx, "ray: WaitJob poll failed", "submission_id", id, "error", err.Error())
+		default:
+			return j, err
+		}
+		if err := c.sleep(ctx, interval); err != nil {
+			return j, fmt.Errorf("ray: WaitJob %s: %w", id, err)
+		}
+	}
+}
+
+// isURI reports whether s looks like "<scheme>://...".
+func isURI(s string) bool {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for _, r := range s[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,143 @@
+package ray
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// RuntimeEnv is a Ray runtime_env. The common fields are typed; Extra
+// carries any other key (conda, uv, container, image_uri, ...) verbatim.
+// It marshals to the same JSON object Ray's Python client sends.
+type RuntimeEnv struct {
+	// WorkingDir is a package URI (gcs://_ray_pkg_<hash>.zip, https://...)
+	// or, before Client.PrepareRuntimeEnv, a local directory.
+	WorkingDir string
+	// PyModules are package URIs or, before PrepareRuntimeEnv, local
+	// directories.
+	PyModules []string
+	// Pip lists pip requirements.
+	Pip []string
+	// EnvVars are environment variables for the job's processes.
+	EnvVars map[string]string
+	// Excludes are gitignore-style patterns left out of local WorkingDir
+	// and PyModules uploads.
+	Excludes []string
+	// Config is runtime_env's "config" field.
+	Config *RuntimeEnvConfig
+	// Extra holds every other key. A key of a typed field is an error.
+	Extra map[string]any
+}
+
+// RuntimeEnvConfig is runtime_env["config"].
+type RuntimeEnvConfig struct {
+	SetupTimeoutSeconds int   `json:"setup_timeout_seconds,omitempty"`
+	EagerInstall        *bool `json:"eager_install,omitempty"`
+}
+
+var runtimeEnvKeys = []string{"working_dir", "py_modules", "pip", "env_vars", "excludes", "config"}
+
+// Clone returns a deep copy (Extra values are copied one level deep).
+func (e *RuntimeEnv) Clone() *RuntimeEnv {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.PyModules = slices.Clone(e.PyModules)
+	c.Pip = slices.Clone(e.Pip)
+	c.EnvVars = maps.Clone(e.EnvVars)
+	c.Excludes = slices.Clone(e.Excludes)
+	c.Extra = maps.Clone(e.Extra)
+	if e.Config != nil {
+		cfg := *e.Config
+		c.Config = &cfg
+	}
+	return &c
+}
+
+// MarshalJSON writes the object with keys in a stable order.
+func (e RuntimeEnv) MarshalJSON() ([]byte, error) {
+	m := map[string]any{}
+	for k, v := range e.Extra {
+		if slices.Contains(runtimeEnvKeys, k) {
+			return nil, fmt.Errorf("ray: RuntimeEnv.Extra[%q] duplicates a typed field", k)
+		}
+		m[k] = v
+	}
+	if e.WorkingDir != "" {
+		m["working_dir"] = e.WorkingDir
+	}
+	if len(e.PyModules) > 0 {
+		m["py_modules"] = e.PyModules
+	}
+	if len(e.Pip) > 0 {
+		m["pip"] = e.Pip
+	}
+	if len(e.EnvVars) > 0 {
+		m["env_vars"] = e.EnvVars
+	}
+	if len(e.Excludes) > 0 {
+		m["excludes"] = e.Excludes
+	}
+	if e.Config != nil {
+		m["config"] = e.Config
+	}
+	// encoding/json sorts map keys, so the output is stable.
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads typed fields where their JSON fits and keeps every
+// other key (or a typed key whose value has another shape, such as a pip
+// dict) in Extra.
+func (e *RuntimeEnv) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*e = RuntimeEnv{}
+	put := func(k string, v json.RawMessage) error {
+		var x any
+		if err := json.Unmarshal(v, &x); err != nil {
+			return err
+		}
+		if e.Extra == nil {
+			e.Extra = map[string]any{}
+		}
+		e.Extra[k] = x
+		return nil
+	}
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "working_dir":
+			err = json.Unmarshal(v, &e.WorkingDir)
+		case "py_modules":
+			err = json.Unmarshal(v, &e.PyModules)
+		case "pip":
+			err = json.Unmarshal(v, &e.Pip)
+		case "env_vars":
+			err = json.Unmarshal(v, &e.EnvVars)
+		case "excludes":
+			err = json.Unmarshal(v, &e.Excludes)
+		case "config":
+			err = json.Unmarshal(v, &e.Config)
+		default:
+			if err := put(k, v); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			// A shape the typed field cannot hold: keep it verbatim.
+			if perr := put(k, v); perr != nil {
+				return perr
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package ray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+
+	"github.com/coder/websocket"
+)
+
+// maxLogFrame bounds one websocket message of a log tail.
+const maxLogFrame = 64 << 20
+
+// TailJobLogs follows the job's driver log over the dashboard's websocket
+// (GET /api/jobs/{id}/logs/tail). It yields chunks of log text as Ray sends
+// them (each usually several lines) until the job ends and Ray closes the
+// socket, then stops. A failure is yielded once as the error, then the
+// sequence ends; an unknown job yields an error matching ErrNotFound.
+// Breaking out of the loop or cancelling ctx closes the socket.
+func (c *Client) TailJobLogs(ctx context.Context, id string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if id == "" {
+			yield("", fmt.Errorf("ray: TailJobLogs: %w: empty id", ErrInvalid))
+			return
+		}
+		path := jobPath(id, "/logs/tail")
+		u := c.url(path)
+		switch u.Scheme {
+		case "https":
+			u.Scheme = "wss"
+		default:
+			u.Scheme = "ws"
+		}
+		conn, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{
+			HTTPClient: c.hc,
+			HTTPHeader: c.header.Clone(),
+		})
+		if err != nil {
+			if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols && resp.StatusCode != 0 {
+				var body []byte
+				if resp.Body != nil {
+					body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+					resp.Body.Close()
+				}
+				yield("", &APIError{Status: resp.StatusCode, Method: http.MethodGet, Path: u.Path,
+					Message: condense(string(body)), Body: string(body)})
+				return
+			}
+			if ctx.Err() != nil {
+				yield("", fmt.Errorf("ray: tail %s: %w", Redact(u), ctx.Err()))
+				return
+			}
+			yield("", scrubURLError(http.MethodGet, u, err))
+			return
+		}
+		defer conn.CloseNow()
+		conn.SetReadLimit(maxLogFrame)
+		for {
+			typ, data, err := conn.Read(ctx)
+			if err != nil {
+				switch websocket.CloseStatus(err) {
+				case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+					return
+				}
+				if errors.Is(err, io.EOF) {
+					return
+				}
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				}
+				yield("", fmt.Errorf("ray: tail %s: %w", u.Path, err))
+				return
+			}
+			if typ != websocket.MessageText {
+				continue
+			}
+			if !yield(string(data), nil) {
+				conn.Close(websocket.StatusNormalClosure, "")
+				return
+			}
+		}
+	}
+}
