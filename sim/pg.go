@@ -1,0 +1,418 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+)
+
+// ErrNotFound is returned for an unknown placement group id.
+var ErrNotFound = errors.New("not found")
+
+// State is a placement group's state.
+type State string
+
+// Placement group states. Ray reports an infeasible group as state PENDING
+// with scheduling state INFEASIBLE; the simulator names it directly.
+const (
+	// StateCreated: every bundle is placed and holds its resources.
+	StateCreated State = "CREATED"
+	// StatePending: the bundles fit on the cluster when idle, but not on
+	// the resources free now; the group is retried, in creation order,
+	// whenever a group is removed.
+	StatePending State = "PENDING"
+	// StateInfeasible: the bundles do not fit even on an idle cluster.
+	StateInfeasible State = "INFEASIBLE"
+	// StateRemoved: removed; its resources are free again.
+	StateRemoved State = "REMOVED"
+)
+
+// PlacementGroupRequest mirrors ray.util.placement_group's arguments.
+type PlacementGroupRequest struct {
+	// Name of the group. Optional. Default: "" (unnamed).
+	Name string `json:"name,omitempty"`
+	// Strategy: PACK, SPREAD, STRICT_PACK or STRICT_SPREAD. Optional.
+	// Default: PACK, as in Ray.
+	Strategy placement.Strategy `json:"strategy,omitempty"`
+	// Bundles are the resource sets to reserve, each on one node.
+	// Required: at least one bundle, each with a positive amount.
+	Bundles []map[string]float64 `json:"bundles"`
+	// BundleLabelSelector gives one label selector per bundle, in Ray's
+	// syntax: "v", "!v", "in(a,b)", "!in(a,b)". Optional; when set, one
+	// entry per bundle.
+	BundleLabelSelector []map[string]string `json:"bundleLabelSelector,omitempty"`
+}
+
+// PlacementGroup is a snapshot of a placement group.
+type PlacementGroup struct {
+	// ID is pg-<n>, numbered in creation order from 1.
+	ID       string             `json:"id"`
+	Name     string             `json:"name,omitempty"`
+	Strategy placement.Strategy `json:"strategy"`
+	State    State              `json:"state"`
+	// Reason says why a group is PENDING or INFEASIBLE.
+	Reason  string        `json:"reason,omitempty"`
+	Bundles []BundleState `json:"bundles"`
+}
+
+// BundleState is one bundle of a placement group and where it sits.
+type BundleState struct {
+	Index         int                `json:"index"`
+	Resources     map[string]float64 `json:"resources"`
+	LabelSelector map[string]string  `json:"labelSelector,omitempty"`
+	// Node is the host holding the bundle ("" while not placed).
+	Node string `json:"node,omitempty"`
+	// Slice is the node's slice ("" for a CPU-only node or while not placed).
+	Slice string `json:"slice,omitempty"`
+}
+
+func (pg *PlacementGroup) placedBundles() []placedBundle {
+	var out []placedBundle
+	for _, b := range pg.Bundles {
+		if b.Node != "" {
+			out = append(out, placedBundle{group: pg.ID, name: pg.Name, index: b.Index, node: b.Node, tpu: b.Resources[placement.ResourceTPU]})
+		}
+	}
+	return out
+}
+
+// Placement is what RenderSVG draws: a *PlacementGroup, a *SlicePlacement
+// or a *Result.
+type Placement interface {
+	placedBundles() []placedBundle
+}
+
+// placedBundle is one placed bundle as drawn.
+type placedBundle struct {
+	group, name string
+	index       int
+	node        string
+	tpu         float64
+}
+
+type group struct {
+	seq      int
+	id, name string
+	strategy placement.Strategy
+	bundles  []map[string]float64
+	sels     []map[string]string
+	reqs     []*request
+	order    []int
+	state    State
+	reason   string
+	nodes    []int32 // per bundle, when created
+}
+
+// validate checks a request the way ray.util.placement_group does.
+func (r PlacementGroupRequest) validate() field.ErrorList {
+	var errs field.ErrorList
+	if r.Strategy != "" && !slices.Contains(placement.Strategies(), string(r.Strategy)) {
+		errs = append(errs, field.NotSupported(field.NewPath("strategy"), string(r.Strategy), placement.Strategies()))
+	}
+	bp := field.NewPath("bundles")
+	if len(r.Bundles) == 0 {
+		errs = append(errs, field.Required(bp, "at least one bundle, e.g. {\"CPU\": 1}"))
+	}
+	for i, b := range r.Bundles {
+		nonzero := false
+		for _, k := range sortedKeys(b) {
+			v := b[k]
+			switch {
+			case k == "":
+				errs = append(errs, field.Invalid(bp.Index(i), k, "a resource name may not be empty"))
+			case math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > maxAmount:
+				errs = append(errs, field.Invalid(bp.Index(i).Key(k), v, fmt.Sprintf("must be between 0 and %g", maxAmount)))
+			case toFixed(v) != 0:
+				nonzero = true
+			}
+		}
+		if !nonzero {
+			errs = append(errs, field.Invalid(bp.Index(i), formatResources(b), "a bundle needs a positive amount of some resource"))
+		}
+	}
+	sp := field.NewPath("bundleLabelSelector")
+	if n := len(r.BundleLabelSelector); n > 0 && n != len(r.Bundles) {
+		errs = append(errs, field.Invalid(sp, n, fmt.Sprintf("has %d entries; it must have one per bundle (%d)", n, len(r.Bundles))))
+	}
+	for i, sel := range r.BundleLabelSelector {
+		for _, k := range sortedKeys(sel) {
+			if msg := checkLabelKey(k); msg != "" {
+				errs = append(errs, field.Invalid(sp.Index(i), k, msg))
+			} else if msg := checkSelectorValue(sel[k]); msg != "" {
+				errs = append(errs, field.Invalid(sp.Index(i).Key(k), sel[k], msg))
+			}
+		}
+	}
+	return errs
+}
+
+// CreatePlacementGroup creates a placement group. Placement is atomic:
+// every bundle is placed (CREATED) or none is, and the group stays PENDING
+// (it fits on the idle cluster but not now) or INFEASIBLE (it never fits),
+// with the reason. Groups already placed keep their resources. Invalid
+// requests are a field.ErrorList (paths strategy, bundles[i][RES],
+// bundleLabelSelector[i][KEY]).
+func (c *Cluster) CreatePlacementGroup(req PlacementGroupRequest) (*PlacementGroup, error) {
+	if errs := req.validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.newGroup(req)
+	c.schedule(g)
+	return c.snapshot(g), nil
+}
+
+func (c *Cluster) newGroup(req PlacementGroupRequest) *group {
+	c.seq++
+	g := &group{
+		seq:      c.seq,
+		id:       "pg-" + strconv.Itoa(c.seq),
+		name:     req.Name,
+		strategy: req.Strategy,
+		bundles:  make([]map[string]float64, len(req.Bundles)),
+		sels:     make([]map[string]string, len(req.Bundles)),
+		reqs:     make([]*request, len(req.Bundles)),
+	}
+	if g.strategy == "" {
+		g.strategy = placement.Pack
+	}
+	for i, b := range req.Bundles {
+		g.bundles[i] = maps.Clone(b)
+		if i < len(req.BundleLabelSelector) && len(req.BundleLabelSelector[i]) > 0 {
+			g.sels[i] = maps.Clone(req.BundleLabelSelector[i])
+		}
+		g.reqs[i] = c.newRequest(g.bundles[i], g.sels[i])
+	}
+	g.order = bundleOrder(g.bundles)
+	c.groups[g.id] = g
+	return g
+}
+
+// schedule tries to place g now and sets its state.
+func (c *Cluster) schedule(g *group) {
+	a := c.newAttempt(false)
+	nodes, failed, ok := a.run(g.strategy, g.reqs, g.order)
+	wasPending := g.state == StatePending
+	if ok {
+		a.commit()
+		g.state, g.reason, g.nodes = StateCreated, "", nodes
+		if wasPending {
+			c.pending = slices.DeleteFunc(c.pending, func(p *group) bool { return p == g })
+		}
+		return
+	}
+	capa := c.newAttempt(true)
+	if _, cfailed, cok := capa.run(g.strategy, g.reqs, g.order); cok {
+		g.state, g.reason = StatePending, c.pendingReason(g, failed)
+		if !wasPending {
+			c.pending = append(c.pending, g)
+		}
+	} else {
+		g.state, g.reason = StateInfeasible, c.infeasibleReason(g, cfailed)
+	}
+}
+
+// RemovePlacementGroup removes a group, frees what it holds, and retries
+// the pending groups in creation order. Removing a removed group is a
+// no-op, as in Ray; an unknown id is ErrNotFound.
+func (c *Cluster) RemovePlacementGroup(id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.remove(id)
+}
+
+func (c *Cluster) remove(id string) error {
+	g, ok := c.groups[id]
+	if !ok {
+		// Ids are pg-1, pg-2, ...: a known id missing from the map was removed.
+		if n, err := strconv.Atoi(strings.TrimPrefix(id, "pg-")); err == nil && n >= 1 && n <= c.seq && "pg-"+strconv.Itoa(n) == id {
+			return nil
+		}
+		return fmt.Errorf("placement group %q: %w", id, ErrNotFound)
+	}
+	freed := g.state == StateCreated
+	if freed {
+		for i, ni := range g.nodes {
+			c.release(ni, g.reqs[i])
+		}
+	}
+	if g.state == StatePending {
+		c.pending = slices.DeleteFunc(c.pending, func(p *group) bool { return p == g })
+	}
+	g.state, g.reason, g.nodes = StateRemoved, "", nil
+	delete(c.groups, id)
+	if freed {
+		for _, p := range slices.Clone(c.pending) {
+			c.schedule(p)
+		}
+	}
+	return nil
+}
+
+// PlacementGroup returns a snapshot of a live group (removed groups are
+// forgotten).
+func (c *Cluster) PlacementGroup(id string) (*PlacementGroup, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g, ok := c.groups[id]
+	if !ok {
+		return nil, false
+	}
+	return c.snapshot(g), true
+}
+
+// PlacementGroups returns a snapshot of every live group, in creation order.
+func (c *Cluster) PlacementGroups() []*PlacementGroup {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gs := slices.Collect(maps.Values(c.groups))
+	slices.SortFunc(gs, func(a, b *group) int { return a.seq - b.seq })
+	out := make([]*PlacementGroup, len(gs))
+	for i, g := range gs {
+		out[i] = c.snapshot(g)
+	}
+	return out
+}
+
+func (c *Cluster) snapshot(g *group) *PlacementGroup {
+	pg := &PlacementGroup{ID: g.id, Name: g.name, Strategy: g.strategy, State: g.state, Reason: g.reason,
+		Bundles: make([]BundleState, len(g.bundles))}
+	for i := range g.bundles {
+		b := BundleState{Index: i, Resources: maps.Clone(g.bundles[i]), LabelSelector: maps.Clone(g.sels[i])}
+		if g.state == StateCreated {
+			ni := g.nodes[i]
+			b.Node = c.nodeName(ni)
+			if s := c.nodes[ni].slice; s >= 0 {
+				b.Slice = c.slices[s].name
+			}
+		}
+		pg.Bundles[i] = b
+	}
+	return pg
+}
+
+// describe renders bundle i for a reason: "bundle 2 {CPU: 1, TPU: 4} with
+// label selector {...}".
+func describe(g *group, i int) string {
+	s := "bundle " + strconv.Itoa(i) + " " + formatResources(g.bundles[i])
+	if len(g.sels[i]) > 0 {
+		s += " with label selector " + formatSelector(g.sels[i])
+	}
+	return s
+}
+
+func (c *Cluster) pendingReason(g *group, failed int) string {
+	if failed < 0 {
+		n := c.countFits(c.aggregate(g.reqs))
+		return fmt.Sprintf("STRICT_PACK: none of the %d nodes that can hold all %d bundles together has them free", n, len(g.reqs))
+	}
+	n := c.countFits(g.reqs[failed])
+	msg := fmt.Sprintf("%s: none of the %s that can hold it has it free", describe(g, failed), plural(n, "node"))
+	switch g.strategy {
+	case placement.StrictSpread:
+		msg += " on a node of its own (STRICT_SPREAD)"
+	case placement.Pack, placement.Spread:
+		if len(g.reqs) > 1 {
+			msg += " beside the group's other bundles"
+		}
+	}
+	return msg
+}
+
+func (c *Cluster) infeasibleReason(g *group, failed int) string {
+	if failed < 0 {
+		return fmt.Sprintf("STRICT_PACK: no node can hold all %d bundles together %s", len(g.reqs), formatResources(sumResources(g.bundles)))
+	}
+	r := g.reqs[failed]
+	if n := c.countFits(r); n > 0 {
+		if g.strategy == placement.StrictSpread {
+			return fmt.Sprintf("%s: STRICT_SPREAD needs a node per bundle, and only %s can hold one", describe(g, failed), plural(n, "node"))
+		}
+		return fmt.Sprintf("%s: the %s that can hold it cannot hold the whole group", describe(g, failed), plural(n, "node"))
+	}
+	if r.unknown {
+		var missing []string
+		for _, k := range sortedKeys(g.bundles[failed]) {
+			_, a := c.resIndex[k]
+			_, b := c.sliceByName[k]
+			if !a && !b && toFixed(g.bundles[failed][k]) != 0 {
+				missing = append(missing, k)
+			}
+		}
+		return fmt.Sprintf("%s: no node has resource %s", describe(g, failed), strings.Join(missing, ", "))
+	}
+	if len(r.sel) > 0 && c.countFits(&request{sel: r.sel, pins: r.pins, pinned: r.pinned}) == 0 {
+		return fmt.Sprintf("%s: no node has labels %s", describe(g, failed), formatSelector(g.sels[failed]))
+	}
+	return fmt.Sprintf("%s: no node that matches has that much of every resource", describe(g, failed))
+}
+
+// countFits counts the hosts that could hold r on an idle cluster.
+func (c *Cluster) countFits(r *request) int {
+	if r.unknown {
+		return 0
+	}
+	a := c.newAttempt(true)
+	n := 0
+	if r.pinned {
+		for _, si := range r.pins {
+			sl := &c.slices[si]
+			for ni := sl.first; ni < sl.first+sl.hosts; ni++ {
+				if a.score(ni, r) >= 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for _, cl := range c.candidateClasses(r) {
+		if !a.classFits(cl, r) {
+			continue
+		}
+		for _, ni := range cl.members {
+			if c.sliceLabelOK(ni, r.sel) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func sumResources(bs []map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, b := range bs {
+		for k, v := range b {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+// formatResources renders {CPU: 1, TPU: 4}, keys sorted.
+func formatResources(m map[string]float64) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + ": " + strconv.FormatFloat(m[k], 'f', -1, 64))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
