@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/raytpu/raytpu/placement"
+)
+
+// Severity ranks a finding.
+type Severity string
+
+// Severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Finding codes.
+const (
+	// CodeSpansSlices: a request's TPU bundles landed on more than one
+	// slice. Slices share no ICI: the first collective hangs, a Serve
+	// replica stays DEPLOYING.
+	CodeSpansSlices = "SpansSlices"
+	// CodePartialSlice: a multi-host request holds only some hosts of a
+	// multi-host slice, whose program expects every host.
+	CodePartialSlice = "PartialSlice"
+	// CodeWrongPodType: a slice landed on a slice of another pod type.
+	CodeWrongPodType = "WrongPodType"
+	// CodeSpansHosts: a single-host slice's bundles landed on several hosts.
+	CodeSpansHosts = "SpansHosts"
+	// CodeSharedSlice: two requested slices landed on one physical slice.
+	CodeSharedSlice = "SharedSlice"
+	// CodeHeadReservationFailed: a slice head could not be reserved.
+	CodeHeadReservationFailed = "HeadReservationFailed"
+	// CodePending: a placement group waits for resources.
+	CodePending = "Pending"
+	// CodeInfeasible: a placement group can never be placed.
+	CodeInfeasible = "Infeasible"
+	// CodeUnpinned: a multi-host request landed on one whole slice, but
+	// only by chance: nothing pinned it there.
+	CodeUnpinned = "Unpinned"
+)
+
+// Finding is one observation about a placement.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+}
+
+// Diagnosis lists the findings about a placement, most severe first
+// within each step.
+type Diagnosis []Finding
+
+// HasErrors reports whether any finding is an error.
+func (d Diagnosis) HasErrors() bool {
+	return slices.ContainsFunc(d, func(f Finding) bool { return f.Severity == SeverityError })
+}
+
+// Codes lists the codes of the findings, in order.
+func (d Diagnosis) Codes() []string {
+	out := make([]string, len(d))
+	for i, f := range d {
+		out[i] = f.Code
+	}
+	return out
+}
+
+// Err returns the error findings as one error, or nil.
+func (d Diagnosis) Err() error {
+	var errs []error
+	for _, f := range d {
+		if f.Severity == SeverityError {
+			errs = append(errs, errors.New(f.Code+": "+f.Message))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// String renders one finding per line: "error SpansSlices: ...".
+func (d Diagnosis) String() string {
+	var b strings.Builder
+	for _, f := range d {
+		fmt.Fprintf(&b, "%s %s: %s\n", f.Severity, f.Code, f.Message)
+	}
+	return b.String()
+}
+
+// landing sums where a set of bundles landed, slice by slice.
+type landing struct {
+	bundles int
+	tpu     float64
+	slices  []*landed // in cluster order
+	hosts   map[string]bool
+}
+
+type landed struct {
+	info  *sliceInfo
+	tpu   float64
+	hosts map[string]bool
+}
+
+func (c *Cluster) land(bs []BundlePlacement) *landing {
+	l := &landing{hosts: map[string]bool{}}
+	for _, b := range bs {
+		t := b.Resources[placement.ResourceTPU]
+		if b.State != StateCreated || t <= 0 {
+			continue
+		}
+		l.bundles++
+		l.tpu += t
+		l.hosts[b.Node] = true
+		si, ok := c.sliceByName[b.SliceName]
+		if !ok {
+			continue
+		}
+		info := &c.slices[si]
+		i := slices.IndexFunc(l.slices, func(x *landed) bool { return x.info == info })
+		if i < 0 {
+			l.slices = append(l.slices, &landed{info: info, hosts: map[string]bool{}})
+			slices.SortFunc(l.slices, func(a, b *landed) int { return int(a.info.first - b.info.first) })
+			i = slices.IndexFunc(l.slices, func(x *landed) bool { return x.info == info })
+		}
+		l.slices[i].tpu += t
+		l.slices[i].hosts[b.Node] = true
+	}
+	return l
+}
+
+func (l *landing) describe() string {
+	parts := make([]string, len(l.slices))
+	for i, s := range l.slices {
+		parts[i] = fmt.Sprintf("%s: %s TPU on %s", s.info.name, fmtNum(s.tpu), plural(len(s.hosts), "host"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+const noICI = "slices share no ICI, so the first collective across them hangs (a Serve replica stays DEPLOYING)"
+
+// groupFindings reports pending and infeasible groups.
+func groupFindings(groups []GroupRef) Diagnosis {
+	var d Diagnosis
+	for _, pg := range groups {
+		name := "placement group " + pg.ID
+		if pg.Name != "" {
+			name += " (" + pg.Name + ")"
+		}
+		switch pg.State {
+		case StatePending:
+			d = append(d, Finding{SeverityWarning, CodePending, fmt.Sprintf(
+				"%s is PENDING: %s; Ray leaves it waiting and its ready() does not resolve until resources are freed", name, pg.Reason)})
+		case StateInfeasible:
+			d = append(d, Finding{SeverityError, CodeInfeasible, fmt.Sprintf(
+				"%s is INFEASIBLE: %s; no node of this cluster can ever hold it", name, pg.Reason)})
+		}
+	}
+	return d
+}
+
+func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Diagnosis {
+	var d Diagnosis
+	if sp.Error != nil {
+		d = append(d, Finding{SeverityError, CodeHeadReservationFailed, fmt.Sprintf(
+			"slice %d: %s; every placement group of the request was removed", sp.Error.Slice, sp.Error.Error())})
+	}
+	d = append(d, groupFindings(sp.Groups)...)
+	shape := fmt.Sprintf("%s %s (%s)", g.Generation, g.Topology, g.PodType)
+	owner := map[*sliceInfo]int{}
+	for si := range max(g.NumSlices, 1) {
+		var bs []BundlePlacement
+		for _, b := range sp.Bundles {
+			if b.Slice == si {
+				bs = append(bs, b)
+			}
+		}
+		l := c.land(bs)
+		if l.bundles == 0 {
+			continue
+		}
+		if len(l.slices) > 1 {
+			d = append(d, Finding{SeverityError, CodeSpansSlices, fmt.Sprintf(
+				"slice %d of the %s request: its %s landed on %d slices (%s): %s",
+				si, shape, plural(l.bundles, "TPU bundle"), len(l.slices), l.describe(), noICI)})
+		}
+		for _, s := range l.slices {
+			if prev, ok := owner[s.info]; ok && prev != si && g.MultiHost {
+				d = append(d, Finding{SeverityError, CodeSharedSlice, fmt.Sprintf(
+					"slices %d and %d of the %s request both landed on %s: they were meant to be separate slices", prev, si, shape, s.info.name)})
+			}
+			owner[s.info] = si
+			if pt := s.info.item.item.PodType; pt != g.PodType {
+				msg := fmt.Sprintf("slice %d of the %s request landed on %s, a %s slice", si, shape, s.info.name, pt)
+				if g.MultiHost {
+					msg += ": the selector named a slice of another shape"
+				} else {
+					msg += fmt.Sprintf(": Ray pins nothing for a single-host slice; add the bundle label selector {%s: %s}", placement.LabelPodType, g.PodType)
+				}
+				d = append(d, Finding{SeverityError, CodeWrongPodType, msg})
+			} else if g.MultiHost && len(s.hosts) < int(s.info.hosts) {
+				d = append(d, Finding{SeverityError, CodePartialSlice, fmt.Sprintf(
+					"slice %d of the %s request holds %d of the %d hosts of %s: %s",
+					si, shape, len(s.hosts), s.info.hosts, s.info.name, partialWhy)})
+			}
+		}
+		if !g.MultiHost && len(l.hosts) > 1 {
+			d = append(d, Finding{SeverityError, CodeSpansHosts, fmt.Sprintf(
+				"slice %d of the %s request is one host, but its %s landed on %d hosts; use bundles of the whole host (TPU: %d) or a STRICT_PACK strategy",
+				si, shape, plural(l.bundles, "TPU bundle"), len(l.hosts), g.ChipsPerHost*max(g.TPUResourcePerChip, 1))})
+		}
+	}
+	return d
+}
+
+const partialWhy = "a multi-host slice runs one program over all of its hosts, so the job waits for hosts it does not hold"
+
+func (c *Cluster) diagnoseRaw(sp *SlicePlacement) Diagnosis {
+	d := groupFindings(sp.Groups)
+	l := c.land(sp.Bundles)
+	if len(l.hosts) < 2 {
+		return d
+	}
+	what := fmt.Sprintf("%s holding %s TPU", plural(l.bundles, "bundle"), fmtNum(l.tpu))
+	hint := c.topologyHint(l)
+	switch {
+	case len(l.slices) > 1:
+		d = append(d, Finding{SeverityError, CodeSpansSlices, fmt.Sprintf(
+			"%s landed on %d slices (%s): %s; %s", what, len(l.slices), l.describe(), noICI, hint)})
+	case len(l.slices) == 1 && len(l.hosts) < int(l.slices[0].info.hosts):
+		s := l.slices[0]
+		d = append(d, Finding{SeverityError, CodePartialSlice, fmt.Sprintf(
+			"%s landed on %d of the %d hosts of %s (%s): %s; %s", what, len(s.hosts), s.info.hosts, s.info.name, s.info.item.item.PodType, partialWhy, hint)})
+	case len(l.slices) == 1:
+		d = append(d, Finding{SeverityInfo, CodeUnpinned, fmt.Sprintf(
+			"%s landed on every host of %s, but nothing pinned them to one slice: on a busier cluster they can spread; %s", what, l.slices[0].info.name, hint)})
+	}
+	return d
+}
+
+// topologyHint suggests the topology that reserves one slice for the chips
+// of a raw request.
+func (c *Cluster) topologyHint(l *landing) string {
+	if len(l.slices) > 0 {
+		gen := l.slices[0].info.item.gen
+		if chips := int(l.tpu); float64(chips) == l.tpu {
+			if t, ok := gen.TopologyForChips(chips); ok {
+				return fmt.Sprintf("request topology %s (%s) so that Ray reserves one whole %s slice", t, gen.PodType(chips), gen.PodType(chips))
+			}
+		}
+	}
+	return "request a topology so that Ray reserves one whole slice"
+}

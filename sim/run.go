@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/raytpu/raytpu/placement"
+)
+
+// Result is what the simulated backend reports for a plan: where every
+// bundle of every slice group landed, and the diagnosis.
+type Result struct {
+	// Name and Kind are the plan's.
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Slices holds one placement per slice group of the plan, in order.
+	Slices []*SlicePlacement `json:"slices"`
+	// Diagnosis gathers every slice group's findings, in order.
+	Diagnosis Diagnosis `json:"diagnosis"`
+}
+
+func (r *Result) placedBundles() []placedBundle {
+	var out []placedBundle
+	for _, sp := range r.Slices {
+		out = append(out, sp.placedBundles()...)
+	}
+	return out
+}
+
+// MarshalIndent renders r as indented JSON with a trailing newline; equal
+// results give identical bytes.
+func (r *Result) MarshalIndent() ([]byte, error) { return marshalIndent(r) }
+
+// MarshalIndent renders sp as indented JSON with a trailing newline.
+func (sp *SlicePlacement) MarshalIndent() ([]byte, error) { return marshalIndent(sp) }
+
+func marshalIndent(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Run is the simulated backend: it places every slice group of a plan, in
+// order, as the Ray backend would before starting the plan's job, and
+// returns where each bundle landed with the diagnosis. The groups stay
+// placed; Release each of Result.Slices to free them.
+//
+// A slice head that cannot be reserved is recorded in its SlicePlacement
+// (Error) and the diagnosis, and Run goes on with the next group, so one
+// call shows every problem. Run returns an error only for a nil or
+// malformed plan, or when ctx is done (with the result so far).
+func (c *Cluster) Run(ctx context.Context, p *placement.Plan) (*Result, error) {
+	if p == nil {
+		return nil, errors.New("sim: nil plan")
+	}
+	res := &Result{Name: p.Name, Kind: p.Kind, Slices: []*SlicePlacement{}}
+	for i, g := range p.Slices {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		sp, err := c.PlaceSlices(g)
+		if err != nil && !errors.Is(err, ErrSliceReservation) {
+			return res, fmt.Errorf("sim: plan %q slices[%d]: %w", p.Name, i, err)
+		}
+		res.Slices = append(res.Slices, sp)
+		res.Diagnosis = append(res.Diagnosis, sp.Diagnosis...)
+	}
+	return res, nil
+}
