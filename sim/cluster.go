@@ -56,6 +56,10 @@ type Cluster struct {
 	groups  map[string]*group
 	pending []*group // creation order
 	seq     int
+
+	// scan makes every bundle look at every host (tests compare it with
+	// the indexed search).
+	scan bool
 }
 
 type sliceInfo struct {

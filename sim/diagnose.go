@@ -44,6 +44,10 @@ const (
 	// CodeUnpinned: a multi-host request landed on one whole slice, but
 	// only by chance: nothing pinned it there.
 	CodeUnpinned = "Unpinned"
+	// CodeBusySlice: a head reservation took a slice whose other hosts are
+	// in use, so the worker bundles pinned to it wait; Ray's
+	// reserve_tpu_slice does not look for an idle slice.
+	CodeBusySlice = "BusySlice"
 )
 
 // Finding is one observation about a placement.
@@ -184,7 +188,7 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 		if l.bundles == 0 {
 			continue
 		}
-		if len(l.slices) > 1 {
+		if len(l.slices) > 1 && g.MultiHost {
 			d = append(d, Finding{SeverityError, CodeSpansSlices, fmt.Sprintf(
 				"slice %d of the %s request: its %s landed on %d slices (%s): %s",
 				si, shape, plural(l.bundles, "TPU bundle"), len(l.slices), l.describe(), noICI)})
@@ -211,11 +215,78 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 		}
 		if !g.MultiHost && len(l.hosts) > 1 {
 			d = append(d, Finding{SeverityError, CodeSpansHosts, fmt.Sprintf(
-				"slice %d of the %s request is one host, but its %s landed on %d hosts; use bundles of the whole host (TPU: %d) or a STRICT_PACK strategy",
-				si, shape, plural(l.bundles, "TPU bundle"), len(l.hosts), g.ChipsPerHost*max(g.TPUResourcePerChip, 1))})
+				"slice %d of the %s request is one host, but its %s landed on %s (%s): each is a separate TPU VM and a single-host program sees only its own; use bundles of the whole host (TPU: %d) or a STRICT_PACK strategy",
+				si, shape, plural(l.bundles, "TPU bundle"), plural(len(l.hosts), "host"), l.describe(), g.ChipsPerHost*max(g.TPUResourcePerChip, 1))})
 		}
 	}
+	d = append(d, c.busyHeads(sp)...)
 	return d
+}
+
+// busyHeads flags slices whose head was reserved while other hosts of the
+// slice were in use, leaving the pinned workers pending.
+func (c *Cluster) busyHeads(sp *SlicePlacement) Diagnosis {
+	var d Diagnosis
+	for _, h := range sp.Heads {
+		if h.State != StateCreated {
+			continue
+		}
+		waiting := slices.ContainsFunc(sp.Bundles, func(b BundlePlacement) bool { return b.Slice == h.Slice && b.State == StatePending })
+		si, ok := c.sliceByName[h.SliceName]
+		if !waiting || !ok {
+			continue
+		}
+		info := &c.slices[si]
+		busy := 0
+		for ni := info.first; ni < info.first+info.hosts; ni++ {
+			if !c.idle(ni, true) {
+				busy++
+			}
+		}
+		if busy == 0 {
+			continue
+		}
+		idle := 0
+		for i := range c.slices {
+			o := &c.slices[i]
+			if o.item.item.PodType != info.item.item.PodType || o == info {
+				continue
+			}
+			all := true
+			for ni := o.first; ni < o.first+o.hosts && all; ni++ {
+				all = c.idle(ni, false)
+			}
+			if all {
+				idle++
+			}
+		}
+		pt := info.item.item.PodType
+		msg := fmt.Sprintf("slice %d: the head reservation took %s, where %s %s in use, so its workers wait", h.Slice, h.SliceName, plural(busy, "host"), isAre(busy))
+		if idle > 0 {
+			msg += fmt.Sprintf("; %s %s idle, but Ray's reserve_tpu_slice takes the first free head without looking at the slice's other hosts", plural(idle, "other "+pt+" slice"), isAre(idle))
+		}
+		d = append(d, Finding{SeverityWarning, CodeBusySlice, msg})
+	}
+	return d
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// idle reports whether node ni holds nothing; with exceptHead, the head
+// resource of worker 0 does not count (the slice's own reservation holds it).
+func (c *Cluster) idle(ni int32, exceptHead bool) bool {
+	n := &c.nodes[ni]
+	for k, v := range n.avail {
+		if v != n.class.total[k] && !(exceptHead && strings.HasSuffix(c.resNames[n.class.res[k]], "-head")) {
+			return false
+		}
+	}
+	return n.sliceAvail == unit
 }
 
 const partialWhy = "a multi-host slice runs one program over all of its hosts, so the job waits for hosts it does not hold"

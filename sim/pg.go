@@ -76,9 +76,7 @@ type BundleState struct {
 func (pg *PlacementGroup) placedBundles() []placedBundle {
 	var out []placedBundle
 	for _, b := range pg.Bundles {
-		if b.Node != "" {
-			out = append(out, placedBundle{group: pg.ID, name: pg.Name, index: b.Index, node: b.Node, tpu: b.Resources[placement.ResourceTPU]})
-		}
+		out = append(out, placedBundle{group: pg.ID, name: pg.Name, index: b.Index, node: b.Node, tpu: b.Resources[placement.ResourceTPU]})
 	}
 	return out
 }
@@ -89,7 +87,7 @@ type Placement interface {
 	placedBundles() []placedBundle
 }
 
-// placedBundle is one placed bundle as drawn.
+// placedBundle is one bundle as drawn; node is "" when it is not placed.
 type placedBundle struct {
 	group, name string
 	index       int
@@ -315,7 +313,10 @@ func (c *Cluster) pendingReason(g *group, failed int) string {
 		return fmt.Sprintf("STRICT_PACK: none of the %d nodes that can hold all %d bundles together has them free", n, len(g.reqs))
 	}
 	n := c.countFits(g.reqs[failed])
-	msg := fmt.Sprintf("%s: none of the %s that can hold it has it free", describe(g, failed), plural(n, "node"))
+	msg := fmt.Sprintf("%s: none of the %d nodes that can hold it has it free", describe(g, failed), n)
+	if n == 1 {
+		msg = describe(g, failed) + ": the one node that can hold it does not have it free"
+	}
 	switch g.strategy {
 	case placement.StrictSpread:
 		msg += " on a node of its own (STRICT_SPREAD)"
@@ -336,7 +337,11 @@ func (c *Cluster) infeasibleReason(g *group, failed int) string {
 		if g.strategy == placement.StrictSpread {
 			return fmt.Sprintf("%s: STRICT_SPREAD needs a node per bundle, and only %s can hold one", describe(g, failed), plural(n, "node"))
 		}
-		return fmt.Sprintf("%s: the %s that can hold it cannot hold the whole group", describe(g, failed), plural(n, "node"))
+		what := fmt.Sprintf("the %d nodes that can hold it cannot", n)
+		if n == 1 {
+			what = "the one node that can hold it cannot"
+		}
+		return fmt.Sprintf("%s: %s hold the whole group", describe(g, failed), what)
 	}
 	if r.unknown {
 		var missing []string

@@ -61,7 +61,7 @@ func (c *Cluster) Run(ctx context.Context, p *placement.Plan) (*Result, error) {
 	if p == nil {
 		return nil, errors.New("sim: nil plan")
 	}
-	res := &Result{Name: p.Name, Kind: p.Kind, Slices: []*SlicePlacement{}}
+	res := &Result{Name: p.Name, Kind: p.Kind, Slices: []*SlicePlacement{}, Diagnosis: Diagnosis{}}
 	for i, g := range p.Slices {
 		if err := ctx.Err(); err != nil {
 			return res, err

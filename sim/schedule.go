@@ -227,6 +227,15 @@ func (a *attempt) best(r *request, onlyErased bool) int32 {
 			bestN, bestS = ni, s
 		}
 	}
+	if a.c.scan && !onlyErased {
+		for ni := range int32(len(a.c.nodes)) {
+			if t := a.touched[ni]; t != nil && t.excluded {
+				continue
+			}
+			consider(ni, a.score(ni, r))
+		}
+		return bestN
+	}
 	if onlyErased {
 		for _, t := range a.list {
 			if t.excluded {

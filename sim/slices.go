@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,7 +108,7 @@ func refOf(g *group) GroupRef {
 func (sp *SlicePlacement) placedBundles() []placedBundle {
 	out := make([]placedBundle, 0, len(sp.Bundles))
 	for _, b := range sp.Bundles {
-		if b.State != StateCreated || b.Group >= len(sp.Groups) {
+		if b.Group >= len(sp.Groups) {
 			continue
 		}
 		out = append(out, placedBundle{group: sp.Groups[b.Group].ID, name: sp.Groups[b.Group].Name, index: b.Index, node: b.Node, tpu: b.Resources[placement.ResourceTPU]})
@@ -252,16 +253,23 @@ func (c *Cluster) placeSlices(g *placement.SliceGroup) *SlicePlacement {
 		}
 		for bi, b := range grp.Bundles {
 			bp := BundlePlacement{Group: gi, Index: bi, Slice: b.Slice, Resources: maps.Clone(b.Resources), State: StateRemoved}
-			if wg == nil {
+			switch {
+			case wg == nil:
 				bp.LabelSelector = selectorWithPin(b, pinned)
 				bp.Reason = fmt.Sprintf("not created: the head of slice %d was not reserved", sp.Error.Slice)
-			} else {
+			case sp.Error != nil:
+				c.fillBundle(&bp, wg, bi)
+				bp.Reason = fmt.Sprintf("removed: the head of slice %d was not reserved", sp.Error.Slice)
+			default:
 				c.fillBundle(&bp, wg, bi)
 			}
 			sp.Bundles = append(sp.Bundles, bp)
 		}
 	}
 	sp.Diagnosis = c.diagnoseSlices(sp, g)
+	if sp.Diagnosis == nil {
+		sp.Diagnosis = Diagnosis{}
+	}
 	return sp
 }
 
@@ -298,8 +306,20 @@ func (c *Cluster) fillBundle(bp *BundlePlacement, g *group, i int) {
 }
 
 func headError(g *placement.SliceGroup, si int, h placement.HeadReservation, reason string) *ReservationError {
+	// Ray's order: worker id, pod type, then the rest.
+	keys := sortedKeys(h.LabelSelector)
+	rank := func(k string) int {
+		switch k {
+		case placement.LabelWorkerID:
+			return 0
+		case placement.LabelPodType:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
 	sel := make([]string, 0, len(h.LabelSelector))
-	for _, k := range sortedKeys(h.LabelSelector) {
+	for _, k := range keys {
 		sel = append(sel, fmt.Sprintf("'%s': '%s'", k, h.LabelSelector[k]))
 	}
 	labels := "{" + strings.Join(sel, ", ") + "}"
@@ -341,6 +361,9 @@ func (c *Cluster) PlaceBundles(req PlacementGroupRequest) (*SlicePlacement, erro
 		sp.Bundles = append(sp.Bundles, bp)
 	}
 	sp.Diagnosis = c.diagnoseRaw(sp)
+	if sp.Diagnosis == nil {
+		sp.Diagnosis = Diagnosis{}
+	}
 	return sp, nil
 }
 

@@ -460,10 +460,9 @@ func parseItem(text string, p *field.Path) (Item, field.ErrorList) {
 		}
 		rest = strings.TrimSpace(after)
 	}
-	lower := strings.ToLower(rest)
-	if lower == CPUPodType || strings.HasPrefix(lower, CPUPodType+":") {
+	if head, n, ok := strings.Cut(rest, ":"); strings.EqualFold(strings.TrimSpace(head), CPUPodType) {
 		it.PodType = CPUPodType
-		if _, n, ok := strings.Cut(rest, ":"); ok {
+		if ok {
 			v, err := strconv.Atoi(strings.TrimSpace(n))
 			switch {
 			case err != nil || v < 1:

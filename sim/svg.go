@@ -44,6 +44,7 @@ func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
 	var groups []placedBundle // one per group: its first bundle, for the legend
 	groupIdx := map[string]int{}
 	counts := map[string]int{}
+	unplaced := map[string]int{}
 	offCPU := 0
 	for _, p := range placements {
 		if p == nil {
@@ -57,6 +58,10 @@ func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
 				groups = append(groups, b)
 			}
 			counts[b.group]++
+			if b.node == "" {
+				unplaced[b.group]++
+				continue
+			}
 			ni, ok := c.lookup(b.node)
 			if !ok || c.nodes[ni].slice < 0 {
 				offCPU++
@@ -155,7 +160,11 @@ func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
 			label += " (" + g.name + ")"
 		}
 		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="12" height="12" fill="none" stroke="%s" stroke-width="2"/>`, svgMargin, yy, col)
-		fmt.Fprintf(bw, `<text x="%d" y="%d">%s: %s</text>`+"\n", svgMargin+20, yy+10, esc(label), plural(counts[g.group], "bundle"))
+		text := label + ": " + plural(counts[g.group], "bundle")
+		if n := unplaced[g.group]; n > 0 {
+			text += fmt.Sprintf(", %d not placed", n)
+		}
+		fmt.Fprintf(bw, `<text x="%d" y="%d">%s</text>`+"\n", svgMargin+20, yy+10, esc(text))
 	}
 	if offCPU > 0 {
 		fmt.Fprintf(bw, `<text x="%d" y="%d" fill="#555555">%s on CPU-only nodes not drawn</text>`+"\n", svgMargin, legendY+len(groups)*svgLegend+10, plural(offCPU, "bundle"))

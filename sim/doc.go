@@ -1,0 +1,50 @@
+// Package sim is raytpu's simulated TPU cluster: the embedded default
+// backend, which plans and checks a workload with nothing installed but Go.
+//
+// A [Spec] lists TPU slices and CPU-only nodes ("2*v6e-16,v4-16,cpu:2", see
+// [ParseSpec] and [ParseSpecYAML]); [Spec.Hosts] describes every host with
+// exactly the resources and labels Ray's TPU accelerator manager gives it,
+// so that real Ray nodes can be started from the same list.
+//
+// [NewCluster] builds a [Cluster] with a placement group scheduler that
+// follows Ray's (src/ray/raylet/scheduling/policy/bundle_scheduling_policy.cc):
+//
+//   - bundles are placed in Ray's order (more GPU first, then more of the
+//     other custom resources such as TPU, then object store memory, memory,
+//     CPU), each on the node Ray's LeastResourceScorer rates highest: the
+//     sum over requested resources of (free - requested) / free, so the
+//     emptiest fitting node;
+//   - PACK puts the first bundle on the best node, then every further
+//     bundle that fits on that same node, and moves on; SPREAD puts each
+//     bundle on a node it has not used yet if one fits, else on the best of
+//     the nodes it used; STRICT_SPREAD needs a node per bundle; STRICT_PACK
+//     puts the sum of all bundles on one node;
+//   - a bundle label selector restricts the nodes a bundle may use, in
+//     Ray's syntax: "v", "!v", "in(a,b)", "!in(a,b)" (a negation matches a
+//     node without the label);
+//   - placement is atomic: a group is CREATED with every bundle placed, or
+//     PENDING (it would fit the cluster when idle) or INFEASIBLE (it never
+//     fits), with a reason; removing a group frees its resources and
+//     retries the pending groups in creation order.
+//
+// Where Ray's choice is arbitrary (it iterates a hash map), the simulator
+// takes the first node in host order, and its bundle sort is stable and
+// compares custom resources by name: every result is reproducible and
+// golden-testable. Nodes do not fail, and max_cpu_fraction_per_node,
+// soft target nodes and lifetimes are not modelled.
+//
+// [Cluster.PlaceSlices] reserves a compiled [placement.SliceGroup] in the
+// two steps of Ray's SlicePlacementGroup (head reservation, then worker
+// bundles pinned to the head's slice by ray.io/tpu-slice-name);
+// [Cluster.PlaceBundles] places a raw request. Both return a
+// [SlicePlacement] whose [Diagnosis] flags what the TPU guides warn about:
+// a multi-host request spread over several slices (no shared ICI: the
+// first collective hangs, a Serve replica stays DEPLOYING), or one landing
+// on part of a slice or on a slice of the wrong pod type. [Cluster.Run]
+// places every slice group of a [placement.Plan]; [RenderSVG] draws the
+// slices' chip grids with the bundles on them.
+//
+// The model holds 100,000 hosts in 10,000 slices; placing a group looks
+// only at the host classes an index offers and at the first free member of
+// each (see [Cluster]), never at the whole fleet.
+package sim
