@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/sim"
+	"github.com/raytpu/raytpu/train"
+)
+
+// clusterSpec is the local test cluster, in the simulated cluster's
+// format: two v4 2x2x2 slices of two hosts each and one single-host v4 slice.
+const clusterSpec = "2*v4-16,v4-8"
+
+var dashboard string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	spec, err := sim.ParseSpec(clusterSpec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := raycluster.Start(ctx, raycluster.Config{Nodes: NodesFor(spec)})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jaxtrain tests need a local Ray cluster: %v\n", err)
+		return 1
+	}
+	defer c.Stop()
+	dashboard = c.DashboardURL
+	return m.Run()
+}
+
+// NodesFor turns the simulated cluster's hosts into real Ray nodes posing
+// as those TPU hosts, one CPU each.
+func NodesFor(spec sim.Spec) []raycluster.Node {
+	var nodes []raycluster.Node
+	for _, h := range spec.Hosts() {
+		n := raycluster.Node{Name: h.Name, NumCPUs: 1, Env: h.Env()}
+		if h.IsTPU() {
+			n.Resources = map[string]float64{"TPU": h.Resources["TPU"]}
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes
+}
+
+type workerReport struct {
+	Rank        int               `json:"rank"`
+	WorldSize   int               `json:"world_size"`
+	NodeID      string            `json:"node_id"`
+	Labels      map[string]string `json:"labels"`
+	Env         map[string]string `json:"env"`
+	ResumedFrom int               `json:"resumed_from"`
+}
+
+func readReports(t *testing.T, dir string) []workerReport {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "worker-*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []workerReport
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r workerReport
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b workerReport) int { return a.Rank - b.Rank })
+	return out
+}
+
+func testConfig(t *testing.T, name string) config {
+	cfg := defaults()
+	cfg.Address = dashboard
+	cfg.Name = name
+	cfg.Storage = t.TempDir()
+	cfg.ReportDir = t.TempDir()
+	cfg.Steps = 10
+	return cfg
+}
+
+func runLogged(t *testing.T, ctx context.Context, cfg config) (*train.Result, error) {
+	var out bytes.Buffer
+	res, err := run(ctx, cfg, &out)
+	t.Logf("run %s:\n%s", cfg.Name, out.String())
+	return res, err
+}
+
+func TestTrainOnOneSlice(t *testing.T) {
+	cfg := testConfig(t, "one-slice")
+	cfg.Steps = 12
+	res, err := runLogged(t, t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if step, ok := res.Step("step"); !ok || step != cfg.Steps {
+		t.Errorf("final step = %d (%v), want %d", step, ok, cfg.Steps)
+	}
+	if res.Checkpoint == "" {
+		t.Error("no checkpoint in the result")
+	}
+	// NumToKeep = 2: checkpoints at steps 5, 10 and 12 leave two.
+	kept, _ := filepath.Glob(filepath.Join(cfg.Storage, cfg.Name, "checkpoint_*"))
+	if len(kept) != cfg.NumToKeep {
+		t.Errorf("%d checkpoints kept on storage (%v), want NumToKeep = %d", len(kept), kept, cfg.NumToKeep)
+	}
+	if len(res.BestCheckpoints) != cfg.NumToKeep {
+		t.Errorf("result lists %d checkpoints, want %d", len(res.BestCheckpoints), cfg.NumToKeep)
+	}
+	reports := readReports(t, cfg.ReportDir)
+	if len(reports) != 2 {
+		t.Fatalf("%d worker reports, want one per host of the v4 2x2x2 slice (2)", len(reports))
+	}
+	nodes := map[string]bool{}
+	workerIDs := map[string]bool{}
+	for _, r := range reports {
+		nodes[r.NodeID] = true
+		workerIDs[r.Labels["ray.io/tpu-worker-id"]] = true
+		if got := r.Labels["ray.io/tpu-slice-name"]; got != reports[0].Labels["ray.io/tpu-slice-name"] || got == "" {
+			t.Errorf("rank %d on slice %q, rank 0 on %q: workers must share one slice", r.Rank, got, reports[0].Labels["ray.io/tpu-slice-name"])
+		}
+		if got := r.Labels["ray.io/tpu-pod-type"]; got != "v4-16" {
+			t.Errorf("rank %d on pod type %q, want v4-16", r.Rank, got)
+		}
+		if _, ok := r.Env["MEGASCALE_NUM_SLICES"]; ok {
+			t.Errorf("rank %d has MEGASCALE_NUM_SLICES on a single-slice run", r.Rank)
+		}
+	}
+	if len(nodes) != 2 || !workerIDs["0"] || !workerIDs["1"] {
+		t.Errorf("workers on nodes %v with worker ids %v, want one worker on each of the slice's 2 hosts", nodes, workerIDs)
+	}
+}
+
+func TestTrainOnTwoSlices(t *testing.T) {
+	cfg := testConfig(t, "two-slices")
+	cfg.NumSlices = 2
+	cfg.Steps = 5
+	if _, err := runLogged(t, t.Context(), cfg); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	reports := readReports(t, cfg.ReportDir)
+	if len(reports) != 4 {
+		t.Fatalf("%d worker reports, want 4 (2 slices × 2 hosts)", len(reports))
+	}
+	sliceOf := map[string]string{} // slice name -> MEGASCALE_SLICE_ID
+	perSlice := map[string]int{}
+	for _, r := range reports {
+		name := r.Labels["ray.io/tpu-slice-name"]
+		perSlice[name]++
+		if got := r.Env["MEGASCALE_NUM_SLICES"]; got != "2" {
+			t.Errorf("rank %d: MEGASCALE_NUM_SLICES = %q, want 2", r.Rank, got)
+		}
+		id := r.Env["MEGASCALE_SLICE_ID"]
+		if prev, ok := sliceOf[name]; ok && prev != id {
+			t.Errorf("slice %s has workers with MEGASCALE_SLICE_ID %s and %s", name, prev, id)
+		}
+		sliceOf[name] = id
+		if want := strconv.Itoa(r.Rank / 2); id != want {
+			t.Errorf("rank %d: MEGASCALE_SLICE_ID = %q, want %s", r.Rank, id, want)
+		}
+		if r.Env["MEGASCALE_COORDINATOR_ADDRESS"] == "" {
+			t.Errorf("rank %d: no MEGASCALE_COORDINATOR_ADDRESS", r.Rank)
+		}
+	}
+	if len(perSlice) != 2 {
+		t.Errorf("workers on slices %v, want two different slices", perSlice)
+	}
+	for name, n := range perSlice {
+		if n != 2 {
+			t.Errorf("slice %s holds %d workers, want 2", name, n)
+		}
+	}
+}
+
+// killPausedWorker waits for rank 1 to publish its pid at the pause step
+// and kills that worker process.
+func killPausedWorker(ctx context.Context, t *testing.T, dir string) {
+	path := filepath.Join(dir, "paused-rank-1.pid")
+	for ctx.Err() == nil {
+		b, err := os.ReadFile(path)
+		if err == nil && len(b) > 0 {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Errorf("pid file: %v", err)
+				return
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Errorf("kill worker %d: %v", pid, err)
+			}
+			t.Logf("killed rank 1 worker process %d", pid)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestTrainResumesAfterWorkerDies(t *testing.T) {
+	cfg := testConfig(t, "resume")
+	cfg.Steps = 14
+	cfg.PauseAt = 12 // after the checkpoint at step 10
+	cfg.MaxFailures = 1
+	go killPausedWorker(t.Context(), t, cfg.ReportDir)
+	res, err := runLogged(t, t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if step, _ := res.Step("step"); step != cfg.Steps {
+		t.Errorf("final step = %d, want %d", step, cfg.Steps)
+	}
+	if from, _ := res.Step("resumed_from"); from != 10 {
+		t.Errorf("final metrics resumed_from = %d, want 10 (the latest checkpoint before the kill)", from)
+	}
+	var restarted int
+	for _, r := range readReports(t, cfg.ReportDir) {
+		if r.ResumedFrom == 10 {
+			restarted++
+		}
+	}
+	if restarted != 2 {
+		t.Errorf("%d workers restarted from step 10, want 2", restarted)
+	}
+}
+
+func TestTrainFailsWithoutRetries(t *testing.T) {
+	cfg := testConfig(t, "no-retries")
+	cfg.Steps = 14
+	cfg.PauseAt = 7
+	cfg.MaxFailures = 0
+	go killPausedWorker(t.Context(), t, cfg.ReportDir)
+	_, err := runLogged(t, t.Context(), cfg)
+	if !errors.Is(err, train.ErrTrainingFailed) {
+		t.Fatalf("err = %v, want a train.RunError", err)
+	}
+	var re *train.RunError
+	if errors.As(err, &re) && re.Type == "" {
+		t.Errorf("RunError without Ray's error type: %#v", re)
+	}
+}
+
+func TestInvalidSpecNeverReachesCluster(t *testing.T) {
+	client, err := ray.NewClient(dashboard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := client.ListJobs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "invalid")
+	cfg.Topology = "2x2x3"
+	cfg.NumSlices = -1
+	_, err = run(t.Context(), cfg, &bytes.Buffer{})
+	got := map[string]field.Type{}
+	for _, e := range field.Errors(err) {
+		got[e.Field] = e.Type
+	}
+	want := map[string]field.Type{"trainer.scaling.topology": field.TypeNotSupported, "trainer.scaling.numSlices": field.TypeInvalid}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("error on %s = %q, want %q (all: %v)", k, got[k], v, err)
+		}
+	}
+	after, err := client.ListJobs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("jobs on the cluster went from %d to %d; an invalid spec must not be submitted", len(before), len(after))
+	}
+}

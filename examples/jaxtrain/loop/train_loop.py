@@ -1,0 +1,98 @@
+"""A tiny JAX train loop for raytpu's JaxTrainer example.
+
+It fits y = 3x + 2 with plain gradient descent on CPU (JAX_PLATFORMS=cpu) or
+TPU, checkpoints every `checkpoint_every` steps, resumes from the latest
+checkpoint after a restart, and leaves one JSON report per worker and
+attempt in `report_dir` (rank, node labels, MEGASCALE_* env) so a test can
+check where each worker ran.
+
+Import JAX inside the train function, not at module top level: the driver
+must not grab the TPU.
+"""
+
+import json
+import os
+import tempfile
+import time
+
+
+def _labels():
+    import ray
+
+    labels = ray.get_runtime_context().get_node_labels()
+    return {k: (v[0] if isinstance(v, list) and v else v) for k, v in labels.items()}
+
+
+def train_func(config):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import ray
+    import ray.train
+
+    ctx = ray.train.get_context()
+    rank = ctx.get_world_rank()
+    steps = int(config.get("steps", 20))
+    every = int(config.get("checkpoint_every", 5))
+    report_dir = config.get("report_dir")
+    pause_at = config.get("pause_at_step")
+
+    w, b, start = 0.0, 0.0, 0
+    checkpoint = ray.train.get_checkpoint()
+    if checkpoint is not None:
+        with checkpoint.as_directory() as d:
+            with open(os.path.join(d, "state.json")) as f:
+                state = json.load(f)
+        w, b, start = state["w"], state["b"], state["step"]
+
+    if report_dir:
+        os.makedirs(report_dir, exist_ok=True)
+        report = {
+            "rank": rank,
+            "world_size": ctx.get_world_size(),
+            "local_rank": ctx.get_local_rank(),
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "labels": _labels(),
+            "pid": os.getpid(),
+            "resumed_from": start,
+            "env": {k: v for k, v in os.environ.items() if k.startswith(("MEGASCALE_", "TPU_", "JAX_PLATFORMS"))},
+            "jax_devices": jax.local_device_count(),
+        }
+        name = "worker-%d-from-%d.json" % (rank, start)
+        with open(os.path.join(report_dir, name), "w") as f:
+            json.dump(report, f, sort_keys=True)
+
+    rng = np.random.default_rng(rank)
+    x = jnp.asarray(rng.uniform(-1, 1, size=(64,)), dtype=jnp.float32)
+    y = 3.0 * x + 2.0
+
+    def loss_fn(params):
+        pw, pb = params
+        return jnp.mean((pw * x + pb - y) ** 2)
+
+    grad = jax.jit(jax.value_and_grad(loss_fn))
+    lr = float(config.get("lr", 0.1))
+    params = (jnp.float32(w), jnp.float32(b))
+    for step in range(start + 1, steps + 1):
+        if pause_at and step == pause_at and start < pause_at and rank == 1 and report_dir:
+            # Fault-injection hook for tests: publish this worker's pid and
+            # wait to be killed from outside.
+            with open(os.path.join(report_dir, "paused-rank-1.pid"), "w") as f:
+                f.write(str(os.getpid()))
+            for _ in range(600):
+                time.sleep(0.5)
+        loss, (gw, gb) = grad(params)
+        params = (params[0] - lr * gw, params[1] - lr * gb)
+        metrics = {"step": step, "loss": float(loss), "w": float(params[0]), "b": float(params[1]), "resumed_from": start}
+        if step % every == 0 or step == steps:
+            with tempfile.TemporaryDirectory() as d:
+                if rank == 0:
+                    with open(os.path.join(d, "state.json"), "w") as f:
+                        json.dump({"w": float(params[0]), "b": float(params[1]), "step": step}, f)
+                ray.train.report(
+                    metrics,
+                    checkpoint=ray.train.Checkpoint.from_directory(d) if rank == 0 else None,
+                )
+        else:
+            ray.train.report(metrics)
+    return {"final_step": steps}

@@ -1,0 +1,182 @@
+// Command jaxtrain trains a tiny JAX model with raytpu's JaxTrainer: one
+// worker per TPU host of a v4 2x2x2 slice (or several slices), with
+// checkpoints and restarts.
+//
+// Without --address it compiles the trainer and places it on the simulated
+// TPU cluster, printing where each worker would run:
+//
+//	go run ./examples/jaxtrain
+//
+// With --address it runs for real on a Ray cluster through its dashboard
+// (for example one started by `raytpu dev-cluster up`):
+//
+//	go run ./examples/jaxtrain --address http://127.0.0.1:8265 --storage /tmp/raytpu-results
+package main
+
+import (
+	"context"
+	"embed"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/sim"
+	"github.com/raytpu/raytpu/train"
+)
+
+//go:embed loop/train_loop.py
+var loopFS embed.FS
+
+type config struct {
+	Address     string // Ray dashboard URL; empty: simulate
+	Cluster     string // simulated cluster spec
+	Name        string
+	Storage     string
+	ReportDir   string
+	Steps       int
+	NumSlices   int
+	MaxFailures int
+	NumToKeep   int
+	PauseAt     int // fault-injection hook of the train loop (tests)
+	Accelerator string
+	Topology    string
+}
+
+func defaults() config {
+	return config{
+		Cluster: "2*v4-16,cpu:1", Name: "jaxtrain", Steps: 20, NumSlices: 1, NumToKeep: 2,
+		Accelerator: "v4", Topology: "2x2x2",
+	}
+}
+
+// trainer builds the JaxTrainer; workDir holds the train loop module.
+func trainer(cfg config, workDir string) train.JaxTrainer {
+	loopCfg := map[string]any{"steps": cfg.Steps, "checkpoint_every": 5, "lr": 0.3}
+	if cfg.ReportDir != "" {
+		loopCfg["report_dir"] = cfg.ReportDir
+	}
+	if cfg.PauseAt > 0 {
+		loopCfg["pause_at_step"] = cfg.PauseAt
+	}
+	return train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		TrainLoopConfig:    loopCfg,
+		ScalingConfig: train.ScalingConfig{
+			UseTPU:      true,
+			Accelerator: cfg.Accelerator,
+			Topology:    cfg.Topology,
+			NumSlices:   cfg.NumSlices,
+		},
+		RunConfig: train.RunConfig{
+			Name:        cfg.Name,
+			StoragePath: cfg.Storage,
+			Checkpoint:  train.CheckpointConfig{NumToKeep: cfg.NumToKeep},
+			Failure:     train.FailureConfig{MaxFailures: cfg.MaxFailures},
+			// The example runs on CPUs posing as TPU hosts.
+			WorkerEnv: map[string]string{"JAX_PLATFORMS": "cpu"},
+		},
+		RuntimeEnv: train.RuntimeEnv{WorkingDir: workDir},
+	}
+}
+
+// writeLoop copies the embedded train loop into a fresh directory.
+func writeLoop() (string, error) {
+	dir, err := os.MkdirTemp("", "jaxtrain-")
+	if err != nil {
+		return "", err
+	}
+	b, err := fs.ReadFile(loopFS, "loop/train_loop.py")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "train_loop.py"), b, 0o644)
+}
+
+// run compiles the trainer and runs it: on Ray when cfg.Address is set,
+// else on the simulated cluster.
+func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) {
+	dir, err := writeLoop()
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	plan, err := trainer(cfg, dir).Compile()
+	if err != nil {
+		return nil, err // a field.ErrorList: nothing reaches the cluster
+	}
+	if cfg.Address == "" {
+		return nil, simulate(ctx, cfg, plan, out)
+	}
+	client, err := ray.NewClient(cfg.Address)
+	if err != nil {
+		return nil, err
+	}
+	res, err := client.RunPlan(ctx, plan, ray.RunOptions{
+		OnStatus: func(j ray.JobInfo) { fmt.Fprintf(out, "job %s: %s %s\n", j.SubmissionID, j.Status, j.Message) },
+	})
+	if res == nil {
+		return nil, err
+	}
+	if len(res.Output) == 0 {
+		return nil, err
+	}
+	tr, perr := train.ParseResult(res.Output)
+	if perr != nil {
+		return tr, perr // a *train.RunError when training failed
+	}
+	return tr, err
+}
+
+func simulate(ctx context.Context, cfg config, plan *placement.Plan, out io.Writer) error {
+	spec, err := sim.ParseSpec(cfg.Cluster)
+	if err != nil {
+		return err
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		return err
+	}
+	res, err := cluster.Run(ctx, plan)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s %q on simulated cluster %s\n", plan.Kind, plan.Name, spec)
+	for _, sp := range res.Slices {
+		for _, b := range sp.Bundles {
+			fmt.Fprintf(out, "worker %d  slice %d  %-8s  node %-12s  %s\n", b.Index, b.Slice, b.State, b.Node, b.SliceName)
+		}
+	}
+	for _, f := range res.Diagnosis {
+		fmt.Fprintf(out, "%s %s: %s\n", f.Severity, f.Code, f.Message)
+	}
+	return nil
+}
+
+func main() {
+	cfg := defaults()
+	flag.StringVar(&cfg.Address, "address", "", "Ray dashboard URL (empty: place on the simulated cluster)")
+	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "simulated cluster spec")
+	flag.StringVar(&cfg.Name, "name", cfg.Name, "run name")
+	flag.StringVar(&cfg.Storage, "storage", "", "storage path for results and checkpoints")
+	flag.IntVar(&cfg.Steps, "steps", cfg.Steps, "training steps")
+	flag.IntVar(&cfg.NumSlices, "num-slices", cfg.NumSlices, "number of v4 2x2x2 slices")
+	flag.IntVar(&cfg.MaxFailures, "max-failures", 0, "restarts from the latest checkpoint (-1: forever)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := run(ctx, cfg, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jaxtrain:", err)
+		os.Exit(1)
+	}
+	if res != nil {
+		step, _ := res.Step("step")
+		fmt.Printf("done: step %d loss %v checkpoint %s\n", step, res.Metrics["loss"], res.Checkpoint)
+	}
+}
