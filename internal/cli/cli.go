@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -125,3 +126,5 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

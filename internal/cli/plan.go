@@ -1,7 +1,240 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/sim"
+)
+
+// planFlags are the flags of `raytpu plan`.
+type planFlags struct {
+	spec       placement.SliceSpec
+	resources  string
+	strategy   string
+	cluster    string
+	clusterYML string
+	compare    bool
+	out        output
+}
 
 func newPlanCmd() *cobra.Command {
-	return &cobra.Command{Use: "plan", Short: "Compile a slice placement and schedule it on the simulated cluster", Hidden: true}
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "plan --accelerator GEN --topology T",
+		Short: "Compile a slice placement as Ray builds it and schedule it on the simulated cluster",
+		Long: `Compile a slice placement group exactly as Ray's slice_placement_group builds
+it, place it on the simulated TPU cluster, and print where every bundle lands
+with a diagnosis. --compare also places the same chips requested per chip
+without a topology, the request that can land on several slices and hang at
+the first collective.
+
+The default cluster holds one more slice of the requested shape than the
+plan needs, plus one CPU-only node. --cluster takes the simulated cluster's
+spec, e.g. "2*v6e-16,v4-16,cpu:2".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.spec.Accelerator, "accelerator", "", "TPU generation: v4, v5e, v5p, v6e, v7x (or TPU-V6E, tpu7x, ...)")
+	fl.StringVar(&f.spec.Topology, "topology", "", "slice topology, e.g. 4x4 or 2x2x2")
+	fl.IntVar(&f.spec.NumSlices, "num-slices", 1, "number of slices")
+	fl.IntVar(&f.spec.ChipsPerHost, "chips-per-host", 0, "chips per host (Ray's chips_per_vm)")
+	fl.BoolVar(&f.spec.PGPerSlice, "pg-per-slice", false, "one placement group per slice")
+	fl.StringVar(&f.spec.Name, "name", "", "placement group name")
+	fl.StringVar(&f.resources, "resources-per-bundle", "", `resources of each bundle as JSON, e.g. '{"TPU": 1}'`)
+	fl.StringVar(&f.strategy, "strategy", "SPREAD", "placement strategy: "+strings.Join(placement.Strategies(), ", "))
+	fl.StringVar(&f.cluster, "cluster", "", "simulated cluster spec (default: the plan's slices plus one spare, and cpu:1)")
+	fl.StringVar(&f.clusterYML, "cluster-file", "", "simulated cluster spec file in YAML")
+	fl.BoolVar(&f.compare, "compare", false, "also place the same chips requested per chip without a topology")
+	addOutput(cmd, &f.out, "table", "json", "svg")
+	return cmd
+}
+
+// planReport is the JSON form of `raytpu plan -o json`.
+type planReport struct {
+	Cluster    string                     `json:"cluster"`
+	Plan       *placement.Plan            `json:"plan"`
+	Placement  *sim.SlicePlacement        `json:"placement"`
+	Comparison *sim.SlicePlacement        `json:"comparison,omitempty"`
+	Request    *sim.PlacementGroupRequest `json:"comparisonRequest,omitempty"`
+}
+
+func runPlan(cmd *cobra.Command, f *planFlags) error {
+	if err := f.out.check(); err != nil {
+		return err
+	}
+	if f.resources != "" {
+		if err := json.Unmarshal([]byte(f.resources), &f.spec.ResourcesPerBundle); err != nil {
+			return field.ErrorList{field.Invalid(field.NewPath("resourcesPerBundle"), f.resources, `want a JSON object of numbers, e.g. {"TPU": 1, "CPU": 2}`)}
+		}
+	}
+	f.spec.Strategy = placement.Strategy(strings.ToUpper(f.strategy))
+	if f.spec.NumSlices == 0 {
+		return field.ErrorList{field.Invalid(field.NewPath("numSlices"), 0, "must be at least 1")}
+	}
+	group, err := f.spec.Compile(nil)
+	if err != nil {
+		return err
+	}
+	spec, err := clusterSpec(f, group)
+	if err != nil {
+		return err
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		return err
+	}
+	sp, err := cluster.PlaceSlices(group)
+	if err != nil {
+		return err
+	}
+	report := planReport{Cluster: spec.String(), Plan: placement.NewSlicePlan(f.spec.Name, group), Placement: sp}
+	if f.compare {
+		// The hazard: the same chips as per-chip bundles, no topology, on a
+		// fresh copy of the cluster.
+		fresh, err := sim.NewCluster(spec)
+		if err != nil {
+			return err
+		}
+		req := perChipRequest(group)
+		cmp, err := fresh.PlaceBundles(req)
+		if err != nil {
+			return err
+		}
+		report.Comparison, report.Request = cmp, &req
+	}
+	w := cmd.OutOrStdout()
+	switch f.out.value {
+	case "json":
+		return writeJSON(w, report)
+	case "svg":
+		ps := []sim.Placement{sp}
+		return sim.RenderSVG(w, cluster, ps...)
+	}
+	return printPlan(w, group, report)
+}
+
+// perChipRequest asks for the group's chips as {TPU: 1} bundles with no
+// topology, head reservation or slice pin, strategy SPREAD.
+func perChipRequest(g *placement.SliceGroup) sim.PlacementGroupRequest {
+	n := int(g.BundleResources[placement.ResourceTPU]) * g.BundlesPerSlice * g.NumSlices
+	req := sim.PlacementGroupRequest{Name: "per-chip", Strategy: placement.Spread}
+	for range n {
+		req.Bundles = append(req.Bundles, map[string]float64{placement.ResourceTPU: 1})
+	}
+	return req
+}
+
+func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
+	switch {
+	case f.clusterYML != "":
+		b, err := readFile(f.clusterYML)
+		if err != nil {
+			return sim.Spec{}, usagef("--cluster-file: %v", err)
+		}
+		return sim.ParseSpecYAML(b)
+	case f.cluster != "":
+		return sim.ParseSpec(f.cluster)
+	}
+	item := g.PodType
+	if f.spec.ChipsPerHost != 0 {
+		item += "@" + strconv.Itoa(f.spec.ChipsPerHost)
+	}
+	return sim.ParseSpec(fmt.Sprintf("%d*%s:%s,cpu:1", g.NumSlices+1, item, g.Topology))
+}
+
+func printPlan(w io.Writer, g *placement.SliceGroup, r planReport) error {
+	fmt.Fprintf(w, "Plan:     %s\n", g)
+	fmt.Fprintf(w, "Hosts:    %d per slice × %d chips, %d TPU per bundle\n", g.HostsPerSlice, g.ChipsPerHost, int(g.BundleResources[placement.ResourceTPU]))
+	fmt.Fprintf(w, "Cluster:  %s (simulated)\n\n", r.Cluster)
+	sp := r.Placement
+	if len(sp.Heads) > 0 {
+		tw := newTable(w)
+		fmt.Fprintln(tw, "HEAD\tRESOURCE\tSTATE\tNODE\tSLICE")
+		for _, h := range sp.Heads {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Slice, "TPU-"+g.PodType+"-head", h.State, dash(h.Node), dash(h.SliceName))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	printBundles(w, sp)
+	fmt.Fprintln(w)
+	printDiagnosis(w, "Diagnosis", sp.Diagnosis)
+	if r.Comparison != nil {
+		fmt.Fprintf(w, "\nSame %d chips as %d bundles {TPU: 1}, no topology, SPREAD:\n\n", len(r.Request.Bundles), len(r.Request.Bundles))
+		printSliceSummary(w, r.Comparison)
+		fmt.Fprintln(w)
+		printDiagnosis(w, "Diagnosis without topology", r.Comparison.Diagnosis)
+	}
+	return nil
+}
+
+func printBundles(w io.Writer, sp *sim.SlicePlacement) {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "GROUP\tBUNDLE\tSLICE#\tRESOURCES\tSTATE\tNODE\tSLICE")
+	for _, b := range sp.Bundles {
+		name := sp.Groups[b.Group].Name
+		if name == "" {
+			name = sp.Groups[b.Group].ID
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", name, b.Index, b.Slice, resources(b.Resources), b.State, dash(b.Node), dash(b.SliceName))
+	}
+	tw.Flush()
+}
+
+// printSliceSummary counts bundles and TPU per slice.
+func printSliceSummary(w io.Writer, sp *sim.SlicePlacement) {
+	type row struct{ bundles, tpu int }
+	rows := map[string]*row{}
+	var order []string
+	for _, b := range sp.Bundles {
+		key := b.SliceName
+		if b.State != sim.StateCreated {
+			key = "(" + strings.ToLower(string(b.State)) + ")"
+		} else if key == "" {
+			key = b.Node
+		}
+		if rows[key] == nil {
+			rows[key] = &row{}
+			order = append(order, key)
+		}
+		rows[key].bundles++
+		rows[key].tpu += int(b.Resources[placement.ResourceTPU])
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "SLICE\tBUNDLES\tTPU")
+	for _, k := range order {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", k, rows[k].bundles, rows[k].tpu)
+	}
+	tw.Flush()
+}
+
+func printDiagnosis(w io.Writer, title string, d sim.Diagnosis) {
+	fmt.Fprintf(w, "%s:\n", title)
+	if len(d) == 0 {
+		fmt.Fprintln(w, "  ok: every slice's bundles are placed, each slice on one intact slice")
+		return
+	}
+	for _, f := range d {
+		fmt.Fprintf(w, "  %-7s %s: %s\n", f.Severity, f.Code, f.Message)
+	}
+}
+
+func resources(m map[string]float64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ":" + strconv.FormatFloat(m[k], 'f', -1, 64)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
