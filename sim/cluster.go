@@ -128,8 +128,13 @@ func NewCluster(spec Spec) (*Cluster, error) {
 	c.nodes = make([]node, 0, total)
 	buf := make([]int64, 0, total*6)
 	classOf := map[string][]*class{}
+	keys := map[*resolved]string{}
 	walkHosts(rs, func(r *resolved, slice string, worker, cpuIndex int) {
-		key := shapeKey(r)
+		key, ok := keys[r]
+		if !ok {
+			key = shapeKey(r)
+			keys[r] = key
+		}
 		cls := classOf[key]
 		w := max(worker, 0)
 		for len(cls) <= w {
@@ -139,8 +144,8 @@ func NewCluster(spec Spec) (*Cluster, error) {
 		if cl == nil {
 			cl = c.newClass(r, worker)
 			cls[w] = cl
+			classOf[key] = cls
 		}
-		classOf[key] = cls
 		ni := int32(len(c.nodes))
 		n := node{class: cl, pos: int32(len(cl.members)), slice: -1, worker: int32(worker)}
 		if slice != "" {

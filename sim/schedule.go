@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"math"
 	"slices"
 
 	"github.com/raytpu/raytpu/placement"
@@ -90,10 +92,10 @@ func (c *Cluster) aggregate(reqs []*request) *request {
 	ssums := map[int32]int64{}
 	for _, r := range reqs {
 		for _, x := range r.res {
-			sums[x.id] += x.amt
+			sums[x.id] = satAdd(sums[x.id], x.amt)
 		}
 		for _, x := range r.slices {
-			ssums[x.slice] += x.amt
+			ssums[x.slice] = satAdd(ssums[x.slice], x.amt)
 		}
 		agg.unknown = agg.unknown || r.unknown
 		agg.sel = append(agg.sel, r.sel...)
@@ -494,8 +496,13 @@ var predefined = map[string]bool{"CPU": true, "GPU": true, "memory": true, "obje
 // memory and CPU. Ties keep bundle order (Ray's sort is not stable).
 func bundleOrder(bundles []map[string]float64) []int {
 	order := make([]int, len(bundles))
+	same := true
 	for i := range order {
 		order[i] = i
+		same = same && maps.Equal(bundles[i], bundles[0])
+	}
+	if same {
+		return order
 	}
 	get := func(m map[string]float64, k string) int64 { return toFixed(m[k]) }
 	slices.SortStableFunc(order, func(i, j int) int {
@@ -535,4 +542,13 @@ func cmpDesc(x, y int64) int {
 		return -1
 	}
 	return 1
+}
+
+// satAdd adds two non-negative amounts, saturating instead of overflowing
+// (no host holds that much anyway).
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

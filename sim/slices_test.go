@@ -238,3 +238,26 @@ func TestPlaceBundlesDiagnosis(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeFleet places on the 100,000-host model the benchmarks use.
+func TestLargeFleet(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, fleet(100_000))
+	if c.NumHosts() != 100_000 || c.NumSlices() != 10_000 {
+		t.Fatalf("%d hosts in %d slices", c.NumHosts(), c.NumSlices())
+	}
+	for i, want := range []string{"v6e-16-0", "v6e-16-1", "v6e-16-2"} {
+		sp, err := c.PlaceSlices(compile(t, placement.SliceSpec{Topology: "4x4", Accelerator: "v6e"}))
+		if err != nil || sp.Heads[0].SliceName != want || sp.Bundles[3].State != sim.StateCreated {
+			t.Fatalf("placement %d on %s: %v", i, sp.Heads[0].SliceName, err)
+		}
+	}
+	sp, err := c.PlaceSlices(compile(t, placement.SliceSpec{Topology: "8x8", Accelerator: "v6e", NumSlices: 2}))
+	if err != nil || sp.Heads[1].SliceName != "v6e-64-1" || len(sp.Diagnosis) != 0 {
+		t.Fatalf("8x8 x2: %v %+v %s", err, sp.Heads, sp.Diagnosis)
+	}
+	raw, err := c.PlaceBundles(sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(16, map[string]float64{"TPU": 1})})
+	if err != nil || !cmp.Equal(raw.Diagnosis.Codes(), []string{sim.CodeSpansSlices}) {
+		t.Fatalf("raw: %v %s", err, raw.Diagnosis)
+	}
+}

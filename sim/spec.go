@@ -23,6 +23,12 @@ const (
 	MaxHosts = 1 << 20
 )
 
+// Bounds on one host, which keep its resources exact in Ray's fixed point.
+const (
+	maxHostCPU    = 1 << 20
+	maxHostMemory = Bytes(1 << 46)
+)
+
 // CPUPodType is the pod type of a spec item of CPU-only nodes.
 const CPUPodType = "cpu"
 
@@ -97,14 +103,14 @@ func resolveItem(it Item, f itemFields) (resolved, field.ErrorList) {
 	if r.item.Count == 0 {
 		r.item.Count = 1
 	}
-	if it.CPU < 0 {
-		errs = append(errs, field.Invalid(f.cpu, it.CPU, "must be a positive number of CPUs"))
+	if it.CPU < 0 || it.CPU > maxHostCPU {
+		errs = append(errs, field.Invalid(f.cpu, it.CPU, fmt.Sprintf("must be a positive number of CPUs, at most %d", maxHostCPU)))
 	}
 	if r.item.CPU == 0 {
 		r.item.CPU = DefaultCPU
 	}
-	if it.Memory < 0 {
-		errs = append(errs, field.Invalid(f.memory, it.Memory.String(), "must be a positive size, e.g. 64Gi"))
+	if it.Memory < 0 || it.Memory > maxHostMemory {
+		errs = append(errs, field.Invalid(f.memory, it.Memory.String(), "must be a positive size up to "+maxHostMemory.String()+", e.g. 64Gi"))
 	}
 	if r.item.Memory == 0 {
 		r.item.Memory = DefaultMemory
