@@ -173,7 +173,7 @@ func checkSliceGroup(g *placement.SliceGroup) error {
 }
 
 func (c *Cluster) placeSlices(g *placement.SliceGroup) *SlicePlacement {
-	sp := &SlicePlacement{PodType: g.PodType, Topology: g.Topology, NumSlices: g.NumSlices}
+	sp := &SlicePlacement{PodType: g.PodType, Topology: g.Topology, NumSlices: g.NumSlices, Groups: []GroupRef{}, Bundles: []BundlePlacement{}}
 	if len(g.Groups) > 0 {
 		sp.Name = g.Groups[0].Name
 	}
