@@ -40,7 +40,7 @@ func runMain(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := raycluster.Start(ctx, raycluster.Config{Nodes: NodesFor(spec)})
+	c, err := raycluster.Start(ctx, raycluster.Config{Nodes: raycluster.NodesFor(spec, 1)})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jaxtrain tests need a local Ray cluster: %v\n", err)
 		return 1
@@ -48,20 +48,6 @@ func runMain(m *testing.M) int {
 	defer c.Stop()
 	dashboard = c.DashboardURL
 	return m.Run()
-}
-
-// NodesFor turns the simulated cluster's hosts into real Ray nodes posing
-// as those TPU hosts, one CPU each.
-func NodesFor(spec sim.Spec) []raycluster.Node {
-	var nodes []raycluster.Node
-	for _, h := range spec.Hosts() {
-		n := raycluster.Node{Name: h.Name, NumCPUs: 1, Env: h.Env()}
-		if h.IsTPU() {
-			n.Resources = map[string]float64{"TPU": h.Resources["TPU"]}
-		}
-		nodes = append(nodes, n)
-	}
-	return nodes
 }
 
 type workerReport struct {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -95,9 +96,11 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 		return err
 	}
 	sp, err := cluster.PlaceSlices(group)
-	if err != nil {
+	if err != nil && (sp == nil || !errors.Is(err, sim.ErrSliceReservation)) {
 		return err
 	}
+	// A slice that cannot be reserved is part of the answer: it is in
+	// sp.Error and the diagnosis, printed below.
 	report := planReport{Cluster: spec.String(), Plan: placement.NewSlicePlan(f.spec.Name, group), Placement: sp}
 	if f.compare {
 		// The hazard: the same chips as per-chip bundles, no topology, on a
@@ -183,9 +186,11 @@ func printBundles(w io.Writer, sp *sim.SlicePlacement) {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "GROUP\tBUNDLE\tSLICE#\tRESOURCES\tSTATE\tNODE\tSLICE")
 	for _, b := range sp.Bundles {
-		name := sp.Groups[b.Group].Name
-		if name == "" {
-			name = sp.Groups[b.Group].ID
+		name := "-"
+		if b.Group < len(sp.Groups) {
+			if name = sp.Groups[b.Group].Name; name == "" {
+				name = sp.Groups[b.Group].ID
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", name, b.Index, b.Slice, resources(b.Resources), b.State, dash(b.Node), dash(b.SliceName))
 	}
