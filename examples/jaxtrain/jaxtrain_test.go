@@ -112,7 +112,7 @@ func TestTrainOnOneSlice(t *testing.T) {
 		t.Error("no checkpoint in the result")
 	}
 	// NumToKeep = 2: checkpoints at steps 5, 10 and 12 leave two.
-	kept, _ := filepath.Glob(filepath.Join(cfg.Storage, cfg.Name, "checkpoint_*"))
+	kept, _ := filepath.Glob(filepath.Join(cfg.Storage, cfg.Name, "checkpoint_*", "state.json"))
 	if len(kept) != cfg.NumToKeep {
 		t.Errorf("%d checkpoints kept on storage (%v), want NumToKeep = %d", len(kept), kept, cfg.NumToKeep)
 	}
