@@ -1,0 +1,27 @@
+package placement_test
+
+import (
+	"testing"
+
+	"github.com/raytpu/raytpu/placement"
+)
+
+func BenchmarkCompile(b *testing.B) {
+	cases := []struct {
+		name string
+		spec placement.SliceSpec
+	}{
+		{"v6e-4x4", placement.SliceSpec{Topology: "4x4", Accelerator: "v6e"}},
+		{"v6e-16x16-per-chip", placement.SliceSpec{Topology: "16x16", Accelerator: "v6e", ResourcesPerBundle: map[string]float64{"TPU": 1}}},
+		{"v5p-8x8x16-x4", placement.SliceSpec{Topology: "8x8x16", Accelerator: "v5p", NumSlices: 4}},
+		{"invalid", placement.SliceSpec{Topology: "4x5", Accelerator: "v6e", Strategy: "SPRED"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.spec.Compile(nil)
+			}
+		})
+	}
+}
