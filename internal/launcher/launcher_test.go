@@ -1,0 +1,56 @@
+package launcher_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/raytpu/raytpu/internal/launcher"
+	"github.com/raytpu/raytpu/placement"
+)
+
+func TestParseResult(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, logs, want string
+		err              error
+	}{
+		{"last line wins", "x\nRAYTPU_RESULT {\"a\":1}\nmore\nRAYTPU_RESULT {\"a\":2}\n", `{"a":2}`, nil},
+		{"prefixed by Ray", "(pid=1) RAYTPU_RESULT {\"ok\":true}", `{"ok":true}`, nil},
+		{"none", "Traceback...\n", "", launcher.ErrNoResult},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := launcher.ParseResult(c.logs)
+			if !errors.Is(err, c.err) {
+				t.Fatalf("err = %v, want %v", err, c.err)
+			}
+			if string(got) != c.want {
+				t.Errorf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+	if _, err := launcher.ParseResult("RAYTPU_RESULT {broken"); err == nil || errors.Is(err, launcher.ErrNoResult) {
+		t.Errorf("malformed result: err = %v, want a decoding error", err)
+	}
+}
+
+func TestFiles(t *testing.T) {
+	t.Parallel()
+	if _, err := launcher.Files(&placement.Plan{Name: "x"}); err == nil {
+		t.Error("Files accepted a plan without a launcher job")
+	}
+	p := &placement.Plan{APIVersion: placement.APIVersion, Name: "x", Job: &placement.Job{Entrypoint: "python _raytpu_launcher.py", Launcher: "train"}}
+	files, err := launcher.Files(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := p.MarshalIndent()
+	if !bytes.Equal(files[launcher.PlanFile], want) {
+		t.Errorf("plan file = %s", files[launcher.PlanFile])
+	}
+	if !bytes.Contains(files[launcher.ScriptFile], []byte("RAYTPU_RESULT")) {
+		t.Error("launcher script lacks its result prefix")
+	}
+}
