@@ -21,7 +21,7 @@ func TestIndexedSearchMatchesScan(t *testing.T) {
 		"3*v6e-16,2*v5litepod-4,v6e-32,cpu:1",
 		"v7x-16,v5p-16,2*v6e-16{cpu=4},cpu:3{cpu=1}",
 	}
-	for seed := range 24 {
+	for seed := range 16 {
 		spec := specs[seed%len(specs)]
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
@@ -35,7 +35,7 @@ func TestIndexedSearchMatchesScan(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(seed), 7))
 			hosts := s.Hosts()
 			var live []string
-			for op := range 300 {
+			for op := range 250 {
 				if len(live) > 0 && rng.IntN(3) == 0 {
 					i := rng.IntN(len(live))
 					id := live[i]
