@@ -346,15 +346,34 @@ func hashEntry(e *entry) ([8]byte, error) {
 	defer f.Close()
 	h := sha1.New()
 	h.Write([]byte(e.rel))
-	bp := bufPool.Get().(*[]byte)
-	_, err = io.CopyBuffer(h, f, *bp)
-	bufPool.Put(bp)
-	if err != nil {
+	if err := copyPlain(h, f); err != nil {
 		return [8]byte{}, fmt.Errorf("ray: package: reading %s: %w", e.abs, err)
 	}
 	var out [8]byte
 	copy(out[:], h.Sum(nil))
 	return out, nil
+}
+
+// copyPlain copies r to w through a pooled buffer (io.Copy would take
+// *os.File's WriteTo path and allocate a buffer per call).
+func copyPlain(w io.Writer, r io.Reader) error {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func uriForHash(h [8]byte) (string, string) {
@@ -639,10 +658,7 @@ func streamFile(zw *zip.Writer, name string, e *entry, store bool) ([8]byte, err
 	}
 	h := sha1.New()
 	h.Write([]byte(e.rel))
-	bp := bufPool.Get().(*[]byte)
-	_, err = io.CopyBuffer(io.MultiWriter(h, w), f, *bp)
-	bufPool.Put(bp)
-	if err != nil {
+	if err := copyPlain(io.MultiWriter(h, w), f); err != nil {
 		return [8]byte{}, fmt.Errorf("ray: package: reading %s: %w", e.abs, err)
 	}
 	var out [8]byte
