@@ -392,8 +392,8 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-// TestTailThroughProxy checks the websocket tail passes a reverse proxy and
-// that breaking out of the loop early is clean.
+// TestTailBreakEarly checks that breaking out of a tail loop early closes
+// the socket cleanly and leaves the job alone.
 func TestTailBreakEarly(t *testing.T) {
 	t.Parallel()
 	c := realClient(t)
