@@ -269,6 +269,18 @@ func TestWorkingDir(t *testing.T) {
 	if job.Status != ray.JobSucceeded || !strings.Contains(logs, "read: "+secret) || !strings.Contains(logs, "log present: False") {
 		t.Fatalf("job %s: %s\n%s", job.Status, job.Message, logs)
 	}
+	// The websocket tail passes the reverse proxy; on a finished job it
+	// replays the log and ends.
+	var tail strings.Builder
+	for chunk, err := range c.TailJobLogs(ctx, id) {
+		if err != nil {
+			t.Fatalf("TailJobLogs through a proxy: %v", err)
+		}
+		tail.WriteString(chunk)
+	}
+	if !strings.Contains(tail.String(), "read: "+secret) {
+		t.Errorf("tail of a finished job lacks its output:\n%s", tail.String())
+	}
 
 	// Second time: the package is there, nothing is uploaded.
 	again, err := c.PrepareRuntimeEnv(ctx, env, ray.PackageOptions{})
