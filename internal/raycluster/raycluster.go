@@ -73,9 +73,9 @@ type Node struct {
 
 // Config describes a cluster. The zero value starts a head-only cluster.
 type Config struct {
-	// Venv is the virtualenv holding Ray. Default: <repo root>/.venv, where
-	// the repo root is the first directory holding go.mod above the working
-	// directory.
+	// Venv is the virtualenv holding Ray. Default: $RAYTPU_VENV if set,
+	// else <repo root>/.venv, where the repo root is the first directory
+	// holding go.mod at or above the working directory.
 	Venv string
 	// HeadCPUs is the head's --num-cpus. Default 2 (it hosts the dashboard
 	// and the job drivers).
@@ -339,7 +339,7 @@ func baseEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "TPU_") || k == markerEnv || k == "RAY_ADDRESS" || k == "RAY_TMPDIR" ||
-			k == "JAX_PLATFORMS" || k == "XLA_FLAGS" || k == "VIRTUAL_ENV" || k == "PYTHONPATH" || k == "PYTHONHOME" {
+			k == "JAX_PLATFORMS" || k == "XLA_FLAGS" || k == "VIRTUAL_ENV" || k == "PYTHONPATH" || k == "PYTHONHOME" || k == "TMPDIR" {
 			continue
 		}
 		out = append(out, kv)
@@ -374,7 +374,14 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	e := baseEnv()
+	// Python's tempfile users (multiprocessing's pymp-* dirs in the
+	// dashboard, job drivers) write under the cluster's dir, removed by Stop.
+	tmp := filepath.Join(c.tempDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, err
+	}
 	e = append(e,
+		"TMPDIR="+tmp,
 		"PATH="+filepath.Join(c.venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"VIRTUAL_ENV="+c.venv,
 		"RAY_USAGE_STATS_ENABLED=0",
