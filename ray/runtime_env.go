@@ -27,7 +27,8 @@ type RuntimeEnv struct {
 	Excludes []string
 	// Config is runtime_env's "config" field.
 	Config *RuntimeEnvConfig
-	// Extra holds every other key. A key of a typed field is an error.
+	// Extra holds every other key, and a typed key whose value has another
+	// shape (such as pip as a dict) when the typed field is empty.
 	Extra map[string]any
 }
 
@@ -36,8 +37,6 @@ type RuntimeEnvConfig struct {
 	SetupTimeoutSeconds int   `json:"setup_timeout_seconds,omitempty"`
 	EagerInstall        *bool `json:"eager_install,omitempty"`
 }
-
-var runtimeEnvKeys = []string{"working_dir", "py_modules", "pip", "env_vars", "excludes", "config"}
 
 // Clone returns a deep copy (Extra values are copied one level deep).
 func (e *RuntimeEnv) Clone() *RuntimeEnv {
@@ -60,12 +59,6 @@ func (e *RuntimeEnv) Clone() *RuntimeEnv {
 // MarshalJSON writes the object with keys in a stable order.
 func (e RuntimeEnv) MarshalJSON() ([]byte, error) {
 	m := map[string]any{}
-	for k, v := range e.Extra {
-		if slices.Contains(runtimeEnvKeys, k) {
-			return nil, fmt.Errorf("ray: RuntimeEnv.Extra[%q] duplicates a typed field", k)
-		}
-		m[k] = v
-	}
 	if e.WorkingDir != "" {
 		m["working_dir"] = e.WorkingDir
 	}
@@ -83,6 +76,12 @@ func (e RuntimeEnv) MarshalJSON() ([]byte, error) {
 	}
 	if e.Config != nil {
 		m["config"] = e.Config
+	}
+	for k, v := range e.Extra {
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("ray: RuntimeEnv.Extra[%q] duplicates a typed field that is set", k)
+		}
+		m[k] = v
 	}
 	// encoding/json sorts map keys, so the output is stable.
 	return json.Marshal(m)
@@ -134,6 +133,20 @@ func (e *RuntimeEnv) UnmarshalJSON(b []byte) error {
 		}
 		if err != nil {
 			// A shape the typed field cannot hold: keep it verbatim.
+			switch k {
+			case "working_dir":
+				e.WorkingDir = ""
+			case "py_modules":
+				e.PyModules = nil
+			case "pip":
+				e.Pip = nil
+			case "env_vars":
+				e.EnvVars = nil
+			case "excludes":
+				e.Excludes = nil
+			case "config":
+				e.Config = nil
+			}
 			if perr := put(k, v); perr != nil {
 				return perr
 			}
