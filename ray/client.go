@@ -1,3 +1,36 @@
+// Package ray is a client of the Ray dashboard's REST API: the Jobs API
+// (submit, get, list, logs, log tail, stop, delete, wait), runtime_env
+// packages (working_dir and py_modules uploads), and the content hash Ray
+// names packages by.
+//
+// The client retries only what is safe: reads, stop, delete and package
+// GET/PUT (named by content). A submission carries a submission_id fixed
+// before the first attempt; a retried submission the server rejects as a
+// duplicate is confirmed by reading the job back, never by submitting under
+// a new id.
+//
+// # Ray 2.60 as checked against the installed dashboard
+//
+//   - GET /api/version reports API version "4".
+//   - A second job with an existing submission_id is answered HTTP 500 (not
+//     400 or 409) with a traceback ending in "ValueError: Job with
+//     submission_id <id> already exists."; it matches ErrAlreadyExists.
+//   - Deleting a PENDING or RUNNING job is answered HTTP 500 ("... is in a
+//     non-terminal state"); it matches ErrConflict. Unknown jobs are 404
+//     for get, logs, log tail, stop and delete. Stopping a finished job
+//     answers {"stopped": false}.
+//   - GET /api/jobs/ lists driver-only jobs (type "DRIVER") too.
+//   - Packages: GET /api/packages/gcs/<name> answers 200 or 404 (and pins the
+//     package for a while); PUT takes the raw zip. The dashboard refuses
+//     request bodies of 100 MiB or more (HTTP 413), below the GCS limit of
+//     512 MiB, and Ray's Python client stores files uncompressed, so it
+//     cannot upload a working_dir of 100 MiB or more. PackageDir deflates by
+//     default.
+//   - The package name is "_ray_pkg_" + 16 hex digits: the XOR of the first
+//     8 bytes of SHA-1(relative path [+ content]) over the directory itself
+//     (as ".") and every file and directory kept, seeded with eight ASCII
+//     "0"s. Ray's clients add the excludes .git, .venv, venv and __pycache__,
+//     and honour .gitignore and .rayignore in every directory.
 package ray
 
 import (
