@@ -550,11 +550,11 @@ func PackageDir(dir string, opts PackageOptions) (*Package, error) {
 	defer wg.Wait()
 	defer cancel()
 
-	est := total/3 + int64(len(entries))*128 + 4096
-	if opts.Store {
-		est = total + int64(len(entries))*128 + 4096
-	}
-	out := bytes.NewBuffer(make([]byte, 0, min(est, opts.MaxSize+1)))
+	// Reserve the worst case up front (bounded by the size limit, which
+	// ends packaging), so the zip is never copied to a bigger buffer.
+	// Capacity that compression leaves unused is never touched.
+	est := total + int64(len(entries))*160 + 64<<10
+	out := bytes.NewBuffer(make([]byte, 0, min(est, opts.MaxSize+64<<10)))
 	zw := zip.NewWriter(out)
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(w, deflateLevel)
