@@ -156,7 +156,7 @@ const markerEnv = "RAYTPU_DEVCLUSTER"
 // Start starts the head, then the workers, and waits until every node is
 // ALIVE with the expected resources and labels. On failure it stops what it
 // started and returns an error with the tail of the Ray logs.
-func Start(ctx context.Context, cfg Config) (c *Cluster, err error) {
+func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	venv, err := resolveVenv(cfg.Venv)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func Start(ctx context.Context, cfg Config) (c *Cluster, err error) {
 
 	var idb [6]byte
 	_, _ = rand.Read(idb[:])
-	c = &Cluster{id: hex.EncodeToString(idb[:]), venv: venv, logger: logger}
+	c := &Cluster{id: hex.EncodeToString(idb[:]), venv: venv, logger: logger}
 	if cfg.TempDir == "" {
 		base := os.TempDir()
 		if len(base) > 20 {
@@ -536,7 +536,11 @@ func (c *Cluster) LogTail(lines int) string {
 		files := []string{filepath.Join(p.Dir, "ray-start.log")}
 		errs, _ := filepath.Glob(filepath.Join(p.Dir, "session_*", "logs", "*.err"))
 		sort.Strings(errs)
-		files = append(files, errs...)
+		for _, f := range errs {
+			if !strings.Contains(f, "session_latest") {
+				files = append(files, f)
+			}
+		}
 		for _, f := range files {
 			t := tailFile(f, lines)
 			if strings.TrimSpace(t) == "" {

@@ -1,6 +1,7 @@
 package raycluster_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -135,4 +136,39 @@ func withLabel(nodes []raycluster.Node, k, v string) []raycluster.Node {
 		nodes[i].Labels = map[string]string{k: v}
 	}
 	return nodes
+}
+
+// TestStartFailureShowsLogs starts a worker Ray refuses (CPU given as a
+// custom resource) and checks the error carries Ray's own message and that
+// nothing is left running.
+func TestStartFailureShowsLogs(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("/tmp", "rtf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	c, err := raycluster.Start(t.Context(), raycluster.Config{
+		HeadCPUs: 1,
+		TempDir:  dir,
+		Nodes:    []raycluster.Node{{Name: "bad", Resources: map[string]float64{"CPU": 3}}},
+	})
+	if err == nil {
+		c.Stop()
+		t.Fatal("Start with CPU in --resources: no error")
+	}
+	t.Logf("Start error:\n%v", err)
+	for _, want := range []string{"ray start for bad exited", "--num-cpus", "ray-start.log"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	// No process may still refer to the cluster's directory.
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && contains(string(b), dir) {
+			t.Errorf("process %s still running: %q", e.Name(), b)
+		}
+	}
 }
