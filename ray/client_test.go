@@ -253,3 +253,28 @@ func TestSubmitIDStableAcrossRetries(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func TestJobIDsAreEscaped(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.URL.EscapedPath() + " " + r.URL.Path)
+		io.WriteString(w, `{"status":"RUNNING"}`)
+	}))
+	defer srv.Close()
+	c, _ := ray.NewClient(srv.URL + "/base/")
+	if _, err := c.GetJob(t.Context(), "odd id?#%"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "/base/api/jobs/odd%20id%3F%23%25 /base/api/jobs/odd id?#%"; got.Load() != want {
+		t.Errorf("server saw %q, want %q", got.Load(), want)
+	}
+	for _, bad := range []string{"", "a/b"} {
+		if _, err := c.GetJob(t.Context(), bad); !errors.Is(err, ray.ErrInvalid) {
+			t.Errorf("GetJob(%q) = %v, want ErrInvalid", bad, err)
+		}
+		if _, err := c.SubmitJob(t.Context(), ray.JobSubmission{Entrypoint: "x", SubmissionID: "a/b"}); !errors.Is(err, ray.ErrInvalid) {
+			t.Errorf("SubmitJob with id a/b = %v, want ErrInvalid", err)
+		}
+	}
+}

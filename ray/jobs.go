@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -129,8 +128,20 @@ func NewSubmissionID() string {
 	return "raytpu_" + string(b[:])
 }
 
+// jobPath is the (unescaped) path of a job resource; the URL escapes it.
 func jobPath(id string, suffix string) string {
-	return "/api/jobs/" + url.PathEscape(id) + suffix
+	return "/api/jobs/" + id + suffix
+}
+
+// checkID rejects ids the dashboard's routes cannot address.
+func checkID(op, id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("ray: %s: %w: empty id", op, ErrInvalid)
+	case strings.ContainsAny(id, "/\x00"):
+		return fmt.Errorf("ray: %s: %w: id %q contains '/' or NUL", op, ErrInvalid, id)
+	}
+	return nil
 }
 
 // SubmitJob submits a job and returns its submission id.
@@ -158,6 +169,8 @@ func (c *Client) SubmitJob(ctx context.Context, sub JobSubmission) (string, erro
 	}
 	if sub.SubmissionID == "" {
 		sub.SubmissionID = c.newID()
+	} else if err := checkID("SubmitJob", sub.SubmissionID); err != nil {
+		return "", err
 	}
 	body, err := json.Marshal(sub)
 	if err != nil {
@@ -226,8 +239,8 @@ func (c *Client) confirmSubmitted(ctx context.Context, sub JobSubmission, cause 
 // GetJob returns a job by submission id (or job id).
 func (c *Client) GetJob(ctx context.Context, id string) (JobInfo, error) {
 	var j JobInfo
-	if id == "" {
-		return j, fmt.Errorf("ray: GetJob: %w: empty id", ErrInvalid)
+	if err := checkID("GetJob", id); err != nil {
+		return j, err
 	}
 	err := c.getJSON(ctx, jobPath(id, ""), &j)
 	return j, err
@@ -243,8 +256,8 @@ func (c *Client) ListJobs(ctx context.Context) ([]JobInfo, error) {
 
 // JobLogs returns the job's driver log so far.
 func (c *Client) JobLogs(ctx context.Context, id string) (string, error) {
-	if id == "" {
-		return "", fmt.Errorf("ray: JobLogs: %w: empty id", ErrInvalid)
+	if err := checkID("JobLogs", id); err != nil {
+		return "", err
 	}
 	var out struct {
 		Logs string `json:"logs"`
@@ -256,8 +269,8 @@ func (c *Client) JobLogs(ctx context.Context, id string) (string, error) {
 // StopJob asks Ray to stop the job. It reports false when the job had
 // already finished. Stopping is asynchronous: wait with WaitJob.
 func (c *Client) StopJob(ctx context.Context, id string) (bool, error) {
-	if id == "" {
-		return false, fmt.Errorf("ray: StopJob: %w: empty id", ErrInvalid)
+	if err := checkID("StopJob", id); err != nil {
+		return false, err
 	}
 	path := jobPath(id, "/stop")
 	ans, _, err := c.do(ctx, request{method: http.MethodPost, path: path, retry: true})
@@ -274,8 +287,8 @@ func (c *Client) StopJob(ctx context.Context, id string) (bool, error) {
 // DeleteJob deletes a finished job's record and logs. Deleting a job that
 // is still PENDING or RUNNING fails with an error matching ErrConflict.
 func (c *Client) DeleteJob(ctx context.Context, id string) (bool, error) {
-	if id == "" {
-		return false, fmt.Errorf("ray: DeleteJob: %w: empty id", ErrInvalid)
+	if err := checkID("DeleteJob", id); err != nil {
+		return false, err
 	}
 	path := jobPath(id, "")
 	ans, attempts, err := c.do(ctx, request{method: http.MethodDelete, path: path, retry: true})

@@ -22,8 +22,8 @@ const maxLogFrame = 64 << 20
 // Breaking out of the loop or cancelling ctx closes the socket.
 func (c *Client) TailJobLogs(ctx context.Context, id string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		if id == "" {
-			yield("", fmt.Errorf("ray: TailJobLogs: %w: empty id", ErrInvalid))
+		if err := checkID("TailJobLogs", id); err != nil {
+			yield("", err)
 			return
 		}
 		path := jobPath(id, "/logs/tail")
