@@ -278,3 +278,56 @@ func TestJobIDsAreEscaped(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitJobRidesOutOutages(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		switch {
+		case n == 1:
+			io.WriteString(w, `{"submission_id":"j","status":"PENDING"}`)
+		case n <= 5: // more 503s than one GetJob retries
+			http.Error(w, "restarting", http.StatusServiceUnavailable)
+		case n == 6:
+			io.WriteString(w, `{"submission_id":"j","status":"RUNNING"}`)
+		default:
+			io.WriteString(w, `{"submission_id":"j","status":"FAILED","message":"exit 1"}`)
+		}
+	}))
+	defer srv.Close()
+	c, _ := ray.NewClient(srv.URL, fastRetry)
+	var seen []ray.JobStatus
+	j, err := c.WaitJob(t.Context(), "j", ray.WaitOptions{PollInterval: time.Millisecond,
+		OnTransition: func(j ray.JobInfo) { seen = append(seen, j.Status) }})
+	if err != nil || j.Status != ray.JobFailed || j.Message != "exit 1" {
+		t.Fatalf("WaitJob = %+v, %v", j, err)
+	}
+	if want := []ray.JobStatus{ray.JobPending, ray.JobRunning, ray.JobFailed}; !slices.Equal(seen, want) {
+		t.Errorf("transitions %v, want %v", seen, want)
+	}
+}
+
+func TestDeleteAnswerLost(t *testing.T) {
+	t.Parallel()
+	var deletes atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if deletes.Add(1) == 1 {
+			// The server deletes the job, then the connection dies.
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		http.Error(w, "Job j does not exist", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	c, _ := ray.NewClient(srv.URL, fastRetry)
+	deleted, err := c.DeleteJob(t.Context(), "j")
+	if err != nil || !deleted || deletes.Load() != 2 {
+		t.Errorf("DeleteJob = %v, %v after %d calls; want true, nil after 2", deleted, err, deletes.Load())
+	}
+	// A first answer of 404 is an error.
+	if _, err := c.DeleteJob(t.Context(), "j"); !errors.Is(err, ray.ErrNotFound) {
+		t.Errorf("DeleteJob(unknown) = %v, want ErrNotFound", err)
+	}
+}
