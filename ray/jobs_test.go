@@ -455,3 +455,43 @@ func TestSubmitRejectsLocalPaths(t *testing.T) {
 	}
 	_ = os.Remove(dir)
 }
+
+// TestPyModules uploads a package directory and a single .py file as
+// py_modules and runs a job that imports both.
+func TestPyModules(t *testing.T) {
+	t.Parallel()
+	c := realClient(t)
+	ctx := t.Context()
+	root := t.TempDir()
+	token := fmt.Sprint(time.Now().UnixNano())
+	writeTree(t, root, map[string]string{
+		"raytpu_mod_a/__init__.py": "VALUE = 'a-" + token + "'\n",
+		"raytpu_mod_b.py":          "VALUE = 'b-" + token + "'\n",
+	})
+	env, err := c.PrepareRuntimeEnv(ctx, &ray.RuntimeEnv{PyModules: []string{
+		filepath.Join(root, "raytpu_mod_a"), filepath.Join(root, "raytpu_mod_b.py"),
+	}}, ray.PackageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range env.PyModules {
+		if !strings.HasPrefix(m, "gcs://_ray_pkg_") {
+			t.Fatalf("py_modules not uploaded: %v", env.PyModules)
+		}
+	}
+	id, err := c.SubmitJob(ctx, ray.JobSubmission{
+		Entrypoint: `python -c "import raytpu_mod_a, raytpu_mod_b; print(raytpu_mod_a.VALUE, raytpu_mod_b.VALUE)"`,
+		RuntimeEnv: env,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := c.WaitJob(ctx, id, ray.WaitOptions{PollInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := c.JobLogs(ctx, id)
+	if want := "a-" + token + " b-" + token; job.Status != ray.JobSucceeded || !strings.Contains(logs, want) {
+		t.Fatalf("job %s (%s), logs lack %q:\n%s", job.Status, job.Message, want, logs)
+	}
+}

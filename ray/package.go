@@ -69,6 +69,8 @@ type PackageOptions struct {
 	// includeParentDir prefixes zip entries with the directory's name (Ray
 	// does so for py_modules).
 	includeParentDir bool
+	// allowFile accepts a single regular file (a .py py_module).
+	allowFile bool
 }
 
 // Package is a zipped directory, named by its content hash the way Ray
@@ -131,7 +133,12 @@ func walk(dir string, o PackageOptions) ([]entry, error) {
 		return nil, fmt.Errorf("ray: package %s: %w", dir, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("ray: package %s: not a directory", dir)
+		if !o.allowFile || !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("ray: package %s: not a directory", dir)
+		}
+		// A single-file py_module: the package holds just the file, hashed
+		// by its name and content (Ray's get_uri_for_file).
+		return []entry{{rel: filepath.Base(dir), abs: dir, size: st.Size(), mode: st.Mode(), mtime: st.ModTime()}}, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -750,9 +757,11 @@ func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions)
 }
 
 // PrepareRuntimeEnv returns a copy of env whose local WorkingDir and
-// PyModules directories are uploaded (when the cluster lacks them) and
-// replaced by their gcs:// URIs, as Ray's Python JobSubmissionClient does
-// before it submits. env.Excludes are added to opts.Excludes.
+// PyModules (directories or .py files) are uploaded (when the cluster lacks
+// them) and replaced by their gcs:// URIs, as Ray's Python
+// JobSubmissionClient does before it submits. For the working_dir,
+// env.Excludes are added to opts.Excludes; py_modules get env.Excludes only,
+// as in Ray.
 func (c *Client) PrepareRuntimeEnv(ctx context.Context, env *RuntimeEnv, opts PackageOptions) (*RuntimeEnv, error) {
 	out := env.Clone()
 	if out == nil {
@@ -770,9 +779,23 @@ func (c *Client) PrepareRuntimeEnv(ctx context.Context, env *RuntimeEnv, opts Pa
 		if isURI(m) {
 			continue
 		}
+		// As Ray's client: a directory is zipped under its own name, a .py
+		// file alone; only runtime_env excludes apply (not DefaultExcludes
+		// nor Extra).
+		st, err := os.Stat(m)
+		if err != nil {
+			return nil, fmt.Errorf("ray: py_modules: %w", err)
+		}
 		mo := opts
-		mo.includeParentDir = true
-		mo.Extra = nil
+		mo.Extra, mo.NoDefaultExcludes = nil, true
+		mo.Excludes = slices.Clone(env.Excludes)
+		if st.IsDir() {
+			mo.includeParentDir = true
+		} else if filepath.Ext(m) == ".py" {
+			mo.allowFile = true
+		} else {
+			return nil, fmt.Errorf("ray: py_modules: %s is neither a directory nor a .py file (upload wheels yourself)", m)
+		}
 		uri, _, err := c.UploadDir(ctx, m, mo)
 		if err != nil {
 			return nil, err
