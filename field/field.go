@@ -308,3 +308,20 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Ref names an error by what callers and tests should match on: the field
+// path and the error type, never the message.
+type Ref struct {
+	Field string
+	Type  Type
+}
+
+// Refs returns the path and type of every error in err, in order (nil when
+// err holds none).
+func Refs(err error) []Ref {
+	var out []Ref
+	for _, e := range Errors(err) {
+		out = append(out, Ref{e.Field, e.Type})
+	}
+	return out
+}

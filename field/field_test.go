@@ -348,3 +348,18 @@ func TestNearest(t *testing.T) {
 		})
 	}
 }
+
+func TestRefs(t *testing.T) {
+	t.Parallel()
+	err := field.ErrorList{
+		field.Required(field.NewPath("a"), ""),
+		field.Invalid(field.NewPath("b").Index(1), 3, "too big"),
+	}
+	want := []field.Ref{{Field: "a", Type: field.TypeRequired}, {Field: "b[1]", Type: field.TypeInvalid}}
+	if diff := cmp.Diff(want, field.Refs(err)); diff != "" {
+		t.Errorf("Refs (-want +got):\n%s", diff)
+	}
+	if got := field.Refs(nil); got != nil {
+		t.Errorf("Refs(nil) = %v, want nil", got)
+	}
+}
