@@ -272,6 +272,7 @@ type request struct {
 	method string
 	path   string // under the base URL, starting with "/"
 	body   []byte
+	stream io.Reader // a body read once, sent chunked (instead of body)
 	ctype  string
 	// retry: the request is safe to repeat.
 	retry bool
@@ -339,7 +340,10 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 	}
 	u := c.url(r.path)
 	var body io.Reader
-	if r.body != nil {
+	switch {
+	case r.stream != nil:
+		body = r.stream
+	case r.body != nil:
 		body = bytes.NewReader(r.body)
 	}
 	req, err := http.NewRequestWithContext(actx, r.method, u.String(), body)

@@ -1,6 +1,7 @@
 package ray_test
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -494,4 +495,63 @@ func TestPyModules(t *testing.T) {
 	if want := "a-" + token + " b-" + token; job.Status != ray.JobSucceeded || !strings.Contains(logs, want) {
 		t.Fatalf("job %s (%s), logs lack %q:\n%s", job.Status, job.Message, want, logs)
 	}
+}
+
+// TestUploadStreamingFaults streams packages through a proxy that fails
+// PUTs, and checks what lands on the real server.
+func TestUploadStreamingFaults(t *testing.T) {
+	t.Parallel()
+	rc := realCluster(t)
+	proxy, err := faultproxy.New(rc.DashboardURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	c, err := ray.NewClient(proxy.URL, ray.WithRetry(ray.RetryPolicy{MaxAttempts: 4, InitialBackoff: 10 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := realClient(t)
+	ctx := t.Context()
+	noise := func(n int) string {
+		b := make([]byte, n)
+		rand.Read(b)
+		return string(b)
+	}
+
+	t.Run("retried after a 503 and a reset", func(t *testing.T) {
+		proxy.Reset()
+		proxy.Add(faultproxy.Rule{Method: http.MethodPut, Fault: faultproxy.StatusBefore, Times: 1})
+		proxy.Add(faultproxy.Rule{Method: http.MethodPut, Fault: faultproxy.ResetAfter, Times: 1})
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{"a.bin": noise(300 << 10), "b.txt": strings.Repeat("text ", 50000)})
+		uri, uploaded, err := c.UploadDir(ctx, dir, ray.PackageOptions{})
+		if err != nil || !uploaded {
+			t.Fatalf("UploadDir = %s, %v, %v", uri, uploaded, err)
+		}
+		if puts := proxy.Requests(http.MethodPut, "/api/packages/"); len(puts) != 3 {
+			t.Errorf("%d PUTs, want 3: %v", len(puts), puts)
+		}
+		if ok, err := direct.PackageExists(ctx, uri); err != nil || !ok {
+			t.Errorf("package %s on the server: %v, %v", uri, ok, err)
+		}
+		want, err := ray.HashDir(dir, ray.PackageOptions{})
+		if err != nil || want != uri {
+			t.Errorf("URI %s, HashDir says %s (%v)", uri, want, err)
+		}
+	})
+
+	t.Run("over the size limit", func(t *testing.T) {
+		proxy.Reset()
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{"a.bin": noise(64 << 10)})
+		uri, _ := ray.HashDir(dir, ray.PackageOptions{})
+		_, _, err := c.UploadDir(ctx, dir, ray.PackageOptions{MaxSize: 32 << 10})
+		if err == nil || !strings.Contains(err.Error(), "over the limit of 32768 bytes") {
+			t.Fatalf("UploadDir over the limit: %v", err)
+		}
+		if ok, err := direct.PackageExists(ctx, uri); err != nil || ok {
+			t.Errorf("a partial package %s reached the server: %v, %v", uri, ok, err)
+		}
+	})
 }

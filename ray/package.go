@@ -511,6 +511,43 @@ func PackageDir(dir string, opts PackageOptions) (*Package, error) {
 	for _, e := range entries {
 		total += e.size
 	}
+	// Reserve the worst case up front (bounded by the size limit, which
+	// ends packaging), so the zip is never copied to a bigger buffer.
+	// Capacity that compression leaves unused is never touched.
+	est := total + int64(len(entries))*160 + 64<<10
+	out := bytes.NewBuffer(make([]byte, 0, min(est, opts.MaxSize+64<<10)))
+	pkg, err := writePackage(out, dir, entries, opts)
+	if err != nil {
+		return nil, err
+	}
+	pkg.Bytes = out.Bytes()
+	return pkg, nil
+}
+
+// limitWriter counts what passes and fails once the size limit is reached.
+type limitWriter struct {
+	w   io.Writer
+	n   int64
+	max int64
+	dir string
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.n+int64(len(p)) >= l.max {
+		return 0, sizeError(l.dir, l.n+int64(len(p)), l.max, false)
+	}
+	n, err := l.w.Write(p)
+	l.n += int64(n)
+	return n, err
+}
+
+// writePackage writes the zip of entries to w. The returned Package has no
+// Bytes.
+func writePackage(w io.Writer, dir string, entries []entry, opts PackageOptions) (*Package, error) {
+	var total int64
+	for _, e := range entries {
+		total += e.size
+	}
 	if opts.Store && total >= opts.MaxSize {
 		return nil, sizeError(dir, total, opts.MaxSize, true)
 	}
@@ -557,12 +594,8 @@ func PackageDir(dir string, opts PackageOptions) (*Package, error) {
 	defer wg.Wait()
 	defer cancel()
 
-	// Reserve the worst case up front (bounded by the size limit, which
-	// ends packaging), so the zip is never copied to a bigger buffer.
-	// Capacity that compression leaves unused is never touched.
-	est := total + int64(len(entries))*160 + 64<<10
-	out := bytes.NewBuffer(make([]byte, 0, min(est, opts.MaxSize+64<<10)))
-	zw := zip.NewWriter(out)
+	lw := &limitWriter{w: w, max: opts.MaxSize, dir: dir}
+	zw := zip.NewWriter(lw)
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(w, deflateLevel)
 	})
@@ -606,11 +639,11 @@ func PackageDir(dir string, opts PackageOptions) (*Package, error) {
 			hdr := &zip.FileHeader{Name: name, Method: p.method, CRC32: p.crc,
 				CompressedSize64: uint64(len(p.data)), UncompressedSize64: uint64(p.size), Modified: e.mtime}
 			hdr.SetMode(e.mode.Perm())
-			w, err := zw.CreateRaw(hdr)
+			zf, err := zw.CreateRaw(hdr)
 			if err != nil {
 				return nil, err
 			}
-			if _, err := w.Write(p.data); err != nil {
+			if _, err := zf.Write(p.data); err != nil {
 				return nil, err
 			}
 			if p.buf != nil {
@@ -618,18 +651,12 @@ func PackageDir(dir string, opts PackageOptions) (*Package, error) {
 			}
 			files++
 		}
-		if int64(out.Len()) >= opts.MaxSize {
-			return nil, sizeError(dir, int64(out.Len()), opts.MaxSize, false)
-		}
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	if int64(out.Len()) >= opts.MaxSize {
-		return nil, sizeError(dir, int64(out.Len()), opts.MaxSize, false)
-	}
 	uri, hx := uriForHash(acc)
-	return &Package{URI: uri, Hash: hx, Size: int64(out.Len()), Files: files, Bytes: out.Bytes()}, nil
+	return &Package{URI: uri, Hash: hx, Size: lw.n, Files: files}, nil
 }
 
 func sizeError(dir string, size, limit int64, raw bool) error {
@@ -733,7 +760,10 @@ func (c *Client) putPackage(ctx context.Context, pkg *Package) error {
 
 // UploadDir makes dir's package available on the cluster and returns its
 // URI: it hashes dir, asks whether the cluster has that package, and only
-// if not zips and uploads it. uploaded reports whether it uploaded.
+// if not zips it and uploads it, streaming the zip into the PUT as it is
+// written (the zip is never held whole). uploaded reports whether it
+// uploaded. A failed upload is retried like other package requests,
+// zipping again.
 func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions) (uri string, uploaded bool, err error) {
 	uri, err = HashDir(dir, opts)
 	if err != nil {
@@ -746,14 +776,68 @@ func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions)
 	if exists {
 		return uri, false, nil
 	}
-	pkg, err := PackageDir(dir, opts)
+	if _, err := c.uploadStreaming(ctx, uri, dir, opts); err != nil {
+		return "", false, err
+	}
+	return uri, true, nil
+}
+
+// errUploadEnded stops a packaging goroutine whose upload has ended.
+var errUploadEnded = errors.New("ray: upload ended")
+
+// uploadStreaming zips dir straight into PUT /api/packages/... for uri.
+func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts PackageOptions) (*Package, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	path, err := packagePath(uri)
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
-	if err := c.putPackage(ctx, pkg); err != nil {
-		return "", false, err
+	entries, err := walk(dir, opts)
+	if err != nil {
+		return nil, err
 	}
-	return pkg.URI, true, nil
+	type result struct {
+		pkg *Package
+		err error
+	}
+	start := time.Now()
+	for attempt := 1; ; attempt++ {
+		pr, pw := io.Pipe()
+		res := make(chan result, 1)
+		go func() {
+			pkg, err := writePackage(pw, dir, entries, opts)
+			if err == nil && pkg.URI != uri {
+				err = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, pkg.URI)
+			}
+			pw.CloseWithError(err) // nil: the reader sees EOF
+			res <- result{pkg, err}
+		}()
+		_, err := c.once(ctx, request{method: http.MethodPut, path: path, stream: pr, ctype: "application/zip"})
+		pr.CloseWithError(errUploadEnded)
+		r := <-res
+		if r.err != nil && !errors.Is(r.err, errUploadEnded) {
+			// Packaging itself failed (size limit, unreadable file, the
+			// directory changed): retrying would not help.
+			return nil, r.err
+		}
+		if err == nil {
+			if r.err != nil {
+				return nil, fmt.Errorf("ray: upload of %s: answered before the package was sent", uri)
+			}
+			c.logger.DebugContext(ctx, "ray: uploaded package", "uri", uri, "bytes", r.pkg.Size, "took", time.Since(start))
+			return r.pkg, nil
+		}
+		if attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		wait := c.retry.backoff(attempt)
+		c.logger.DebugContext(ctx, "ray: retrying package upload", "uri", uri, "attempt", attempt, "backoff", wait, "error", err.Error())
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("%w (last error: %v)", serr, err)
+		}
+	}
 }
 
 // PrepareRuntimeEnv returns a copy of env whose local WorkingDir and
