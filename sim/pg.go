@@ -207,15 +207,45 @@ func (c *Cluster) schedule(g *group) {
 		}
 		return
 	}
-	capa := c.newAttempt(true)
-	if _, cfailed, cok := capa.run(g.strategy, g.reqs, g.order); cok {
-		g.state, g.reason = StatePending, c.pendingReason(g, failed)
-		if !wasPending {
-			c.pending = append(c.pending, g)
-		}
-	} else {
-		g.state, g.reason = StateInfeasible, c.infeasibleReason(g, cfailed)
+	if reason, infeasible := c.rayInfeasible(g); infeasible {
+		g.state, g.reason = StateInfeasible, reason
+		return
 	}
+	// Ray leaves every other group PENDING (scheduling state
+	// NO_RESOURCES) and waits, even one that could never fit this cluster;
+	// the reason says which.
+	g.state, g.reason = StatePending, c.pendingReason(g, failed)
+	capa := c.newAttempt(true)
+	if _, cfailed, cok := capa.run(g.strategy, g.reqs, g.order); !cok {
+		g.reason = c.infeasibleReason(g, cfailed) + " (Ray keeps the group PENDING)"
+	}
+	if !wasPending {
+		c.pending = append(c.pending, g)
+	}
+}
+
+// rayInfeasible applies Ray 2.60's rule for an INFEASIBLE placement group
+// (bundle_scheduling_policy.cc): a bundle that no node could ever hold,
+// STRICT_PACK bundles that no single node could ever hold together, or
+// STRICT_SPREAD with more bundles than the cluster has nodes. Resources
+// held by other groups do not count: such a group is PENDING.
+func (c *Cluster) rayInfeasible(g *group) (string, bool) {
+	for i, r := range g.reqs {
+		if c.countFits(r) == 0 {
+			return c.infeasibleReason(g, i), true
+		}
+	}
+	switch g.strategy {
+	case placement.StrictPack:
+		if c.countFits(c.aggregate(g.reqs)) == 0 {
+			return c.infeasibleReason(g, -1), true
+		}
+	case placement.StrictSpread:
+		if n := len(c.nodes); len(g.reqs) > n {
+			return fmt.Sprintf("STRICT_SPREAD needs a node per bundle: %d bundles, and the cluster has %s", len(g.reqs), plural(n, "node")), true
+		}
+	}
+	return "", false
 }
 
 // RemovePlacementGroup removes a group, frees what it holds, and retries
