@@ -26,7 +26,7 @@ func ExampleJaxTrainer_Compile() {
 	fmt.Println("entrypoint:", plan.Job.Entrypoint)
 	// Output:
 	// JaxTrainer demo
-	// 2 × v4 2x2x2 (v4-16): 4 bundles {CPU:1, TPU:4}, PACK
+	// 2 × v4 2x2x2 (v4-16): 4 bundles {CPU:1, TPU:4, accelerator_type:TPU-V4:0.001}, PACK
 	// workers: 4 heads: 2
 	// entrypoint: python _raytpu_launcher.py
 }

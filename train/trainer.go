@@ -29,6 +29,13 @@ import (
 // Kind is the plan kind a JaxTrainer compiles to.
 const Kind = "JaxTrainer"
 
+// Ray Train's accelerator constraint: a worker of a ScalingConfig with an
+// accelerator type requests this much of accelerator_type:<type>.
+const (
+	AcceleratorResourcePrefix = "accelerator_type:"
+	AcceleratorResourceAmount = 0.001
+)
+
 // LauncherEntrypoint is the job entrypoint of a compiled trainer: the
 // launcher script the backend ships at the root of the working directory.
 const LauncherEntrypoint = "python _raytpu_launcher.py"
@@ -321,6 +328,18 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 	perWorker := maps.Clone(s.ResourcesPerWorker)
 	if s.ChipsPerHost > 0 {
 		perWorker = map[string]float64{placement.ResourceTPU: float64(s.ChipsPerHost)}
+	}
+	// Ray Train adds accelerator_type:<type>: 0.001 to every worker's
+	// resources when an accelerator type is set (ScalingConfig's
+	// _resources_per_worker_not_none), and reserves the slice with them.
+	if g, ok := tpu.LookupGeneration(s.Accelerator); ok {
+		if perWorker == nil {
+			perWorker = map[string]float64{}
+		}
+		key := AcceleratorResourcePrefix + g.RayAcceleratorType()
+		if _, set := perWorker[key]; !set {
+			perWorker[key] = AcceleratorResourceAmount
+		}
 	}
 	one, err := placement.SliceSpec{
 		Topology:           s.Topology,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,11 +92,36 @@ func testConfig(t *testing.T, name string) config {
 	return cfg
 }
 
+// runLogged runs cfg and logs the job's status changes, and its driver log
+// when the test fails.
 func runLogged(t *testing.T, ctx context.Context, cfg config) (*train.Result, error) {
-	var out bytes.Buffer
+	var out, logs bytes.Buffer
+	cfg.Logs = &syncWriter{w: &logs}
 	res, err := run(ctx, cfg, &out)
 	t.Logf("run %s:\n%s", cfg.Name, out.String())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("driver log of %s:\n%s", cfg.Name, cfg.Logs.(*syncWriter).String())
+		}
+	})
 	return res, err
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
 }
 
 func TestTrainOnOneSlice(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
@@ -44,6 +45,7 @@ type config struct {
 	MaxFailures int
 	NumToKeep   int
 	PauseAt     int // fault-injection hook of the train loop (tests)
+	Logs        io.Writer // receives the job's driver log, if set
 	Accelerator string
 	Topology    string
 }
@@ -118,7 +120,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) 
 		return nil, err
 	}
 	res, err := client.RunPlan(ctx, plan, ray.RunOptions{
-		OnStatus: func(j ray.JobInfo) { fmt.Fprintf(out, "job %s: %s %s\n", j.SubmissionID, j.Status, j.Message) },
+		OnStatus: func(j ray.JobInfo) {
+			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), j.SubmissionID, j.Status, j.Message)
+		},
+		Logs: cfg.Logs,
 	})
 	if res == nil {
 		return nil, err
@@ -167,7 +172,13 @@ func main() {
 	flag.IntVar(&cfg.Steps, "steps", cfg.Steps, "training steps")
 	flag.IntVar(&cfg.NumSlices, "num-slices", cfg.NumSlices, "number of v4 2x2x2 slices")
 	flag.IntVar(&cfg.MaxFailures, "max-failures", 0, "restarts from the latest checkpoint (-1: forever)")
+	flag.IntVar(&cfg.PauseAt, "pause-at", 0, "fault-injection demo: rank 1 writes its pid to <report-dir>/paused-rank-1.pid at this step and waits to be killed")
+	flag.StringVar(&cfg.ReportDir, "report-dir", "", "directory for per-worker JSON reports (rank, node labels, MEGASCALE_* env)")
+	logs := flag.Bool("logs", false, "stream the job's driver log")
 	flag.Parse()
+	if *logs {
+		cfg.Logs = os.Stderr
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := run(ctx, cfg, os.Stdout)

@@ -149,7 +149,20 @@ type proc struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	waitErr error
+
+	// What spawn was called with, to start the node again.
+	args     []string
+	env      map[string]string
+	sub      string
+	detach   bool
+	restarts int
 }
+
+// maxRestarts bounds how often Start starts a worker node again whose
+// `ray start` exited: on a loaded 2-core machine a raylet can miss Ray's
+// fixed 30 s registration deadline and abort, and a second start usually
+// succeeds.
+const maxRestarts = 2
 
 const markerEnv = "RAYTPU_DEVCLUSTER"
 
@@ -279,6 +292,15 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		}
 		args = append(args, commonArgs(cfg, n.Resources, n.Labels)...)
 		env := posingEnv(n)
+		if i > 0 {
+			// Stagger the raylets a little: all at once they can starve a
+			// 2-core machine past Ray's registration deadline.
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
 		logger.Info("starting ray worker", "node", name, "ip", ipPrefix+strconv.Itoa(i+2))
 		if _, err := c.spawn(ctx, name, ipPrefix+strconv.Itoa(i+2), "w"+strconv.Itoa(i), args, env, cfg.Detach); err != nil {
 			return nil, err
@@ -398,7 +420,8 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("raycluster: start %s: %w", name, err)
 	}
-	p := &proc{Name: name, IP: ip, PID: cmd.Process.Pid, Dir: dir, Marker: marker, cmd: cmd, done: make(chan struct{})}
+	p := &proc{Name: name, IP: ip, PID: cmd.Process.Pid, Dir: dir, Marker: marker, cmd: cmd, done: make(chan struct{}),
+		args: args[:len(args)-1], env: env, sub: sub, detach: detach}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
@@ -449,13 +472,44 @@ func (c *Cluster) waitDashboard(ctx context.Context) error {
 	}
 }
 
+// restart starts worker p again, in a fresh temp dir, after its `ray
+// start` exited; it reports false when p is the head or out of restarts.
+func (c *Cluster) restart(ctx context.Context, p *proc) (bool, error) {
+	c.mu.Lock()
+	i := slices.Index(c.procs, p)
+	c.mu.Unlock()
+	if i <= 0 || p.restarts >= maxRestarts {
+		return false, nil
+	}
+	killAll([]int{p.PID}, func(m string) bool { return m == p.Marker })
+	c.logger.Info("restarting ray worker whose ray start exited", "node", p.Name, "error", fmt.Sprint(p.waitErr), "log", tailFile(filepath.Join(p.Dir, "ray-start.log"), 3))
+	np, err := c.spawn(ctx, p.Name, p.IP, p.sub+"r", p.args, p.env, p.detach)
+	if err != nil {
+		return false, err
+	}
+	np.restarts = p.restarts + 1
+	c.mu.Lock()
+	// spawn appended np; put it in p's place so procs stay in node order.
+	c.procs = c.procs[:len(c.procs)-1]
+	c.procs[i] = np
+	c.mu.Unlock()
+	return true, nil
+}
+
 func (c *Cluster) waitNodes(ctx context.Context, cfg Config) error {
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	var last string
 	for {
 		if p := c.exited(); p != nil {
-			return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
+			restarted, err := c.restart(ctx, p)
+			if err != nil {
+				return err
+			}
+			if !restarted {
+				return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
+			}
+			continue
 		}
 		nodes, err := c.Nodes(ctx)
 		if err != nil {

@@ -74,9 +74,9 @@ def train_func(config):
     lr = float(config.get("lr", 0.1))
     params = (jnp.float32(w), jnp.float32(b))
     for step in range(start + 1, steps + 1):
-        if pause_at and step == pause_at and start < pause_at and rank == 1 and report_dir:
-            # Fault-injection hook for tests: publish this worker's pid and
-            # wait to be killed from outside.
+        if pause_at and step == pause_at and checkpoint is None and rank == 1 and report_dir:
+            # Fault-injection hook for tests: on the first attempt only,
+            # publish this worker's pid and wait to be killed from outside.
             with open(os.path.join(report_dir, "paused-rank-1.pid"), "w") as f:
                 f.write(str(os.getpid()))
             for _ in range(600):
