@@ -196,6 +196,9 @@ func TestTrainOnTwoSlices(t *testing.T) {
 		if want := strconv.Itoa(r.Rank / 2); id != want {
 			t.Errorf("rank %d: MEGASCALE_SLICE_ID = %q, want %s", r.Rank, id, want)
 		}
+		if got := r.Env["MEGASCALE_PORT"]; got != "8081" {
+			t.Errorf("rank %d: MEGASCALE_PORT = %q, want Ray's default 8081", r.Rank, got)
+		}
 		if r.Env["MEGASCALE_COORDINATOR_ADDRESS"] == "" {
 			t.Errorf("rank %d: no MEGASCALE_COORDINATOR_ADDRESS", r.Rank)
 		}
