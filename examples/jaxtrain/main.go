@@ -44,7 +44,7 @@ type config struct {
 	NumSlices   int
 	MaxFailures int
 	NumToKeep   int
-	PauseAt     int // fault-injection hook of the train loop (tests)
+	PauseAt     int       // fault-injection hook of the train loop (tests)
 	Logs        io.Writer // receives the job's driver log, if set
 	Accelerator string
 	Topology    string
