@@ -2,39 +2,19 @@ package ray_test
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/raytpu/raytpu/internal/testtree"
 	"github.com/raytpu/raytpu/ray"
 )
 
-// genTree writes n files of about size bytes each in nested directories.
-// Content is text-like (compresses about 3:1), seeded so runs compare.
+// genTree writes n files of size bytes each in nested directories.
 func genTree(tb testing.TB, n, size int) (dir string, total int64) {
 	tb.Helper()
 	dir = tb.TempDir()
-	r := rand.New(rand.NewPCG(1, 2))
-	words := []string{"tpu", "slice", "jax", "ray", "train", "batch", "shard", "mesh", "host", "chip", "step", "loss"}
-	buf := make([]byte, 0, size+16)
-	for i := range n {
-		buf = buf[:0]
-		for len(buf) < size {
-			buf = append(buf, words[r.IntN(len(words))]...)
-			buf = append(buf, ' ')
-			if r.IntN(8) == 0 {
-				buf = fmt.Appendf(buf, "%d\n", r.Uint32())
-			}
-		}
-		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%37), fmt.Sprintf("e%02d", i%11), fmt.Sprintf("f%05d.txt", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, buf[:size], 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		total += int64(size)
+	total, err := testtree.Generate(dir, n, size, 1)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return dir, total
 }

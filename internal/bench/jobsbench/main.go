@@ -14,13 +14,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/testtree"
 	"github.com/raytpu/raytpu/ray"
 )
 
@@ -84,30 +83,10 @@ func stopCluster(state string) error {
 	return os.Remove(state)
 }
 
-// generate writes text-like files (about 3:1 compressible) in nested
-// directories.
+// generate writes the benchmark's working_dir.
 func generate(dir string, n, size int) error {
-	r := rand.New(rand.NewPCG(7, 11))
-	words := []string{"tpu", "slice", "jax", "ray", "train", "batch", "shard", "mesh", "host", "chip", "step", "loss"}
-	buf := make([]byte, 0, size+16)
-	for i := range n {
-		buf = buf[:0]
-		for len(buf) < size {
-			buf = append(buf, words[r.IntN(len(words))]...)
-			buf = append(buf, ' ')
-			if r.IntN(8) == 0 {
-				buf = fmt.Appendf(buf, "%d\n", r.Uint32())
-			}
-		}
-		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%50), fmt.Sprintf("e%02d", i%13), fmt.Sprintf("f%05d.txt", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, buf[:size], 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := testtree.Generate(dir, n, size, 7)
+	return err
 }
 
 func stats(ds []time.Duration) map[string]float64 {
