@@ -234,8 +234,9 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 			LauncherConfig: raw,
 		},
 	}
+	plan.Slices = []*placement.SliceGroup{}
 	if group != nil {
-		plan.Slices = []*placement.SliceGroup{group}
+		plan.Slices = append(plan.Slices, group)
 	}
 	return plan, nil
 }
@@ -281,10 +282,7 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 				errs = append(errs, field.Forbidden(p.Child(f.name), "applies only with useTPU: true"))
 			}
 		}
-		out.NumWorkers = max(s.NumWorkers, 1)
-		if s.NumWorkers == 0 {
-			out.NumWorkers = 1
-		}
+		out.NumWorkers = max(s.NumWorkers, 1) // Ray's default: 1
 		out.AcceleratorType = s.Accelerator
 		return out, nil, errs
 	}
