@@ -41,11 +41,14 @@ func TestCompileGolden(t *testing.T) {
 	byWorkers.ScalingConfig.NumWorkers = 4
 	v6e := base()
 	v6e.ScalingConfig = train.ScalingConfig{UseTPU: true, Accelerator: "TPU-V6E", Topology: "4x4", PlacementStrategy: placement.Spread}
+	cpu := base()
+	cpu.ScalingConfig = train.ScalingConfig{NumWorkers: 2, ResourcesPerWorker: map[string]float64{"CPU": 2}}
 	cases := map[string]train.JaxTrainer{
-		"v4-one-slice":   base(),
-		"v4-two-slices":  twoSlices,
-		"v4-workers-4":   byWorkers,
-		"v6e-4x4-spread": v6e,
+		"cpu-two-workers": cpu,
+		"v4-one-slice":    base(),
+		"v4-two-slices":   twoSlices,
+		"v4-workers-4":    byWorkers,
+		"v6e-4x4-spread":  v6e,
 	}
 	for name, tr := range cases {
 		t.Run(name, func(t *testing.T) {
