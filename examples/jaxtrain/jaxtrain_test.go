@@ -252,13 +252,19 @@ func TestTrainResumesAfterWorkerDies(t *testing.T) {
 		t.Errorf("final metrics resumed_from = %d, want 10 (the latest checkpoint before the kill)", from)
 	}
 	var restarted int
+	slicesAfter := map[string]bool{}
 	for _, r := range readReports(t, cfg.ReportDir) {
 		if r.ResumedFrom == 10 {
 			restarted++
+			slicesAfter[r.Labels["ray.io/tpu-slice-name"]] = true
 		}
 	}
 	if restarted != 2 {
 		t.Errorf("%d workers restarted from step 10, want 2", restarted)
+	}
+	// The restarted group may land on either v4-16 slice, but on one.
+	if len(slicesAfter) != 1 {
+		t.Errorf("restarted workers on slices %v, want one slice", slicesAfter)
 	}
 }
 
