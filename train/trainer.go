@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
@@ -35,6 +36,11 @@ const (
 	AcceleratorResourcePrefix = "accelerator_type:"
 	AcceleratorResourceAmount = 0.001
 )
+
+// WorkerGroupStartTimeout is Ray Train's default worker group start
+// timeout (RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S), which it also passes to
+// SlicePlacementGroup as the head reservation timeout.
+const WorkerGroupStartTimeout = 60 * time.Second
 
 // LauncherEntrypoint is the job entrypoint of a compiled trainer: the
 // launcher script the backend ships at the root of the working directory.
@@ -385,11 +391,12 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 		}
 	}
 	group, err := placement.SliceSpec{
-		Topology:           s.Topology,
-		Accelerator:        s.Accelerator,
-		ResourcesPerBundle: perWorker,
-		NumSlices:          numSlices,
-		Strategy:           strategy,
+		Topology:               s.Topology,
+		Accelerator:            s.Accelerator,
+		ResourcesPerBundle:     perWorker,
+		NumSlices:              numSlices,
+		Strategy:               strategy,
+		HeadReservationTimeout: WorkerGroupStartTimeout,
 	}.Compile(p)
 	if err != nil {
 		return out, nil, append(errs, field.Errors(err)...)
