@@ -153,8 +153,9 @@ func (r PlacementGroupRequest) validate() field.ErrorList {
 
 // CreatePlacementGroup creates a placement group. Placement is atomic:
 // every bundle is placed (CREATED) or none is, and the group stays PENDING
-// (it fits on the idle cluster but not now) or INFEASIBLE (it never fits),
-// with the reason. Groups already placed keep their resources. Invalid
+// with the reason, or is INFEASIBLE by Ray's rule (a bundle no node can
+// hold, STRICT_PACK bundles no single node can hold, STRICT_SPREAD with more
+// bundles than nodes). Groups already placed keep their resources. Invalid
 // requests are a field.ErrorList (paths strategy, bundles[i][RES],
 // bundleLabelSelector[i][KEY]).
 func (c *Cluster) CreatePlacementGroup(req PlacementGroupRequest) (*PlacementGroup, error) {
@@ -163,9 +164,14 @@ func (c *Cluster) CreatePlacementGroup(req PlacementGroupRequest) (*PlacementGro
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.snapshot(c.create(req)), nil
+}
+
+// create makes and schedules the group of a validated request; c.mu is held.
+func (c *Cluster) create(req PlacementGroupRequest) *group {
 	g := c.newGroup(req)
 	c.schedule(g)
-	return c.snapshot(g), nil
+	return g
 }
 
 func (c *Cluster) newGroup(req PlacementGroupRequest) *group {

@@ -352,8 +352,7 @@ func (c *Cluster) PlaceBundles(req PlacementGroupRequest) (*SlicePlacement, erro
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := c.newGroup(req)
-	c.schedule(g)
+	g := c.create(req)
 	sp := &SlicePlacement{Name: req.Name, Groups: []GroupRef{refOf(g)}}
 	for i := range g.bundles {
 		bp := BundlePlacement{Index: i, Resources: maps.Clone(g.bundles[i])}
