@@ -407,6 +407,11 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		"PATH="+filepath.Join(c.venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"VIRTUAL_ENV="+c.venv,
 		"RAY_USAGE_STATS_ENABLED=0",
+		// Workers and actors inherit the raylet's environment. Ray code
+		// that finds "the" cluster by itself (Ray Train's
+		// PlacementGroupCleaner, for one) fails when several clusters
+		// run on one machine unless RAY_ADDRESS names this one.
+		"RAY_ADDRESS="+c.GCSAddress,
 		markerEnv+"="+marker,
 	)
 	for _, k := range slices.Sorted(maps.Keys(env)) {

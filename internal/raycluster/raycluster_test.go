@@ -2,7 +2,9 @@ package raycluster_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -169,6 +171,40 @@ func TestStartFailureShowsLogs(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err == nil && contains(string(b), dir) {
 			t.Errorf("process %s still running: %q", e.Name(), b)
+		}
+	}
+}
+
+// TestClustersSideBySide runs a task on one of two clusters that share the
+// machine. Ray code inside a task that looks up "the" cluster without an
+// address (the state API, as Ray Train's PlacementGroupCleaner uses it)
+// must find its own cluster, not fail on finding two.
+func TestClustersSideBySide(t *testing.T) {
+	t.Parallel()
+	a := raycluster.ForTest(t, raycluster.Config{HeadCPUs: 1})
+	b := raycluster.ForTest(t, raycluster.Config{HeadCPUs: 1})
+	const driver = `
+import json, os, ray
+ray.init(address=os.environ["TEST_GCS_ADDRESS"], logging_level="ERROR")
+
+@ray.remote(num_cpus=0)
+def node_ips():
+    from ray.util.state import list_nodes
+    return sorted(n.node_ip for n in list_nodes())
+
+print("NODE_IPS=" + json.dumps(ray.get(node_ips.remote())))
+`
+	for _, c := range []*raycluster.Cluster{a, b} {
+		cmd := exec.CommandContext(t.Context(), c.Python(), "-c", driver)
+		cmd.Env = append(os.Environ(), "TEST_GCS_ADDRESS="+c.GCSAddress, "RAY_ADDRESS=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("driver on %s: %v\n%s", c.GCSAddress, err, out)
+		}
+		headIP, _, _ := strings.Cut(c.GCSAddress, ":")
+		want := `NODE_IPS=["` + headIP + `"]`
+		if !strings.Contains(string(out), want) {
+			t.Errorf("a task on cluster %s saw the wrong cluster: want %s in\n%s", c.GCSAddress, want, out)
 		}
 	}
 }
