@@ -214,25 +214,62 @@ func TestTrainOnTwoSlices(t *testing.T) {
 }
 
 // killPausedWorker waits for rank 1 to publish its pid at the pause step
-// and kills that worker process.
-func killPausedWorker(ctx context.Context, t *testing.T, dir string) {
-	path := filepath.Join(dir, "paused-rank-1.pid")
+// and kills that worker process. With afterStep > 0 it first waits until
+// Ray Train's controller has registered the checkpoint of that step in
+// runDir/checkpoint_manager_snapshot.json: a worker's report reaches the
+// controller asynchronously, so a kill right after the report could
+// otherwise lose the checkpoint and the test would not know which one the
+// run must resume from.
+func killPausedWorker(ctx context.Context, t *testing.T, reportDir, runDir string, afterStep int) {
+	path := filepath.Join(reportDir, "paused-rank-1.pid")
+	var pid int
 	for ctx.Err() == nil {
 		b, err := os.ReadFile(path)
 		if err == nil && len(b) > 0 {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
 			if err != nil {
 				t.Errorf("pid file: %v", err)
 				return
 			}
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Errorf("kill worker %d: %v", pid, err)
-			}
-			t.Logf("killed rank 1 worker process %d", pid)
-			return
+			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	for afterStep > 0 && ctx.Err() == nil {
+		if step, ok := registeredCheckpointStep(runDir); ok && step >= afterStep {
+			t.Logf("Ray Train registered the checkpoint of step %d", step)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Errorf("kill worker %d: %v", pid, err)
+		return
+	}
+	t.Logf("killed rank 1 worker process %d", pid)
+}
+
+// registeredCheckpointStep reads the "step" metric of the latest checkpoint
+// Ray Train's checkpoint manager has saved in its snapshot.
+func registeredCheckpointStep(runDir string) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(runDir, "checkpoint_manager_snapshot.json"))
+	if err != nil {
+		return 0, false
+	}
+	var snap struct {
+		Latest *struct {
+			Metrics struct {
+				Step int `json:"step"`
+			} `json:"metrics"`
+		} `json:"latest_checkpoint_result"`
+	}
+	if json.Unmarshal(b, &snap) != nil || snap.Latest == nil {
+		return 0, false
+	}
+	return snap.Latest.Metrics.Step, true
 }
 
 func TestTrainResumesAfterWorkerDies(t *testing.T) {
@@ -240,7 +277,7 @@ func TestTrainResumesAfterWorkerDies(t *testing.T) {
 	cfg.Steps = 14
 	cfg.PauseAt = 12 // after the checkpoint at step 10
 	cfg.MaxFailures = 1
-	go killPausedWorker(t.Context(), t, cfg.ReportDir)
+	go killPausedWorker(t.Context(), t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10)
 	res, err := runLogged(t, t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -273,7 +310,7 @@ func TestTrainFailsWithoutRetries(t *testing.T) {
 	cfg.Steps = 14
 	cfg.PauseAt = 7
 	cfg.MaxFailures = 0
-	go killPausedWorker(t.Context(), t, cfg.ReportDir)
+	go killPausedWorker(t.Context(), t, cfg.ReportDir, "", 0)
 	_, err := runLogged(t, t.Context(), cfg)
 	if !errors.Is(err, train.ErrTrainingFailed) {
 		t.Fatalf("err = %v, want a train.RunError", err)
