@@ -103,3 +103,21 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandDoesNotLinkTesting keeps test helpers out of the raytpu
+// binary: a non-test package that imports "testing" drags the testing
+// package (and its flags' code) into every program that uses it.
+func TestCommandDoesNotLinkTesting(t *testing.T) {
+	t.Parallel()
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "./cmd/raytpu").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/internal/raycluster") {
+		t.Fatalf("cmd/raytpu no longer depends on internal/raycluster; the check would be vacuous (deps: %d)", len(deps))
+	}
+	if slices.Contains(deps, "testing") {
+		t.Error(`cmd/raytpu links package "testing"; move test helpers into a package only tests import (e.g. internal/raycluster/raytest)`)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 )
 
 func TestTPUNodes(t *testing.T) {
@@ -44,7 +45,7 @@ func TestMissingVenv(t *testing.T) {
 // TestPosingTPUSlice starts a head and the two hosts of a v4-16 slice and
 // checks what Ray makes of them, then that Stop leaves nothing behind.
 func TestPosingTPUSlice(t *testing.T) {
-	c := raycluster.ForTest(t, raycluster.Config{
+	c := raytest.Start(t, raycluster.Config{
 		HeadCPUs: 1,
 		Nodes:    withLabel(raycluster.TPUNodes("slice-a", "v4-16", "2x2x2", 2, 4, 1), "raytpu.dev/pool", "tpu"),
 	})
@@ -181,8 +182,8 @@ func TestStartFailureShowsLogs(t *testing.T) {
 // must find its own cluster, not fail on finding two.
 func TestClustersSideBySide(t *testing.T) {
 	t.Parallel()
-	a := raycluster.ForTest(t, raycluster.Config{HeadCPUs: 1})
-	b := raycluster.ForTest(t, raycluster.Config{HeadCPUs: 1})
+	a := raytest.Start(t, raycluster.Config{HeadCPUs: 1})
+	b := raytest.Start(t, raycluster.Config{HeadCPUs: 1})
 	const driver = `
 import json, os, ray
 ray.init(address=os.environ["TEST_GCS_ADDRESS"], logging_level="ERROR")

@@ -1,15 +1,11 @@
 package raycluster
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
-	"testing"
-	"time"
 )
 
 // state is what WriteState saves: enough for another process to reach the
@@ -70,50 +66,6 @@ func LoadState(path string) (*Cluster, error) {
 		id: s.ID, venv: s.Venv, tempDir: s.TempDir, ownTemp: s.OwnTempDir,
 		logger: slog.New(slog.DiscardHandler), procs: s.Nodes,
 	}, nil
-}
-
-// ForTest starts a cluster for one test (or benchmark) and stops it in
-// tb.Cleanup. When Ray is missing it fails the test with a message saying
-// how to install it; it never skips. For one cluster per package, call
-// Start from TestMain instead:
-//
-//	func TestMain(m *testing.M) {
-//		c, err := raycluster.Start(context.Background(), raycluster.Config{})
-//		if err != nil {
-//			fmt.Fprintln(os.Stderr, err)
-//			os.Exit(1)
-//		}
-//		code := m.Run()
-//		c.Stop()
-//		os.Exit(code)
-//	}
-func ForTest(tb testing.TB, cfg Config) *Cluster {
-	tb.Helper()
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(testWriter{tb}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	c, err := Start(ctx, cfg)
-	if err != nil {
-		if errors.Is(err, ErrNoRay) {
-			tb.Fatalf("this test needs a local Ray: %v", err)
-		}
-		tb.Fatalf("start local Ray cluster: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			tb.Errorf("stop local Ray cluster: %v", err)
-		}
-	})
-	return c
-}
-
-type testWriter struct{ tb testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.tb.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // FindVenv returns the virtualenv Start would use for Config.Venv = venv
