@@ -144,6 +144,25 @@ func TestStopJob(t *testing.T) {
 }
 
 // waitStatus polls until the job has status want.
+// runJob submits sub, waits until the job ends and returns its id, final
+// state and driver log.
+func runJob(t *testing.T, c *ray.Client, sub ray.JobSubmission) (string, ray.JobInfo, string) {
+	t.Helper()
+	id, err := c.SubmitJob(t.Context(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := c.WaitJob(t.Context(), id, ray.WaitOptions{PollInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := c.JobLogs(t.Context(), id)
+	if err != nil {
+		t.Fatalf("logs of job %s (%s): %v", id, job.Status, err)
+	}
+	return id, job, logs
+}
+
 func waitStatus(t *testing.T, c *ray.Client, id string, want ray.JobStatus) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
@@ -255,18 +274,10 @@ func TestWorkingDir(t *testing.T) {
 	if env.WorkingDir != dir {
 		t.Errorf("PrepareRuntimeEnv changed its input: %s", env.WorkingDir)
 	}
-	id, err := c.SubmitJob(ctx, ray.JobSubmission{
+	id, job, logs := runJob(t, c, ray.JobSubmission{
 		Entrypoint: `python -c "import os; print('read:', open('data/payload.txt').read()); print('log present:', os.path.exists('ignored.log'))"`,
 		RuntimeEnv: prepared,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := c.WaitJob(ctx, id, ray.WaitOptions{PollInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, _ := c.JobLogs(ctx, id)
 	if job.Status != ray.JobSucceeded || !strings.Contains(logs, "read: "+secret) || !strings.Contains(logs, "log present: False") {
 		t.Fatalf("job %s: %s\n%s", job.Status, job.Message, logs)
 	}
@@ -480,18 +491,10 @@ func TestPyModules(t *testing.T) {
 			t.Fatalf("py_modules not uploaded: %v", env.PyModules)
 		}
 	}
-	id, err := c.SubmitJob(ctx, ray.JobSubmission{
+	_, job, logs := runJob(t, c, ray.JobSubmission{
 		Entrypoint: `python -c "import raytpu_mod_a, raytpu_mod_b; print(raytpu_mod_a.VALUE, raytpu_mod_b.VALUE)"`,
 		RuntimeEnv: env,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := c.WaitJob(ctx, id, ray.WaitOptions{PollInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, _ := c.JobLogs(ctx, id)
 	if want := "a-" + token + " b-" + token; job.Status != ray.JobSucceeded || !strings.Contains(logs, want) {
 		t.Fatalf("job %s (%s), logs lack %q:\n%s", job.Status, job.Message, want, logs)
 	}
