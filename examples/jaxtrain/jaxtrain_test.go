@@ -220,7 +220,19 @@ func TestTrainOnTwoSlices(t *testing.T) {
 // controller asynchronously, so a kill right after the report could
 // otherwise lose the checkpoint and the test would not know which one the
 // run must resume from.
-func killPausedWorker(ctx context.Context, t *testing.T, reportDir, runDir string, afterStep int) {
+//
+// It runs in its own goroutine until the test's context ends; the test's
+// cleanup waits for it, so it never logs after the test has completed.
+func killPausedWorker(t *testing.T, reportDir, runDir string, afterStep int) {
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done })
+	go func() {
+		defer close(done)
+		killWhenPaused(t.Context(), t, reportDir, runDir, afterStep)
+	}()
+}
+
+func killWhenPaused(ctx context.Context, t *testing.T, reportDir, runDir string, afterStep int) {
 	path := filepath.Join(reportDir, "paused-rank-1.pid")
 	var pid int
 	for ctx.Err() == nil {
@@ -277,7 +289,7 @@ func TestTrainResumesAfterWorkerDies(t *testing.T) {
 	cfg.Steps = 14
 	cfg.PauseAt = 12 // after the checkpoint at step 10
 	cfg.MaxFailures = 1
-	go killPausedWorker(t.Context(), t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10)
+	killPausedWorker(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10)
 	res, err := runLogged(t, t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -310,7 +322,7 @@ func TestTrainFailsWithoutRetries(t *testing.T) {
 	cfg.Steps = 14
 	cfg.PauseAt = 7
 	cfg.MaxFailures = 0
-	go killPausedWorker(t.Context(), t, cfg.ReportDir, "", 0)
+	killPausedWorker(t, cfg.ReportDir, "", 0)
 	_, err := runLogged(t, t.Context(), cfg)
 	if !errors.Is(err, train.ErrTrainingFailed) {
 		t.Fatalf("err = %v, want a train.RunError", err)
