@@ -144,6 +144,18 @@ func TestStopJob(t *testing.T) {
 }
 
 // waitStatus polls until the job has status want.
+// dashboardProxy starts a fault proxy in front of the shared cluster's
+// dashboard, closed when the test ends.
+func dashboardProxy(t *testing.T) *faultproxy.Proxy {
+	t.Helper()
+	proxy, err := faultproxy.New(realCluster(t).DashboardURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	return proxy
+}
+
 // runJob submits sub, waits until the job ends and returns its id, final
 // state and driver log.
 func runJob(t *testing.T, c *ray.Client, sub ray.JobSubmission) (string, ray.JobInfo, string) {
@@ -247,12 +259,7 @@ func TestNotFound(t *testing.T) {
 // job that reads a file from it, and checks the second upload is skipped.
 func TestWorkingDir(t *testing.T) {
 	t.Parallel()
-	rc := realCluster(t)
-	proxy, err := faultproxy.New(rc.DashboardURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := dashboardProxy(t)
 	c, err := ray.NewClient(proxy.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -322,12 +329,7 @@ func TestWorkingDir(t *testing.T) {
 // real server: every submission must exist exactly once.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	rc := realCluster(t)
-	proxy, err := faultproxy.New(rc.DashboardURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := dashboardProxy(t)
 	c, err := ray.NewClient(proxy.URL, ray.WithRetry(ray.RetryPolicy{
 		MaxAttempts: 5, InitialBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 		AttemptTimeout: 3 * time.Second,
@@ -504,12 +506,7 @@ func TestPyModules(t *testing.T) {
 // PUTs, and checks what lands on the real server.
 func TestUploadStreamingFaults(t *testing.T) {
 	t.Parallel()
-	rc := realCluster(t)
-	proxy, err := faultproxy.New(rc.DashboardURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := dashboardProxy(t)
 	c, err := ray.NewClient(proxy.URL, ray.WithRetry(ray.RetryPolicy{MaxAttempts: 4, InitialBackoff: 10 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
