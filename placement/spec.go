@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -28,23 +29,8 @@ func Strategies() []string {
 	return []string{string(Pack), string(Spread), string(StrictPack), string(StrictSpread)}
 }
 
-// Label keys Ray's TPU manager puts on every TPU node.
-const (
-	LabelSliceName       = "ray.io/tpu-slice-name"
-	LabelWorkerID        = "ray.io/tpu-worker-id"
-	LabelPodType         = "ray.io/tpu-pod-type"
-	LabelTopology        = "ray.io/tpu-topology"
-	LabelAcceleratorType = "ray.io/accelerator-type"
-)
-
-// ResourceTPU is Ray's TPU chip resource.
-const ResourceTPU = "TPU"
-
 // DefaultHeadReservationTimeout is Ray's DEFAULT_TPU_HEAD_RESERVATION_TIMEOUT_S.
 const DefaultHeadReservationTimeout = 100 * time.Second
-
-// DefaultMegascalePort is Ray's DEFAULT_MEGASCALE_PORT.
-const DefaultMegascalePort = 8081
 
 // validTPUPerWorker is Ray's TPU_VALID_CHIP_OPTIONS: a task or actor may
 // request only these many TPU.
@@ -133,7 +119,7 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 		errs = append(errs, field.NotSupported(child(path, "strategy"), string(s.Strategy), Strategies()))
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.ResourcesPerBundle)) {
-		if v := s.ResourcesPerBundle[k]; v < 0 || (k == ResourceTPU && v == 0) {
+		if v := s.ResourcesPerBundle[k]; v < 0 || (k == rayvocab.ResourceTPU && v == 0) {
 			errs = append(errs, field.Invalid(child(path, "resourcesPerBundle").Key(k), v, "must be positive"))
 		}
 	}
@@ -155,15 +141,15 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 	if bundle == nil {
 		bundle = map[string]float64{}
 	}
-	if _, ok := bundle["CPU"]; !ok {
-		bundle["CPU"] = 1
+	if _, ok := bundle[rayvocab.ResourceCPU]; !ok {
+		bundle[rayvocab.ResourceCPU] = 1
 	}
-	if _, ok := bundle[ResourceTPU]; !ok {
-		bundle[ResourceTPU] = float64(sl.ChipsPerHost * perChip)
+	if _, ok := bundle[rayvocab.ResourceTPU]; !ok {
+		bundle[rayvocab.ResourceTPU] = float64(sl.ChipsPerHost * perChip)
 	}
-	tpuPerBundle := bundle[ResourceTPU]
+	tpuPerBundle := bundle[rayvocab.ResourceTPU]
 	tpuPerSlice := float64(sl.Chips() * perChip)
-	tpuPath := child(path, "resourcesPerBundle").Key(ResourceTPU)
+	tpuPath := child(path, "resourcesPerBundle").Key(rayvocab.ResourceTPU)
 	if tpuPerBundle <= 0 {
 		// Reported above.
 	} else if tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0 {
@@ -213,7 +199,7 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 		if sl.MultiHost() {
 			// A user selector naming the slice skips the head reservation.
 			for b := range bundlesPerSlice {
-				if name := s.selector(si*bundlesPerSlice + b)[LabelSliceName]; name != "" {
+				if name := s.selector(si*bundlesPerSlice + b)[rayvocab.LabelTPUSliceName]; name != "" {
 					pin = name
 					break
 				}
@@ -224,8 +210,8 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 					Slice:     si,
 					Resources: map[string]float64{sl.HeadResource(): 1},
 					LabelSelector: map[string]string{
-						LabelWorkerID: "0",
-						LabelPodType:  sl.PodType(),
+						rayvocab.LabelTPUWorkerID: "0",
+						rayvocab.LabelTPUPodType:  sl.PodType(),
 					},
 				})
 			}
@@ -238,10 +224,10 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 				if sel == nil {
 					sel = map[string]string{}
 				}
-				sel[LabelSliceName] = pin
+				sel[rayvocab.LabelTPUSliceName] = pin
 			}
 			if fromHead {
-				delete(sel, LabelSliceName)
+				delete(sel, rayvocab.LabelTPUSliceName)
 			}
 			if len(sel) == 0 {
 				sel = nil
@@ -269,7 +255,7 @@ func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
 			grp.Megascale = append(grp.Megascale, Megascale{
 				Slice:     si,
 				NumSlices: numSlices,
-				Port:      DefaultMegascalePort,
+				Port:      rayvocab.DefaultMegascalePort,
 			})
 		}
 	}
@@ -376,12 +362,7 @@ type Megascale struct {
 
 // Env returns the MEGASCALE_* variables for coordinator address addr.
 func (m Megascale) Env(addr string) map[string]string {
-	return map[string]string{
-		"MEGASCALE_COORDINATOR_ADDRESS": addr,
-		"MEGASCALE_PORT":                strconv.Itoa(m.Port),
-		"MEGASCALE_NUM_SLICES":          strconv.Itoa(m.NumSlices),
-		"MEGASCALE_SLICE_ID":            strconv.Itoa(m.Slice),
-	}
+	return rayvocab.MegascaleEnv(addr, m.Port, m.NumSlices, m.Slice)
 }
 
 // String summarises the group: "2 × v6e 4x4 (v6e-16): 8 bundles {CPU:1, TPU:4}, SPREAD".

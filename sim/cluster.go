@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // unit is Ray's resource resolution (FixedPoint): amounts are held as
@@ -191,8 +191,8 @@ func (c *Cluster) intern(name string) resID {
 
 func (c *Cluster) newClass(r *resolved, worker int) *class {
 	res := map[string]float64{
-		ResourceCPU:    float64(r.item.CPU),
-		ResourceMemory: float64(r.item.Memory),
+		rayvocab.ResourceCPU:    float64(r.item.CPU),
+		rayvocab.ResourceMemory: float64(r.item.Memory),
 	}
 	var labels map[string]string
 	if r.gen != nil {
@@ -326,7 +326,7 @@ func (c *Cluster) Available(name string) map[string]float64 {
 // labelOf returns node ni's label k.
 func (c *Cluster) labelOf(ni int32, k string) (string, bool) {
 	n := &c.nodes[ni]
-	if k == placement.LabelSliceName {
+	if k == rayvocab.LabelTPUSliceName {
 		if n.slice < 0 {
 			return "", false
 		}

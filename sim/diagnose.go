@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // Severity ranks a finding.
@@ -112,7 +113,7 @@ type landed struct {
 func (c *Cluster) land(bs []BundlePlacement) *landing {
 	l := &landing{hosts: map[string]bool{}}
 	for _, b := range bs {
-		t := b.Resources[placement.ResourceTPU]
+		t := b.Resources[rayvocab.ResourceTPU]
 		if b.State != StateCreated || t <= 0 {
 			continue
 		}
@@ -204,7 +205,7 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 				if g.MultiHost {
 					msg += ": the selector named a slice of another shape"
 				} else {
-					msg += fmt.Sprintf(": Ray pins nothing for a single-host slice; add the bundle label selector {%s: %s}", placement.LabelPodType, g.PodType)
+					msg += fmt.Sprintf(": Ray pins nothing for a single-host slice; add the bundle label selector {%s: %s}", rayvocab.LabelTPUPodType, g.PodType)
 				}
 				d = append(d, Finding{SeverityError, CodeWrongPodType, msg})
 			} else if g.MultiHost && len(s.hosts) < int(s.info.hosts) {
@@ -282,7 +283,7 @@ func isAre(n int) string {
 func (c *Cluster) idle(ni int32, exceptHead bool) bool {
 	n := &c.nodes[ni]
 	for k, v := range n.avail {
-		if v != n.class.total[k] && !(exceptHead && strings.HasSuffix(c.resNames[n.class.res[k]], "-head")) {
+		if v != n.class.total[k] && !(exceptHead && strings.HasSuffix(c.resNames[n.class.res[k]], rayvocab.HeadResourceSuffix)) {
 			return false
 		}
 	}

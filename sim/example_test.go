@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -18,7 +19,7 @@ func ExampleParseSpec() {
 	}
 	fmt.Println(spec)
 	for _, h := range spec.Hosts() {
-		fmt.Printf("%-12s TPU=%v head=%v labels=%d\n", h.Name, h.Resources["TPU"], h.Resources[sim.HeadResource(h.PodType)] == 1, len(h.Labels))
+		fmt.Printf("%-12s TPU=%v head=%v labels=%d\n", h.Name, h.Resources["TPU"], h.Resources[rayvocab.HeadResource(h.PodType)] == 1, len(h.Labels))
 	}
 
 	_, err = sim.ParseSpec("v6e-16:4x8")

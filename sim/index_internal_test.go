@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // TestIndexedSearchMatchesScan drives two clusters with the same random
@@ -88,7 +89,7 @@ func randomRequest(rng *rand.Rand, hosts []Host) PlacementGroupRequest {
 		case 2:
 			h := hosts[rng.IntN(len(hosts))]
 			if h.IsTPU() {
-				b[HeadResource(h.PodType)] = 1
+				b[rayvocab.HeadResource(h.PodType)] = 1
 			} else {
 				b["CPU"] = 0.5
 			}
@@ -106,25 +107,25 @@ func randomRequest(rng *rand.Rand, hosts []Host) PlacementGroupRequest {
 			switch rng.IntN(7) {
 			case 0:
 				if h.IsTPU() {
-					sel[placement.LabelPodType] = h.PodType
+					sel[rayvocab.LabelTPUPodType] = h.PodType
 				}
 			case 1:
-				sel[placement.LabelTopology] = "in(4x4,2x4)"
+				sel[rayvocab.LabelTPUTopology] = "in(4x4,2x4)"
 			case 2:
-				sel[placement.LabelWorkerID] = "!0"
+				sel[rayvocab.LabelTPUWorkerID] = "!0"
 			case 3:
 				if h.IsTPU() {
-					sel[placement.LabelSliceName] = h.SliceName
+					sel[rayvocab.LabelTPUSliceName] = h.SliceName
 				}
 			case 4:
 				if h.IsTPU() {
-					sel[placement.LabelSliceName] = "!" + h.SliceName
+					sel[rayvocab.LabelTPUSliceName] = "!" + h.SliceName
 				}
 			case 5:
-				sel[placement.LabelAcceleratorType] = "!in(TPU-V4,TPU-V7X)"
+				sel[rayvocab.LabelAcceleratorType] = "!in(TPU-V4,TPU-V7X)"
 			case 6:
 				if h.IsTPU() {
-					sel[placement.LabelSliceName] = "in(" + h.SliceName + "," + hosts[0].SliceName + ")"
+					sel[rayvocab.LabelTPUSliceName] = "in(" + h.SliceName + "," + hosts[0].SliceName + ")"
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // ErrNotFound is returned for an unknown placement group id.
@@ -76,7 +77,7 @@ type BundleState struct {
 func (pg *PlacementGroup) placedBundles() []placedBundle {
 	var out []placedBundle
 	for _, b := range pg.Bundles {
-		out = append(out, placedBundle{group: pg.ID, name: pg.Name, index: b.Index, node: b.Node, tpu: b.Resources[placement.ResourceTPU]})
+		out = append(out, placedBundle{group: pg.ID, name: pg.Name, index: b.Index, node: b.Node, tpu: b.Resources[rayvocab.ResourceTPU]})
 	}
 	return out
 }

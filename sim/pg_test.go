@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -129,18 +130,18 @@ func TestLabelSelectors(t *testing.T) {
 		state    sim.State
 	}{
 		{"no selector: emptiest host first", tpu(1), nil, "v6e-8-0-w0", sim.StateCreated},
-		{"equality", tpu(4), sel{placement.LabelAcceleratorType: "TPU-V4"}, "v4-16-0-w0", sim.StateCreated},
-		{"in()", tpu(1), sel{placement.LabelPodType: "in(v4-16, v6e-16)"}, "v6e-16-0-w0", sim.StateCreated},
-		{"negation", tpu(1), sel{placement.LabelPodType: "!v6e-8"}, "v6e-16-0-w0", sim.StateCreated},
-		{"negated in()", tpu(1), sel{placement.LabelPodType: "!in(v6e-8,v6e-16)"}, "v4-16-0-w0", sim.StateCreated},
-		{"worker id", tpu(4), sel{placement.LabelWorkerID: "!0"}, "v6e-16-0-w1", sim.StateCreated},
-		{"slice name", tpu(4), sel{placement.LabelSliceName: "v4-16-0"}, "v4-16-0-w0", sim.StateCreated},
-		{"slice names in()", tpu(4), sel{placement.LabelSliceName: "in(nope,v4-16-0)", placement.LabelWorkerID: "1"}, "v4-16-0-w1", sim.StateCreated},
-		{"not this slice", tpu(4), sel{placement.LabelSliceName: "!v6e-8-0", placement.LabelTopology: "!4x4"}, "v4-16-0-w0", sim.StateCreated},
-		{"negation matches a node without the label", map[string]float64{"CPU": 8}, sel{placement.LabelPodType: "!in(v6e-16,v4-16,v6e-8)"}, "cpu-0", sim.StateCreated},
-		{"two keys", tpu(4), sel{placement.LabelTopology: "4x4", placement.LabelWorkerID: "3"}, "v6e-16-0-w3", sim.StateCreated},
-		{"no node has the labels", tpu(1), sel{placement.LabelPodType: "v6e-256"}, "", sim.StateInfeasible},
-		{"unknown slice", tpu(1), sel{placement.LabelSliceName: "v6e-16-9"}, "", sim.StateInfeasible},
+		{"equality", tpu(4), sel{rayvocab.LabelAcceleratorType: "TPU-V4"}, "v4-16-0-w0", sim.StateCreated},
+		{"in()", tpu(1), sel{rayvocab.LabelTPUPodType: "in(v4-16, v6e-16)"}, "v6e-16-0-w0", sim.StateCreated},
+		{"negation", tpu(1), sel{rayvocab.LabelTPUPodType: "!v6e-8"}, "v6e-16-0-w0", sim.StateCreated},
+		{"negated in()", tpu(1), sel{rayvocab.LabelTPUPodType: "!in(v6e-8,v6e-16)"}, "v4-16-0-w0", sim.StateCreated},
+		{"worker id", tpu(4), sel{rayvocab.LabelTPUWorkerID: "!0"}, "v6e-16-0-w1", sim.StateCreated},
+		{"slice name", tpu(4), sel{rayvocab.LabelTPUSliceName: "v4-16-0"}, "v4-16-0-w0", sim.StateCreated},
+		{"slice names in()", tpu(4), sel{rayvocab.LabelTPUSliceName: "in(nope,v4-16-0)", rayvocab.LabelTPUWorkerID: "1"}, "v4-16-0-w1", sim.StateCreated},
+		{"not this slice", tpu(4), sel{rayvocab.LabelTPUSliceName: "!v6e-8-0", rayvocab.LabelTPUTopology: "!4x4"}, "v4-16-0-w0", sim.StateCreated},
+		{"negation matches a node without the label", map[string]float64{"CPU": 8}, sel{rayvocab.LabelTPUPodType: "!in(v6e-16,v4-16,v6e-8)"}, "cpu-0", sim.StateCreated},
+		{"two keys", tpu(4), sel{rayvocab.LabelTPUTopology: "4x4", rayvocab.LabelTPUWorkerID: "3"}, "v6e-16-0-w3", sim.StateCreated},
+		{"no node has the labels", tpu(1), sel{rayvocab.LabelTPUPodType: "v6e-256"}, "", sim.StateInfeasible},
+		{"unknown slice", tpu(1), sel{rayvocab.LabelTPUSliceName: "v6e-16-9"}, "", sim.StateInfeasible},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,7 +165,7 @@ func TestInfeasibleReasons(t *testing.T) {
 	c := newCluster(t, "v6e-16")
 	pg, err := c.CreatePlacementGroup(sim.PlacementGroupRequest{
 		Bundles:             []map[string]float64{{"TPU": 1}},
-		BundleLabelSelector: []map[string]string{{placement.LabelPodType: "v6e-32"}},
+		BundleLabelSelector: []map[string]string{{rayvocab.LabelTPUPodType: "v6e-32"}},
 	})
 	if err != nil {
 		t.Fatal(err)

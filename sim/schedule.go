@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // request is one bundle (or STRICT_PACK's aggregate) in the cluster's terms.
@@ -66,7 +67,7 @@ func (c *Cluster) pin(r *request) {
 	}
 	for i := range r.sel {
 		cn := &r.sel[i]
-		if cn.key != placement.LabelSliceName || !cn.pins() {
+		if cn.key != rayvocab.LabelTPUSliceName || !cn.pins() {
 			continue
 		}
 		var set []int32
@@ -303,7 +304,7 @@ func (a *attempt) best(r *request, onlyErased bool) int32 {
 func (a *attempt) classFits(cl *class, r *request) bool {
 	for i := range r.sel {
 		cn := &r.sel[i]
-		if cn.key == placement.LabelSliceName {
+		if cn.key == rayvocab.LabelTPUSliceName {
 			continue
 		}
 		v, ok := cl.labels[cn.key]
@@ -340,7 +341,7 @@ func (a *attempt) stateScore(avail []int64, r *request) float64 {
 func (c *Cluster) sliceLabelOK(ni int32, sel selector) bool {
 	for i := range sel {
 		cn := &sel[i]
-		if cn.key != placement.LabelSliceName {
+		if cn.key != rayvocab.LabelTPUSliceName {
 			continue
 		}
 		v, ok := c.labelOf(ni, cn.key)
@@ -366,7 +367,7 @@ func (c *Cluster) candidateClasses(r *request) []*class {
 	}
 	for i := range r.sel {
 		cn := &r.sel[i]
-		if cn.key == placement.LabelSliceName || cn.neg || len(cn.values) != 1 {
+		if cn.key == rayvocab.LabelTPUSliceName || cn.neg || len(cn.values) != 1 {
 			continue
 		}
 		offer(c.byLabel[cn.key+"\x00"+cn.values[0]])
@@ -488,7 +489,7 @@ func (c *Cluster) release(ni int32, r *request) {
 
 // predefined are Ray's predefined resources; every other resource is an
 // "extra" one in the bundle order.
-var predefined = map[string]bool{"CPU": true, "GPU": true, "memory": true, "object_store_memory": true}
+var predefined = map[string]bool{rayvocab.ResourceCPU: true, rayvocab.ResourceGPU: true, rayvocab.ResourceMemory: true, rayvocab.ResourceObjectStoreMemory: true}
 
 // bundleOrder is Ray's SortRequiredResources: bundles asking for more GPU
 // first, then more of the extra resources (compared by name, where Ray
@@ -527,7 +528,7 @@ func bundleOrder(bundles []map[string]float64) []int {
 				return cmpDesc(x, y)
 			}
 		}
-		for _, k := range []string{"object_store_memory", "memory", "CPU"} {
+		for _, k := range []string{rayvocab.ResourceObjectStoreMemory, rayvocab.ResourceMemory, rayvocab.ResourceCPU} {
 			if x, y := get(a, k), get(b, k); x != y {
 				return cmpDesc(x, y)
 			}

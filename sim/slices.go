@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // ErrSliceReservation matches every *ReservationError with errors.Is.
@@ -111,7 +112,7 @@ func (sp *SlicePlacement) placedBundles() []placedBundle {
 		if b.Group >= len(sp.Groups) {
 			continue
 		}
-		out = append(out, placedBundle{group: sp.Groups[b.Group].ID, name: sp.Groups[b.Group].Name, index: b.Index, node: b.Node, tpu: b.Resources[placement.ResourceTPU]})
+		out = append(out, placedBundle{group: sp.Groups[b.Group].ID, name: sp.Groups[b.Group].Name, index: b.Index, node: b.Node, tpu: b.Resources[rayvocab.ResourceTPU]})
 	}
 	return out
 }
@@ -203,7 +204,7 @@ func (c *Cluster) placeSlices(g *placement.SliceGroup) *SlicePlacement {
 			if hg.state == StateCreated {
 				ni := hg.nodes[0]
 				hp.Node = c.nodeName(ni)
-				hp.SliceName, _ = c.labelOf(ni, placement.LabelSliceName)
+				hp.SliceName, _ = c.labelOf(ni, rayvocab.LabelTPUSliceName)
 				pinned[si] = hp.SliceName
 				sp.Heads = append(sp.Heads, hp)
 				sp.heads = append(sp.heads, hg.id)
@@ -281,7 +282,7 @@ func selectorWithPin(b placement.Bundle, pinned map[int]string) map[string]strin
 		if sel == nil {
 			sel = map[string]string{}
 		}
-		sel[placement.LabelSliceName] = name
+		sel[rayvocab.LabelTPUSliceName] = name
 	}
 	if len(sel) == 0 {
 		return nil
@@ -310,9 +311,9 @@ func headError(g *placement.SliceGroup, si int, h placement.HeadReservation, rea
 	keys := sortedKeys(h.LabelSelector)
 	rank := func(k string) int {
 		switch k {
-		case placement.LabelWorkerID:
+		case rayvocab.LabelTPUWorkerID:
 			return 0
-		case placement.LabelPodType:
+		case rayvocab.LabelTPUPodType:
 			return 1
 		}
 		return 2

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -16,7 +17,7 @@ func TestPlaceSlices(t *testing.T) {
 	pinAll := func(n int, slice string) []map[string]string {
 		out := make([]map[string]string, n)
 		for i := range out {
-			out[i] = map[string]string{placement.LabelSliceName: slice}
+			out[i] = map[string]string{rayvocab.LabelTPUSliceName: slice}
 		}
 		return out
 	}
@@ -64,7 +65,7 @@ func TestPlaceSlices(t *testing.T) {
 			codes: []string{sim.CodeHeadReservationFailed}, err: true},
 		{name: "workers-pending", spec: "v6e-16",
 			before: []sim.PlacementGroupRequest{{Bundles: repeat(1, map[string]float64{"TPU": 4}),
-				BundleLabelSelector: []map[string]string{{placement.LabelWorkerID: "2"}}}},
+				BundleLabelSelector: []map[string]string{{rayvocab.LabelTPUWorkerID: "2"}}}},
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e"},
 			codes: []string{sim.CodePending, sim.CodeBusySlice}},
 		{name: "workers-infeasible", spec: "v6e-16",
@@ -128,7 +129,7 @@ func TestPinnedSlice(t *testing.T) {
 	c := newCluster(t, "3*v6e-16,2*v6e-32")
 	// Take a chip on the first v6e-16 slice so that the head goes elsewhere.
 	if _, err := c.CreatePlacementGroup(sim.PlacementGroupRequest{
-		Bundles: repeat(1, map[string]float64{"TPU": 1}), BundleLabelSelector: []map[string]string{{placement.LabelSliceName: "v6e-16-0", placement.LabelWorkerID: "0"}},
+		Bundles: repeat(1, map[string]float64{"TPU": 1}), BundleLabelSelector: []map[string]string{{rayvocab.LabelTPUSliceName: "v6e-16-0", rayvocab.LabelTPUWorkerID: "0"}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +151,8 @@ func TestPinnedSlice(t *testing.T) {
 	}
 	for _, b := range sp.Bundles {
 		want := []string{"v6e-16-0", "v6e-16-1"}[b.Slice]
-		if b.LabelSelector[placement.LabelSliceName] != want {
-			t.Errorf("bundle %d of slice %d pinned to %q, want %q", b.Index, b.Slice, b.LabelSelector[placement.LabelSliceName], want)
+		if b.LabelSelector[rayvocab.LabelTPUSliceName] != want {
+			t.Errorf("bundle %d of slice %d pinned to %q, want %q", b.Index, b.Slice, b.LabelSelector[rayvocab.LabelTPUSliceName], want)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -31,12 +31,6 @@ const (
 
 // CPUPodType is the pod type of a spec item of CPU-only nodes.
 const CPUPodType = "cpu"
-
-// Resource names Ray gives every node besides the TPU ones.
-const (
-	ResourceCPU    = "CPU"
-	ResourceMemory = "memory"
-)
 
 // Spec describes a simulated cluster: TPU slices and CPU-only nodes, in
 // order. Host order, and so every tie the scheduler breaks, follows it.
@@ -656,21 +650,7 @@ func (h Host) Env() map[string]string {
 	if !h.IsTPU() {
 		return nil
 	}
-	return map[string]string{
-		"TPU_NAME":             h.SliceName,
-		"TPU_WORKER_ID":        strconv.Itoa(h.WorkerID),
-		"TPU_ACCELERATOR_TYPE": h.PodType,
-		"TPU_TOPOLOGY":         h.Topology,
-	}
-}
-
-// HeadResource is Ray's resource on worker 0 of a slice of the given pod
-// type: TPU-<pod type>-head.
-func HeadResource(podType string) string { return "TPU-" + podType + "-head" }
-
-// AcceleratorTypeResource is Ray's accelerator_type:<type> resource.
-func AcceleratorTypeResource(acceleratorType string) string {
-	return "accelerator_type:" + acceleratorType
+	return rayvocab.HostEnv(h.SliceName, h.WorkerID, h.PodType, h.Topology)
 }
 
 // sliceName is the deterministic name of the ordinal-th slice of a pod type.
@@ -718,8 +698,8 @@ func hostOf(r *resolved, slice string, worker, cpuIndex int) Host {
 	h := Host{
 		WorkerID: worker,
 		Resources: map[string]float64{
-			ResourceCPU:    float64(r.item.CPU),
-			ResourceMemory: float64(r.item.Memory),
+			rayvocab.ResourceCPU:    float64(r.item.CPU),
+			rayvocab.ResourceMemory: float64(r.item.Memory),
 		},
 	}
 	if r.gen == nil {
@@ -735,19 +715,19 @@ func hostOf(r *resolved, slice string, worker, cpuIndex int) Host {
 		h.Resources[k] = v
 	}
 	h.Labels = tpuLabels(r, worker)
-	h.Labels[placement.LabelSliceName] = slice
+	h.Labels[rayvocab.LabelTPUSliceName] = slice
 	return h
 }
 
 // tpuResources are the TPU resources of one host.
 func tpuResources(r *resolved, slice string, worker int) map[string]float64 {
 	m := map[string]float64{
-		placement.ResourceTPU:                               float64(r.item.ChipsPerHost),
-		AcceleratorTypeResource(r.gen.RayAcceleratorType()): 1,
+		rayvocab.ResourceTPU: float64(r.item.ChipsPerHost),
+		rayvocab.AcceleratorTypeResource(r.gen.RayAcceleratorType()): 1,
 		slice: 1,
 	}
 	if worker == 0 {
-		m[HeadResource(r.item.PodType)] = 1
+		m[rayvocab.HeadResource(r.item.PodType)] = 1
 	}
 	return m
 }
@@ -755,9 +735,9 @@ func tpuResources(r *resolved, slice string, worker int) map[string]float64 {
 // tpuLabels are the labels of one host except the slice name.
 func tpuLabels(r *resolved, worker int) map[string]string {
 	return map[string]string{
-		placement.LabelWorkerID:        strconv.Itoa(worker),
-		placement.LabelPodType:         r.item.PodType,
-		placement.LabelTopology:        r.item.Topology,
-		placement.LabelAcceleratorType: r.gen.RayAcceleratorType(),
+		rayvocab.LabelTPUWorkerID:     strconv.Itoa(worker),
+		rayvocab.LabelTPUPodType:      r.item.PodType,
+		rayvocab.LabelTPUTopology:     r.item.Topology,
+		rayvocab.LabelAcceleratorType: r.gen.RayAcceleratorType(),
 	}
 }

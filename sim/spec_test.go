@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -193,16 +193,16 @@ func TestHosts(t *testing.T) {
 		}
 		env := h.Env()
 		want := map[string]string{
-			placement.LabelSliceName:       env["TPU_NAME"],
-			placement.LabelWorkerID:        env["TPU_WORKER_ID"],
-			placement.LabelPodType:         env["TPU_ACCELERATOR_TYPE"],
-			placement.LabelTopology:        env["TPU_TOPOLOGY"],
-			placement.LabelAcceleratorType: h.Labels[placement.LabelAcceleratorType],
+			rayvocab.LabelTPUSliceName:    env["TPU_NAME"],
+			rayvocab.LabelTPUWorkerID:     env["TPU_WORKER_ID"],
+			rayvocab.LabelTPUPodType:      env["TPU_ACCELERATOR_TYPE"],
+			rayvocab.LabelTPUTopology:     env["TPU_TOPOLOGY"],
+			rayvocab.LabelAcceleratorType: h.Labels[rayvocab.LabelAcceleratorType],
 		}
 		if diff := cmp.Diff(want, h.Labels); diff != "" {
 			t.Errorf("%s: labels do not follow the environment (-env +labels):\n%s", h.Name, diff)
 		}
-		_, isHead := h.Resources[sim.HeadResource(h.PodType)]
+		_, isHead := h.Resources[rayvocab.HeadResource(h.PodType)]
 		if isHead != (h.WorkerID == 0) {
 			t.Errorf("%s: head resource on worker %d", h.Name, h.WorkerID)
 		}

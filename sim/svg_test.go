@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -19,7 +20,7 @@ func TestRenderSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu, err := c.CreatePlacementGroup(sim.PlacementGroupRequest{Bundles: repeat(1, map[string]float64{"CPU": 1}), BundleLabelSelector: []map[string]string{{placement.LabelPodType: "!in(v6e-16,v4-16,v6e-8)"}}})
+	cpu, err := c.CreatePlacementGroup(sim.PlacementGroupRequest{Bundles: repeat(1, map[string]float64{"CPU": 1}), BundleLabelSelector: []map[string]string{{rayvocab.LabelTPUPodType: "!in(v6e-16,v4-16,v6e-8)"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

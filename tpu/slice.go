@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // Target names the rule set a topology is validated under.
@@ -193,7 +194,7 @@ func (s *Slice) RayAcceleratorType() string { return s.Generation.RayAccelerator
 
 // HeadResource is the custom resource Ray gives worker 0 of the slice,
 // e.g. TPU-v6e-16-head.
-func (s *Slice) HeadResource() string { return "TPU-" + s.PodType() + "-head" }
+func (s *Slice) HeadResource() string { return rayvocab.HeadResource(s.PodType()) }
 
 // GKEAccelerator is the value of cloud.google.com/gke-tpu-accelerator, or
 // "" when GKE does not offer the generation.

@@ -24,18 +24,12 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
 
 // Kind is the plan kind a JaxTrainer compiles to.
 const Kind = "JaxTrainer"
-
-// Ray Train's accelerator constraint: a worker of a ScalingConfig with an
-// accelerator type requests this much of accelerator_type:<type>.
-const (
-	AcceleratorResourcePrefix = "accelerator_type:"
-	AcceleratorResourceAmount = 0.001
-)
 
 // WorkerGroupStartTimeout is Ray Train's default worker group start
 // timeout (RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S), which it also passes to
@@ -268,7 +262,7 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 			errs = append(errs, field.Invalid(p.Child("resourcesPerWorker").Key(k), v, "cannot be negative"))
 		}
 	}
-	tpuReq, hasTPU := s.ResourcesPerWorker[placement.ResourceTPU]
+	tpuReq, hasTPU := s.ResourcesPerWorker[rayvocab.ResourceTPU]
 	if s.UseTPU && s.UseGPU {
 		errs = append(errs, field.Forbidden(p.Child("useGPU"), "useTPU and useGPU are exclusive"))
 	}
@@ -278,7 +272,7 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 	}
 	if !s.UseTPU {
 		if hasTPU && tpuReq > 0 {
-			errs = append(errs, field.Forbidden(p.Child("resourcesPerWorker").Key(placement.ResourceTPU), "TPU needs useTPU: true"))
+			errs = append(errs, field.Forbidden(p.Child("resourcesPerWorker").Key(rayvocab.ResourceTPU), "TPU needs useTPU: true"))
 		}
 		for _, f := range []struct {
 			name string
@@ -294,11 +288,11 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 	}
 
 	if hasTPU && tpuReq == 0 {
-		errs = append(errs, field.Invalid(p.Child("resourcesPerWorker").Key(placement.ResourceTPU), tpuReq,
+		errs = append(errs, field.Invalid(p.Child("resourcesPerWorker").Key(rayvocab.ResourceTPU), tpuReq,
 			"useTPU is true: request a positive TPU, or leave TPU out for one worker per host"))
 	}
 	if len(s.ResourcesPerWorker) > 0 && !hasTPU {
-		errs = append(errs, field.Required(p.Child("resourcesPerWorker").Key(placement.ResourceTPU),
+		errs = append(errs, field.Required(p.Child("resourcesPerWorker").Key(rayvocab.ResourceTPU),
 			"with useTPU, resourcesPerWorker must hold TPU (Ray counts 0 TPU and rejects the config); leave resourcesPerWorker empty for one worker per host"))
 	}
 	if hasTPU && s.ChipsPerHost != 0 {
@@ -309,7 +303,7 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 		// One TPU worker needs neither topology nor accelerator (Ray's rule).
 		out.NumWorkers = 1
 		if !hasTPU {
-			out.ResourcesPerWorker = map[string]float64{placement.ResourceTPU: 1}
+			out.ResourcesPerWorker = map[string]float64{rayvocab.ResourceTPU: 1}
 		}
 		return out, nil, errs
 	}
@@ -331,7 +325,7 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 	// resources_per_bundle, without chips_per_vm.
 	perWorker := maps.Clone(s.ResourcesPerWorker)
 	if s.ChipsPerHost > 0 {
-		perWorker = map[string]float64{placement.ResourceTPU: float64(s.ChipsPerHost)}
+		perWorker = map[string]float64{rayvocab.ResourceTPU: float64(s.ChipsPerHost)}
 	}
 	// Ray Train adds accelerator_type:<type>: 0.001 to every worker's
 	// resources when an accelerator type is set (ScalingConfig's
@@ -340,9 +334,9 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 		if perWorker == nil {
 			perWorker = map[string]float64{}
 		}
-		key := AcceleratorResourcePrefix + g.RayAcceleratorType()
+		key := rayvocab.AcceleratorTypeResource(g.RayAcceleratorType())
 		if _, set := perWorker[key]; !set {
-			perWorker[key] = AcceleratorResourceAmount
+			perWorker[key] = rayvocab.AcceleratorConstraintAmount
 		}
 	}
 	one, err := placement.SliceSpec{

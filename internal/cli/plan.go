@@ -14,6 +14,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -130,10 +131,10 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 // perChipRequest asks for the group's chips as {TPU: 1} bundles with no
 // topology, head reservation or slice pin, strategy SPREAD.
 func perChipRequest(g *placement.SliceGroup) sim.PlacementGroupRequest {
-	n := int(g.BundleResources[placement.ResourceTPU]) * g.BundlesPerSlice * g.NumSlices
+	n := int(g.BundleResources[rayvocab.ResourceTPU]) * g.BundlesPerSlice * g.NumSlices
 	req := sim.PlacementGroupRequest{Name: "per-chip", Strategy: placement.Spread}
 	for range n {
-		req.Bundles = append(req.Bundles, map[string]float64{placement.ResourceTPU: 1})
+		req.Bundles = append(req.Bundles, map[string]float64{rayvocab.ResourceTPU: 1})
 	}
 	return req
 }
@@ -158,14 +159,14 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 
 func printPlan(w io.Writer, g *placement.SliceGroup, r planReport) error {
 	fmt.Fprintf(w, "Plan:     %s\n", g)
-	fmt.Fprintf(w, "Hosts:    %d per slice × %d chips, %d TPU per bundle\n", g.HostsPerSlice, g.ChipsPerHost, int(g.BundleResources[placement.ResourceTPU]))
+	fmt.Fprintf(w, "Hosts:    %d per slice × %d chips, %d TPU per bundle\n", g.HostsPerSlice, g.ChipsPerHost, int(g.BundleResources[rayvocab.ResourceTPU]))
 	fmt.Fprintf(w, "Cluster:  %s (simulated)\n\n", r.Cluster)
 	sp := r.Placement
 	if len(sp.Heads) > 0 {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "HEAD\tRESOURCE\tSTATE\tNODE\tSLICE")
 		for _, h := range sp.Heads {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Slice, "TPU-"+g.PodType+"-head", h.State, dash(h.Node), dash(h.SliceName))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Slice, rayvocab.HeadResource(g.PodType), h.State, dash(h.Node), dash(h.SliceName))
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
@@ -214,7 +215,7 @@ func printSliceSummary(w io.Writer, sp *sim.SlicePlacement) {
 			order = append(order, key)
 		}
 		rows[key].bundles++
-		rows[key].tpu += int(b.Resources[placement.ResourceTPU])
+		rows[key].tpu += int(b.Resources[rayvocab.ResourceTPU])
 	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "SLICE\tBUNDLES\tTPU")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -172,9 +173,9 @@ func selectors(m map[string]string, n int) func(*step) {
 }
 
 const (
-	keySlice  = placement.LabelSliceName
-	keyWorker = placement.LabelWorkerID
-	keyPod    = placement.LabelPodType
+	keySlice  = rayvocab.LabelTPUSliceName
+	keyWorker = rayvocab.LabelTPUWorkerID
+	keyPod    = rayvocab.LabelTPUPodType
 )
 
 // cases run on the fleet 2*v4-16 (slices v4-16-0, v4-16-1: two hosts of 4

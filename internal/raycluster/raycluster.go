@@ -60,6 +60,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/raytpu/raytpu/rayvocab"
 )
 
 // Node describes one worker node.
@@ -340,14 +342,14 @@ func posingEnv(n Node) map[string]string {
 	if env == nil {
 		env = map[string]string{}
 	}
-	if _, ok := env["TPU_NAME"]; !ok {
+	if _, ok := env[rayvocab.EnvTPUName]; !ok {
 		return env
 	}
 	if _, ok := env["JAX_PLATFORMS"]; !ok {
 		env["JAX_PLATFORMS"] = "cpu"
 	}
 	if _, ok := env["XLA_FLAGS"]; !ok {
-		if chips := n.Resources["TPU"]; chips > 0 {
+		if chips := n.Resources[rayvocab.ResourceTPU]; chips > 0 {
 			env["XLA_FLAGS"] = fmt.Sprintf("--xla_force_host_platform_device_count=%d", int(chips))
 		}
 	}
@@ -558,7 +560,7 @@ func (c *Cluster) checkNodes(cfg Config, nodes []NodeInfo) string {
 			nd := cfg.Nodes[i-1]
 			wantCPU, res, labels, env = max(nd.NumCPUs, 1), nd.Resources, nd.Labels, nd.Env
 		}
-		if got := n.Resources["CPU"]; got != float64(wantCPU) {
+		if got := n.Resources[rayvocab.ResourceCPU]; got != float64(wantCPU) {
 			return fmt.Sprintf("node %s: CPU %v, want %d", p.Name, got, wantCPU)
 		}
 		for k, v := range res {
@@ -571,8 +573,8 @@ func (c *Cluster) checkNodes(cfg Config, nodes []NodeInfo) string {
 				return fmt.Sprintf("node %s: label %s = %q, want %q", p.Name, k, got, v)
 			}
 		}
-		if name := env["TPU_NAME"]; name != "" {
-			if got := n.Labels["ray.io/tpu-slice-name"]; got != name {
+		if name := env[rayvocab.EnvTPUName]; name != "" {
+			if got := n.Labels[rayvocab.LabelTPUSliceName]; got != name {
 				return fmt.Sprintf("node %s: label ray.io/tpu-slice-name = %q, want %q", p.Name, got, name)
 			}
 		}
@@ -960,13 +962,8 @@ func TPUNodes(sliceName, podType, topology string, hosts, chipsPerHost, cpus int
 		nodes = append(nodes, Node{
 			Name:      fmt.Sprintf("%s/%d", sliceName, i),
 			NumCPUs:   cpus,
-			Resources: map[string]float64{"TPU": float64(chipsPerHost)},
-			Env: map[string]string{
-				"TPU_NAME":             sliceName,
-				"TPU_WORKER_ID":        strconv.Itoa(i),
-				"TPU_ACCELERATOR_TYPE": podType,
-				"TPU_TOPOLOGY":         topology,
-			},
+			Resources: map[string]float64{rayvocab.ResourceTPU: float64(chipsPerHost)},
+			Env:       rayvocab.HostEnv(sliceName, i, podType, topology),
 		})
 	}
 	return nodes

@@ -1,6 +1,9 @@
 package raycluster
 
-import "github.com/raytpu/raytpu/sim"
+import (
+	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/sim"
+)
 
 // NodesFor returns the worker nodes that pose as the hosts of a simulated
 // cluster spec, so a real local cluster and the simulator hold the same
@@ -11,7 +14,7 @@ func NodesFor(spec sim.Spec, cpus int) []Node {
 	for _, h := range spec.Hosts() {
 		n := Node{Name: h.Name, NumCPUs: cpus, Env: h.Env()}
 		if h.IsTPU() {
-			n.Resources = map[string]float64{"TPU": h.Resources["TPU"]}
+			n.Resources = map[string]float64{rayvocab.ResourceTPU: h.Resources[rayvocab.ResourceTPU]}
 		}
 		nodes = append(nodes, n)
 	}
