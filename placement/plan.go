@@ -3,6 +3,8 @@ package placement
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/raytpu/raytpu/runtimeenv"
 )
 
 // APIVersion is the version of the Plan format.
@@ -28,8 +30,8 @@ type Plan struct {
 // into the real Ray library call.
 type Job struct {
 	// Entrypoint is the shell command Ray runs on the head node.
-	Entrypoint string     `json:"entrypoint"`
-	RuntimeEnv RuntimeEnv `json:"runtimeEnv"`
+	Entrypoint string                `json:"entrypoint"`
+	RuntimeEnv runtimeenv.RuntimeEnv `json:"runtimeEnv"`
 	// Metadata is attached to the Ray job.
 	Metadata map[string]string `json:"metadata,omitempty"`
 	// EntrypointNumCPUs reserves CPU for the driver.
@@ -40,21 +42,6 @@ type Job struct {
 	Launcher string `json:"launcher,omitempty"`
 	// LauncherConfig is the front end's configuration, read by the launcher.
 	LauncherConfig json.RawMessage `json:"launcherConfig,omitempty"`
-}
-
-// RuntimeEnv is the subset of Ray's runtime_env raytpu sets.
-type RuntimeEnv struct {
-	// WorkingDir is a local directory (packaged and uploaded by the
-	// backend) or a URI such as gcs://_ray_pkg_<hash>.zip.
-	WorkingDir string `json:"working_dir,omitempty"`
-	// Excludes are gitignore-style patterns left out of WorkingDir.
-	Excludes []string `json:"excludes,omitempty"`
-	// PyModules are local directories or URIs importable by workers.
-	PyModules []string `json:"py_modules,omitempty"`
-	// Pip lists pip requirements.
-	Pip []string `json:"pip,omitempty"`
-	// EnvVars are set for the driver and every worker.
-	EnvVars map[string]string `json:"env_vars,omitempty"`
 }
 
 // MarshalIndent renders p as indented JSON with a trailing newline. The

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/runtimeenv"
 )
 
 func ExampleNewClient() {
@@ -63,7 +64,7 @@ func ExampleClient_SubmitJob() {
 		panic(err)
 	}
 	// Upload the local working_dir (skipped when the cluster has it).
-	env, err := c.PrepareRuntimeEnv(ctx, &ray.RuntimeEnv{
+	env, err := c.PrepareRuntimeEnv(ctx, &runtimeenv.RuntimeEnv{
 		WorkingDir: "./trainer",
 		EnvVars:    map[string]string{"JAX_PLATFORMS": "cpu"},
 	}, ray.PackageOptions{Excludes: []string{"*.ckpt"}})

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/raytpu/raytpu/runtimeenv"
 )
 
 // JobStatus is a Ray job's status.
@@ -39,7 +41,7 @@ type JobSubmission struct {
 	SubmissionID string `json:"submission_id,omitempty"`
 	// RuntimeEnv is the job's runtime_env. A local WorkingDir must be
 	// uploaded first (Client.PrepareRuntimeEnv).
-	RuntimeEnv *RuntimeEnv `json:"runtime_env,omitempty"`
+	RuntimeEnv *runtimeenv.RuntimeEnv `json:"runtime_env,omitempty"`
 	// Metadata is free-form job metadata.
 	Metadata map[string]string `json:"metadata,omitempty"`
 	// EntrypointNumCPUs, EntrypointNumGPUs, EntrypointMemory (bytes) and
@@ -73,18 +75,18 @@ type JobInfo struct {
 	Message      string      `json:"message,omitempty"`
 	ErrorType    string      `json:"error_type,omitempty"`
 	// StartTime and EndTime are Unix times in milliseconds (0 when unset).
-	StartTime               int64              `json:"start_time,omitempty"`
-	EndTime                 int64              `json:"end_time,omitempty"`
-	Metadata                map[string]string  `json:"metadata,omitempty"`
-	RuntimeEnv              *RuntimeEnv        `json:"runtime_env,omitempty"`
-	EntrypointNumCPUs       float64            `json:"entrypoint_num_cpus,omitempty"`
-	EntrypointNumGPUs       float64            `json:"entrypoint_num_gpus,omitempty"`
-	EntrypointMemory        int64              `json:"entrypoint_memory,omitempty"`
-	EntrypointResources     map[string]float64 `json:"entrypoint_resources,omitempty"`
-	DriverAgentHTTPAddress  string             `json:"driver_agent_http_address,omitempty"`
-	DriverNodeID            string             `json:"driver_node_id,omitempty"`
-	DriverExitCode          *int               `json:"driver_exit_code,omitempty"`
-	EntrypointLabelSelector map[string]string  `json:"entrypoint_label_selector,omitempty"`
+	StartTime               int64                  `json:"start_time,omitempty"`
+	EndTime                 int64                  `json:"end_time,omitempty"`
+	Metadata                map[string]string      `json:"metadata,omitempty"`
+	RuntimeEnv              *runtimeenv.RuntimeEnv `json:"runtime_env,omitempty"`
+	EntrypointNumCPUs       float64                `json:"entrypoint_num_cpus,omitempty"`
+	EntrypointNumGPUs       float64                `json:"entrypoint_num_gpus,omitempty"`
+	EntrypointMemory        int64                  `json:"entrypoint_memory,omitempty"`
+	EntrypointResources     map[string]float64     `json:"entrypoint_resources,omitempty"`
+	DriverAgentHTTPAddress  string                 `json:"driver_agent_http_address,omitempty"`
+	DriverNodeID            string                 `json:"driver_node_id,omitempty"`
+	DriverExitCode          *int                   `json:"driver_exit_code,omitempty"`
+	EntrypointLabelSelector map[string]string      `json:"entrypoint_label_selector,omitempty"`
 }
 
 // Started returns StartTime as a time.Time (zero when unset).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/raytpu/raytpu/internal/faultproxy"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/runtimeenv"
 )
 
 // These tests run against a real Ray 2.60 dashboard (see main_test.go).
@@ -42,7 +43,7 @@ for i in range(3):
     print('line', i, os.environ['RAYTPU_GREETING'], flush=True)
     time.sleep(0.5)"`,
 		Metadata:   map[string]string{"owner": "raytpu-test"},
-		RuntimeEnv: &ray.RuntimeEnv{EnvVars: map[string]string{"RAYTPU_GREETING": "hello"}},
+		RuntimeEnv: &runtimeenv.RuntimeEnv{EnvVars: map[string]string{"RAYTPU_GREETING": "hello"}},
 	}
 	id, err := c.SubmitJob(ctx, sub)
 	if err != nil {
@@ -269,7 +270,7 @@ func TestWorkingDir(t *testing.T) {
 	secret := fmt.Sprintf("payload-%d", time.Now().UnixNano())
 	writeTree(t, dir, map[string]string{"data/payload.txt": secret, "ignored.log": "x"})
 
-	env := &ray.RuntimeEnv{WorkingDir: dir, Excludes: []string{"*.log"}}
+	env := &runtimeenv.RuntimeEnv{WorkingDir: dir, Excludes: []string{"*.log"}}
 	prepared, err := c.PrepareRuntimeEnv(ctx, env, ray.PackageOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +459,7 @@ func TestSubmitRejectsLocalPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, env := range []*ray.RuntimeEnv{{WorkingDir: dir}, {PyModules: []string{filepath.Join(dir, "mod")}}, {WorkingDir: "relative/dir"}} {
+	for _, env := range []*runtimeenv.RuntimeEnv{{WorkingDir: dir}, {PyModules: []string{filepath.Join(dir, "mod")}}, {WorkingDir: "relative/dir"}} {
 		_, err := c.SubmitJob(t.Context(), ray.JobSubmission{Entrypoint: "true", RuntimeEnv: env})
 		if !errors.Is(err, ray.ErrInvalid) || !strings.Contains(err.Error(), "PrepareRuntimeEnv") {
 			t.Errorf("SubmitJob(%+v) = %v, want ErrInvalid naming PrepareRuntimeEnv", env, err)
@@ -482,7 +483,7 @@ func TestPyModules(t *testing.T) {
 		"raytpu_mod_a/__init__.py": "VALUE = 'a-" + token + "'\n",
 		"raytpu_mod_b.py":          "VALUE = 'b-" + token + "'\n",
 	})
-	env, err := c.PrepareRuntimeEnv(ctx, &ray.RuntimeEnv{PyModules: []string{
+	env, err := c.PrepareRuntimeEnv(ctx, &runtimeenv.RuntimeEnv{PyModules: []string{
 		filepath.Join(root, "raytpu_mod_a"), filepath.Join(root, "raytpu_mod_b.py"),
 	}}, ray.PackageOptions{})
 	if err != nil {

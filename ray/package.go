@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/flate"
+	"github.com/raytpu/raytpu/runtimeenv"
 )
 
 // Package limits, as in Ray 2.60.
@@ -846,7 +847,7 @@ func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts Pack
 // JobSubmissionClient does before it submits. For the working_dir,
 // env.Excludes are added to opts.Excludes; py_modules get env.Excludes only,
 // as in Ray.
-func (c *Client) PrepareRuntimeEnv(ctx context.Context, env *RuntimeEnv, opts PackageOptions) (*RuntimeEnv, error) {
+func (c *Client) PrepareRuntimeEnv(ctx context.Context, env *runtimeenv.RuntimeEnv, opts PackageOptions) (*runtimeenv.RuntimeEnv, error) {
 	out := env.Clone()
 	if out == nil {
 		return nil, nil

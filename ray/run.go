@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -70,13 +69,7 @@ func (c *Client) SubmitPlan(ctx context.Context, p *placement.Plan, opts RunOpti
 	if p == nil || p.Job == nil {
 		return "", fmt.Errorf("ray: SubmitPlan: %w: the plan has no job to run", ErrInvalid)
 	}
-	env := &RuntimeEnv{
-		WorkingDir: p.Job.RuntimeEnv.WorkingDir,
-		PyModules:  slices.Clone(p.Job.RuntimeEnv.PyModules),
-		Pip:        slices.Clone(p.Job.RuntimeEnv.Pip),
-		EnvVars:    maps.Clone(p.Job.RuntimeEnv.EnvVars),
-		Excludes:   slices.Clone(p.Job.RuntimeEnv.Excludes),
-	}
+	env := p.Job.RuntimeEnv.Clone()
 	pkgOpts := opts.Package
 	if p.Job.Launcher != "" {
 		if isURI(env.WorkingDir) {

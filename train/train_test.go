@@ -10,6 +10,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -29,7 +30,7 @@ func base() train.JaxTrainer {
 			Failure:     train.FailureConfig{MaxFailures: 1},
 			WorkerEnv:   map[string]string{"JAX_PLATFORMS": "cpu"},
 		},
-		RuntimeEnv: train.RuntimeEnv{WorkingDir: "./examples/jaxtrain/loop"},
+		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "./examples/jaxtrain/loop"},
 	}
 }
 

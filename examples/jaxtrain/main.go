@@ -27,6 +27,7 @@ import (
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
@@ -83,7 +84,7 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 			// The example runs on CPUs posing as TPU hosts.
 			WorkerEnv: map[string]string{"JAX_PLATFORMS": "cpu"},
 		},
-		RuntimeEnv: train.RuntimeEnv{WorkingDir: workDir},
+		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: workDir},
 	}
 }
 

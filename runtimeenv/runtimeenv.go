@@ -1,4 +1,12 @@
-package ray
+// Package runtimeenv is Ray's runtime_env, the one type every part of
+// raytpu uses for it: front ends set it on a spec, the compiled plan
+// carries it, and backends package its local directories and send it.
+//
+// It marshals to the JSON object Ray's Python client sends, keys sorted, so
+// a plan that holds one stays byte-identical from run to run.
+//
+// runtimeenv imports only field.
+package runtimeenv
 
 import (
 	"bytes"
@@ -6,6 +14,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+
+	"github.com/raytpu/raytpu/field"
 )
 
 // RuntimeEnv is a Ray runtime_env. The common fields are typed; Extra
@@ -13,9 +24,9 @@ import (
 // It marshals to the same JSON object Ray's Python client sends.
 type RuntimeEnv struct {
 	// WorkingDir is a package URI (gcs://_ray_pkg_<hash>.zip, https://...)
-	// or, before Client.PrepareRuntimeEnv, a local directory.
+	// or, before a backend packages it, a local directory.
 	WorkingDir string
-	// PyModules are package URIs or, before PrepareRuntimeEnv, local
+	// PyModules are package URIs or, before a backend packages them, local
 	// directories.
 	PyModules []string
 	// Pip lists pip requirements.
@@ -26,14 +37,14 @@ type RuntimeEnv struct {
 	// and PyModules uploads.
 	Excludes []string
 	// Config is runtime_env's "config" field.
-	Config *RuntimeEnvConfig
+	Config *Config
 	// Extra holds every other key, and a typed key whose value has another
 	// shape (such as pip as a dict) when the typed field is empty.
 	Extra map[string]any
 }
 
-// RuntimeEnvConfig is runtime_env["config"].
-type RuntimeEnvConfig struct {
+// Config is runtime_env["config"].
+type Config struct {
 	SetupTimeoutSeconds int   `json:"setup_timeout_seconds,omitempty"`
 	EagerInstall        *bool `json:"eager_install,omitempty"`
 }
@@ -79,7 +90,7 @@ func (e RuntimeEnv) MarshalJSON() ([]byte, error) {
 	}
 	for k, v := range e.Extra {
 		if _, dup := m[k]; dup {
-			return nil, fmt.Errorf("ray: RuntimeEnv.Extra[%q] duplicates a typed field that is set", k)
+			return nil, fmt.Errorf("runtimeenv: RuntimeEnv.Extra[%q] duplicates a typed field that is set", k)
 		}
 		m[k] = v
 	}
@@ -153,4 +164,40 @@ func (e *RuntimeEnv) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// Validate reports the problems of e under path p: environment variable
+// names Ray cannot set, and Extra keys that repeat a typed field that is set.
+func (e *RuntimeEnv) Validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(e.EnvVars)) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			errs = append(errs, field.Invalid(p.Child("envVars").Key(k), k, "not a valid environment variable name"))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Extra)) {
+		if e.typedSet(k) {
+			errs = append(errs, field.Forbidden(p.Child("extra").Key(k), "repeats the typed field that is set; set one of the two"))
+		}
+	}
+	return errs
+}
+
+// typedSet reports whether the typed field behind JSON key k is set.
+func (e *RuntimeEnv) typedSet(k string) bool {
+	switch k {
+	case "working_dir":
+		return e.WorkingDir != ""
+	case "py_modules":
+		return len(e.PyModules) > 0
+	case "pip":
+		return len(e.Pip) > 0
+	case "env_vars":
+		return len(e.EnvVars) > 0
+	case "excludes":
+		return len(e.Excludes) > 0
+	case "config":
+		return e.Config != nil
+	}
+	return false
 }

@@ -1,0 +1,54 @@
+package runtimeenv_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/raytpu/raytpu/runtimeenv"
+)
+
+func TestRuntimeEnvJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want *runtimeenv.RuntimeEnv
+	}{
+		{"typed", `{"working_dir":"gcs://a.zip","env_vars":{"A":"1"},"pip":["x"]}`,
+			&runtimeenv.RuntimeEnv{WorkingDir: "gcs://a.zip", EnvVars: map[string]string{"A": "1"}, Pip: []string{"x"}}},
+		{"pip as a dict stays verbatim", `{"pip":{"packages":["x"],"pip_check":false}}`,
+			&runtimeenv.RuntimeEnv{Extra: map[string]any{"pip": map[string]any{"packages": []any{"x"}, "pip_check": false}}}},
+		{"config of another shape", `{"config":{"setup_timeout_seconds":"soon"},"env_vars":{"A":"1"}}`,
+			&runtimeenv.RuntimeEnv{EnvVars: map[string]string{"A": "1"}, Extra: map[string]any{"config": map[string]any{"setup_timeout_seconds": "soon"}}}},
+		{"unknown keys", `{"conda":"env","uv":["y"]}`,
+			&runtimeenv.RuntimeEnv{Extra: map[string]any{"conda": "env", "uv": []any{"y"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got runtimeenv.RuntimeEnv
+			if err := json.Unmarshal([]byte(tt.in), &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, &got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			// And back: the same object.
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, c any
+			json.Unmarshal([]byte(tt.in), &a)
+			json.Unmarshal(b, &c)
+			if diff := cmp.Diff(a, c); diff != "" {
+				t.Errorf("round trip (-in +out):\n%s", diff)
+			}
+		})
+	}
+	if _, err := json.Marshal(runtimeenv.RuntimeEnv{WorkingDir: "gcs://a.zip", Extra: map[string]any{"working_dir": "x"}}); err == nil {
+		t.Error("Extra duplicating a typed key: no error")
+	}
+}
