@@ -3,38 +3,13 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v: run go test ./sim -run '%s' -update to create it", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
-	}
-}
 
 // goldenJSON renders v as indented JSON and compares it with testdata/name.
 func goldenJSON(t *testing.T, name string, v any) {
@@ -46,7 +21,7 @@ func goldenJSON(t *testing.T, name string, v any) {
 	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name, buf.Bytes())
+	golden.Assert(t, name, buf.Bytes())
 }
 
 func newCluster(t testing.TB, spec string) *sim.Cluster {

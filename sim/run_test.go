@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/sim"
 )
@@ -31,7 +32,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run.golden.json", b)
+	golden.Assert(t, "run.golden.json", b)
 	// The bytes are stable from run to run.
 	again, _ := newCluster(t, "3*v6e-16,v6e-8,cpu:1").Run(t.Context(), plan)
 	b2, _ := again.MarshalIndent()

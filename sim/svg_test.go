@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
@@ -32,7 +33,7 @@ func TestRenderSVG(t *testing.T) {
 	if err := sim.RenderSVG(&buf, c, raw, v4, cpu, waiting); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "render.golden.svg", buf.Bytes())
+	golden.Assert(t, "render.golden.svg", buf.Bytes())
 
 	var again bytes.Buffer
 	if err := sim.RenderSVG(&again, c, raw, v4, cpu, waiting); err != nil {

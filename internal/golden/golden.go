@@ -1,9 +1,14 @@
 // Package golden compares test output with files under testdata, and
-// rewrites them when tests run with -update.
+// rewrites them when the tests run with UPDATE_GOLDEN=1:
+//
+//	UPDATE_GOLDEN=1 go test ./...
+//
+// An environment variable, not a test flag: `go test ./... -update` fails in
+// every package that does not define the flag, while the variable reaches
+// every test binary and is ignored by those without golden files.
 package golden
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,13 +16,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
+// EnvUpdate is the environment variable that makes Assert rewrite files.
+const EnvUpdate = "UPDATE_GOLDEN"
 
-// Assert compares got with testdata/<name>; with -update it writes got there.
+// Updating reports whether golden files are being rewritten.
+func Updating() bool { return os.Getenv(EnvUpdate) == "1" }
+
+// Assert compares got with testdata/<name>; with UPDATE_GOLDEN=1 it writes
+// got there instead.
 func Assert(t testing.TB, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -28,9 +38,9 @@ func Assert(t testing.TB, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
+		t.Fatalf("reading golden file (run UPDATE_GOLDEN=1 go test to create it): %v", err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs from golden (-want +got; run go test -update if intended):\n%s", path, diff)
+		t.Errorf("%s differs from golden (-want +got; rerun with UPDATE_GOLDEN=1 if intended):\n%s", path, diff)
 	}
 }
