@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,15 +10,24 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
-// Severity ranks a finding.
-type Severity string
+// Severity, Finding and Diagnosis are placement's: the simulator, every
+// backend and every front end report a placement with the same types.
+type (
+	Severity  = placement.Severity
+	Finding   = placement.Finding
+	Diagnosis = placement.Diagnosis
+)
 
 // Severities.
 const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-	SeverityInfo    Severity = "info"
+	SeverityError   = placement.SeverityError
+	SeverityWarning = placement.SeverityWarning
+	SeverityInfo    = placement.SeverityInfo
 )
+
+func finding(sev Severity, code, msg string) Finding {
+	return Finding{Severity: sev, Code: code, Message: msg}
+}
 
 // Finding codes.
 const (
@@ -50,51 +58,6 @@ const (
 	// reserve_tpu_slice does not look for an idle slice.
 	CodeBusySlice = "BusySlice"
 )
-
-// Finding is one observation about a placement.
-type Finding struct {
-	Severity Severity `json:"severity"`
-	Code     string   `json:"code"`
-	Message  string   `json:"message"`
-}
-
-// Diagnosis lists the findings about a placement, most severe first
-// within each step.
-type Diagnosis []Finding
-
-// HasErrors reports whether any finding is an error.
-func (d Diagnosis) HasErrors() bool {
-	return slices.ContainsFunc(d, func(f Finding) bool { return f.Severity == SeverityError })
-}
-
-// Codes lists the codes of the findings, in order.
-func (d Diagnosis) Codes() []string {
-	out := make([]string, len(d))
-	for i, f := range d {
-		out[i] = f.Code
-	}
-	return out
-}
-
-// Err returns the error findings as one error, or nil.
-func (d Diagnosis) Err() error {
-	var errs []error
-	for _, f := range d {
-		if f.Severity == SeverityError {
-			errs = append(errs, errors.New(f.Code+": "+f.Message))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// String renders one finding per line: "error SpansSlices: ...".
-func (d Diagnosis) String() string {
-	var b strings.Builder
-	for _, f := range d {
-		fmt.Fprintf(&b, "%s %s: %s\n", f.Severity, f.Code, f.Message)
-	}
-	return b.String()
-}
 
 // landing sums where a set of bundles landed, slice by slice.
 type landing struct {
@@ -159,11 +122,11 @@ func groupFindings(groups []GroupRef) Diagnosis {
 		}
 		switch pg.State {
 		case StatePending:
-			d = append(d, Finding{SeverityWarning, CodePending, fmt.Sprintf(
-				"%s is PENDING: %s; Ray leaves it waiting and its ready() does not resolve until resources are freed", name, pg.Reason)})
+			d = append(d, finding(SeverityWarning, CodePending, fmt.Sprintf(
+				"%s is PENDING: %s; Ray leaves it waiting and its ready() does not resolve until resources are freed", name, pg.Reason)))
 		case StateInfeasible:
-			d = append(d, Finding{SeverityError, CodeInfeasible, fmt.Sprintf(
-				"%s is INFEASIBLE: %s; no node of this cluster can ever hold it", name, pg.Reason)})
+			d = append(d, finding(SeverityError, CodeInfeasible, fmt.Sprintf(
+				"%s is INFEASIBLE: %s; no node of this cluster can ever hold it", name, pg.Reason)))
 		}
 	}
 	return d
@@ -172,8 +135,8 @@ func groupFindings(groups []GroupRef) Diagnosis {
 func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Diagnosis {
 	var d Diagnosis
 	if sp.Error != nil {
-		d = append(d, Finding{SeverityError, CodeHeadReservationFailed, fmt.Sprintf(
-			"slice %d: %s; every placement group of the request was removed", sp.Error.Slice, sp.Error.Error())})
+		d = append(d, finding(SeverityError, CodeHeadReservationFailed, fmt.Sprintf(
+			"slice %d: %s; every placement group of the request was removed", sp.Error.Slice, sp.Error.Error())))
 	}
 	d = append(d, groupFindings(sp.Groups)...)
 	shape := fmt.Sprintf("%s %s (%s)", g.Generation, g.Topology, g.PodType)
@@ -190,14 +153,14 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 			continue
 		}
 		if len(l.slices) > 1 && g.MultiHost {
-			d = append(d, Finding{SeverityError, CodeSpansSlices, fmt.Sprintf(
+			d = append(d, finding(SeverityError, CodeSpansSlices, fmt.Sprintf(
 				"slice %d of the %s request: its %s landed on %d slices (%s): %s",
-				si, shape, plural(l.bundles, "TPU bundle"), len(l.slices), l.describe(), noICI)})
+				si, shape, plural(l.bundles, "TPU bundle"), len(l.slices), l.describe(), noICI)))
 		}
 		for _, s := range l.slices {
 			if prev, ok := owner[s.info]; ok && prev != si && g.MultiHost {
-				d = append(d, Finding{SeverityError, CodeSharedSlice, fmt.Sprintf(
-					"slices %d and %d of the %s request both landed on %s: they were meant to be separate slices", prev, si, shape, s.info.name)})
+				d = append(d, finding(SeverityError, CodeSharedSlice, fmt.Sprintf(
+					"slices %d and %d of the %s request both landed on %s: they were meant to be separate slices", prev, si, shape, s.info.name)))
 			}
 			owner[s.info] = si
 			if pt := s.info.item.item.PodType; pt != g.PodType {
@@ -207,17 +170,17 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 				} else {
 					msg += fmt.Sprintf(": Ray pins nothing for a single-host slice; add the bundle label selector {%s: %s}", rayvocab.LabelTPUPodType, g.PodType)
 				}
-				d = append(d, Finding{SeverityError, CodeWrongPodType, msg})
+				d = append(d, finding(SeverityError, CodeWrongPodType, msg))
 			} else if g.MultiHost && len(s.hosts) < int(s.info.hosts) {
-				d = append(d, Finding{SeverityError, CodePartialSlice, fmt.Sprintf(
+				d = append(d, finding(SeverityError, CodePartialSlice, fmt.Sprintf(
 					"slice %d of the %s request holds %d of the %d hosts of %s: %s",
-					si, shape, len(s.hosts), s.info.hosts, s.info.name, partialWhy)})
+					si, shape, len(s.hosts), s.info.hosts, s.info.name, partialWhy)))
 			}
 		}
 		if !g.MultiHost && len(l.hosts) > 1 {
-			d = append(d, Finding{SeverityError, CodeSpansHosts, fmt.Sprintf(
+			d = append(d, finding(SeverityError, CodeSpansHosts, fmt.Sprintf(
 				"slice %d of the %s request is one host, but its %s landed on %s (%s): each is a separate TPU VM and a single-host program sees only its own; use bundles of the whole host (TPU: %d) or a STRICT_PACK strategy",
-				si, shape, plural(l.bundles, "TPU bundle"), plural(len(l.hosts), "host"), l.describe(), g.ChipsPerHost*max(g.TPUResourcePerChip, 1))})
+				si, shape, plural(l.bundles, "TPU bundle"), plural(len(l.hosts), "host"), l.describe(), g.ChipsPerHost*max(g.TPUResourcePerChip, 1))))
 		}
 	}
 	d = append(d, c.busyHeads(sp)...)
@@ -266,7 +229,7 @@ func (c *Cluster) busyHeads(sp *SlicePlacement) Diagnosis {
 		if idle > 0 {
 			msg += fmt.Sprintf("; %s %s idle, but Ray's reserve_tpu_slice takes the first free head without looking at the slice's other hosts", plural(idle, "other "+pt+" slice"), isAre(idle))
 		}
-		d = append(d, Finding{SeverityWarning, CodeBusySlice, msg})
+		d = append(d, finding(SeverityWarning, CodeBusySlice, msg))
 	}
 	return d
 }
@@ -302,15 +265,15 @@ func (c *Cluster) diagnoseRaw(sp *SlicePlacement) Diagnosis {
 	hint := c.topologyHint(l)
 	switch {
 	case len(l.slices) > 1:
-		d = append(d, Finding{SeverityError, CodeSpansSlices, fmt.Sprintf(
-			"%s landed on %d slices (%s): %s; %s", what, len(l.slices), l.describe(), noICI, hint)})
+		d = append(d, finding(SeverityError, CodeSpansSlices, fmt.Sprintf(
+			"%s landed on %d slices (%s): %s; %s", what, len(l.slices), l.describe(), noICI, hint)))
 	case len(l.slices) == 1 && len(l.hosts) < int(l.slices[0].info.hosts):
 		s := l.slices[0]
-		d = append(d, Finding{SeverityError, CodePartialSlice, fmt.Sprintf(
-			"%s landed on %d of the %d hosts of %s (%s): %s; %s", what, len(s.hosts), s.info.hosts, s.info.name, s.info.item.item.PodType, partialWhy, hint)})
+		d = append(d, finding(SeverityError, CodePartialSlice, fmt.Sprintf(
+			"%s landed on %d of the %d hosts of %s (%s): %s; %s", what, len(s.hosts), s.info.hosts, s.info.name, s.info.item.item.PodType, partialWhy, hint)))
 	case len(l.slices) == 1:
-		d = append(d, Finding{SeverityInfo, CodeUnpinned, fmt.Sprintf(
-			"%s landed on every host of %s, but nothing pinned them to one slice: on a busier cluster they can spread; %s", what, l.slices[0].info.name, hint)})
+		d = append(d, finding(SeverityInfo, CodeUnpinned, fmt.Sprintf(
+			"%s landed on every host of %s, but nothing pinned them to one slice: on a busier cluster they can spread; %s", what, l.slices[0].info.name, hint)))
 	}
 	return d
 }

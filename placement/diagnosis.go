@@ -1,0 +1,63 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Severity ranks a finding.
+type Severity string
+
+// Severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Finding is one observation about a placement.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+}
+
+// Diagnosis lists the findings about a placement, most severe first
+// within each step.
+type Diagnosis []Finding
+
+// HasErrors reports whether any finding is an error.
+func (d Diagnosis) HasErrors() bool {
+	return slices.ContainsFunc(d, func(f Finding) bool { return f.Severity == SeverityError })
+}
+
+// Codes lists the codes of the findings, in order.
+func (d Diagnosis) Codes() []string {
+	out := make([]string, len(d))
+	for i, f := range d {
+		out[i] = f.Code
+	}
+	return out
+}
+
+// Err returns the error findings as one error, or nil.
+func (d Diagnosis) Err() error {
+	var errs []error
+	for _, f := range d {
+		if f.Severity == SeverityError {
+			errs = append(errs, errors.New(f.Code+": "+f.Message))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// String renders one finding per line: "error SpansSlices: ...".
+func (d Diagnosis) String() string {
+	var b strings.Builder
+	for _, f := range d {
+		fmt.Fprintf(&b, "%s %s: %s\n", f.Severity, f.Code, f.Message)
+	}
+	return b.String()
+}
