@@ -19,17 +19,38 @@ type rule struct {
 }
 
 var frontEnds = []string{module + "/train", module + "/serve", module + "/data"}
-var backends = []string{module + "/ray", module + "/sim", module + "/kuberay", module + "/backend"}
+
+// backends are the implementations of the backend contract, and the
+// transports they build on.
+var backends = []string{module + "/ray", module + "/raybackend", module + "/sim", module + "/kuberay"}
+
+// leaves import nothing of the module but field.
+var leaves = []string{module + "/field", module + "/rayvocab", module + "/runtimeenv"}
+
+func without(list []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return slices.Contains(drop, s) })
+}
+
+func all(lists ...[]string) []string { return slices.Concat(lists...) }
 
 var rules = []rule{
 	{module + "/field", []string{module + "/"}, "field is a leaf of the module"},
 	{module + "/rayvocab", []string{module + "/"}, "rayvocab is a leaf of the module"},
-	{module + "/tpu", append(append([]string{module + "/placement", module + "/internal", module + "/cmd"}, frontEnds...), backends...), "tpu imports only field and rayvocab"},
-	{module + "/placement", append(append([]string{module + "/internal", module + "/cmd"}, frontEnds...), backends...), "placement imports no front end or backend"},
-	{module + "/train", append([]string{module + "/serve", module + "/data", module + "/cmd"}, backends...), "front ends never import each other or a backend"},
-	{module + "/serve", append([]string{module + "/train", module + "/data", module + "/cmd"}, backends...), "front ends never import each other or a backend"},
-	{module + "/data", append([]string{module + "/train", module + "/serve", module + "/cmd"}, backends...), "front ends never import each other or a backend"},
+	{module + "/runtimeenv", all([]string{module + "/tpu", module + "/placement", module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "runtimeenv imports only field"},
+	{module + "/tpu", all([]string{module + "/placement", module + "/backend", module + "/runtimeenv", module + "/internal", module + "/cmd"}, frontEnds, backends), "tpu imports only field and rayvocab"},
+	{module + "/placement", all([]string{module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "placement imports no front end or backend"},
+	{module + "/backend", all([]string{module + "/internal", module + "/cmd"}, frontEnds, backends), "the backend contract imports no backend and no front end"},
+	{module + "/train", all([]string{module + "/serve", module + "/data", module + "/internal/launcher", module + "/internal/raycluster", module + "/internal/cli", module + "/cmd"}, backends), "front ends never import each other or a backend (the backend contract is fine)"},
+	{module + "/serve", all([]string{module + "/train", module + "/data", module + "/internal/launcher", module + "/internal/raycluster", module + "/internal/cli", module + "/cmd"}, backends), "front ends never import each other or a backend (the backend contract is fine)"},
+	{module + "/data", all([]string{module + "/train", module + "/serve", module + "/internal/launcher", module + "/internal/raycluster", module + "/internal/cli", module + "/cmd"}, backends), "front ends never import each other or a backend (the backend contract is fine)"},
+	{module + "/ray", all([]string{module + "/placement", module + "/backend", module + "/internal/launcher", module + "/cmd"}, frontEnds, without(backends, module+"/ray")), "the ray dashboard client is a transport: it knows nothing of plans, backends, front ends or the launcher"},
+	{module + "/raybackend", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/raybackend", module+"/ray")), "a backend imports no front end and no other backend"},
+	{module + "/sim", all([]string{module + "/internal", module + "/cmd"}, frontEnds, without(backends, module+"/sim")), "a backend imports no front end and no other backend"},
+	{module + "/kuberay", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/kuberay")), "a backend imports no front end and no other backend"},
 }
+
+// kubeOnly are import prefixes only the kuberay backend may use.
+var kubeOnly = []string{"k8s.io/", "sigs.k8s.io/"}
 
 func TestImportDirections(t *testing.T) {
 	t.Parallel()
@@ -57,8 +78,9 @@ func TestImportDirections(t *testing.T) {
 func violations(pkg string, imports []string) []string {
 	var out []string
 	for _, imp := range imports {
-		if strings.HasPrefix(imp, "k8s.io/") && !strings.HasPrefix(pkg, module+"/kuberay") && !strings.HasPrefix(pkg, module+"/backend/kuberay") {
-			out = append(out, pkg+" imports "+imp+": only the kuberay backend may import k8s.io packages")
+		if !(pkg == module+"/kuberay" || strings.HasPrefix(pkg, module+"/kuberay/")) &&
+			slices.ContainsFunc(kubeOnly, func(p string) bool { return strings.HasPrefix(imp, p) }) {
+			out = append(out, pkg+" imports "+imp+": only the kuberay backend may import k8s.io and sigs.k8s.io packages")
 		}
 		for _, r := range rules {
 			if pkg != r.pkg && !strings.HasPrefix(pkg, r.pkg+"/") {
@@ -95,7 +117,29 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/serve", module + "/data", true},
 		{module + "/sim", "k8s.io/client-go/kubernetes", true},
 		{module + "/kuberay", "k8s.io/client-go/kubernetes", false},
-		{module + "/ray", module + "/placement", false},
+		{module + "/ray", module + "/placement", true},
+		{module + "/ray", module + "/internal/launcher", true},
+		{module + "/ray", module + "/runtimeenv", false},
+		{module + "/raybackend", module + "/internal/launcher", false},
+		{module + "/raybackend", module + "/ray", false},
+		{module + "/raybackend", module + "/train", true},
+		{module + "/raybackend", module + "/sim", true},
+		{module + "/sim", module + "/train", true},
+		{module + "/sim", module + "/backend", false},
+		{module + "/sim", "sigs.k8s.io/controller-runtime", true},
+		{module + "/kuberay", "sigs.k8s.io/controller-runtime", false},
+		{module + "/kuberay", module + "/serve", true},
+		{module + "/kuberay", module + "/internal/launcher", false},
+		{module + "/backend", module + "/sim", true},
+		{module + "/backend", module + "/raybackend", true},
+		{module + "/backend", module + "/placement", false},
+		{module + "/train", module + "/backend", false},
+		{module + "/train", module + "/raybackend", true},
+		{module + "/train", module + "/internal/launcher", true},
+		{module + "/placement", module + "/backend", true},
+		{module + "/runtimeenv", module + "/placement", true},
+		{module + "/runtimeenv", module + "/field", false},
+		{module + "/rayvocab", module + "/field", true},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, []string{c.imp})) > 0

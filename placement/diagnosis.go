@@ -22,6 +22,9 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
+	// Part is the workload part the finding is about, when the placement
+	// was made for a plan whose slice groups name their parts.
+	Part string `json:"part,omitempty"`
 }
 
 // Diagnosis lists the findings about a placement, most severe first
@@ -57,7 +60,18 @@ func (d Diagnosis) Err() error {
 func (d Diagnosis) String() string {
 	var b strings.Builder
 	for _, f := range d {
-		fmt.Fprintf(&b, "%s %s: %s\n", f.Severity, f.Code, f.Message)
+		b.WriteString(f.String())
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// String renders the finding on one line: "error SpansSlices: ...", with
+// the part it is about when known ("error SpansSlices: deployment "llm"
+// replica 0: ...").
+func (f Finding) String() string {
+	if f.Part != "" {
+		return fmt.Sprintf("%s %s: %s: %s", f.Severity, f.Code, f.Part, f.Message)
+	}
+	return fmt.Sprintf("%s %s: %s", f.Severity, f.Code, f.Message)
 }

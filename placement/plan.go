@@ -10,27 +10,64 @@ import (
 // APIVersion is the version of the Plan format.
 const APIVersion = "raytpu.dev/v1alpha1"
 
+// Kind names what a plan runs, and so which front end compiled it.
+type Kind string
+
+// The plan kinds.
+const (
+	// KindJaxTrainer is a Ray Train JaxTrainer run (package train).
+	KindJaxTrainer Kind = "JaxTrainer"
+	// KindApplication is a Ray Serve application (package serve).
+	KindApplication Kind = "Application"
+	// KindPipeline is a Ray Data pipeline that reads, transforms and
+	// writes a dataset (package data).
+	KindPipeline Kind = "Pipeline"
+	// KindBatchInference is a Ray Data batch inference pipeline (package data).
+	KindBatchInference Kind = "BatchInference"
+	// KindSlicePlacementGroup reserves slices and runs nothing
+	// (ray.util.tpu.slice_placement_group).
+	KindSlicePlacementGroup Kind = "SlicePlacementGroup"
+)
+
+// Kinds lists every plan kind.
+func Kinds() []Kind {
+	return []Kind{KindJaxTrainer, KindApplication, KindPipeline, KindBatchInference, KindSlicePlacementGroup}
+}
+
+// RunsToCompletion reports whether a plan of kind k ends by itself (a
+// training run, a pipeline) rather than serving until it is deleted.
+func (k Kind) RunsToCompletion() bool {
+	switch k {
+	case KindJaxTrainer, KindPipeline, KindBatchInference:
+		return true
+	}
+	return false
+}
+
 // Plan is the compiled, backend-neutral form of a workload: the slices it
 // needs and what runs on them. Every front end (train, serve, data)
 // compiles to a Plan, and every backend runs one.
 type Plan struct {
 	APIVersion string `json:"apiVersion"`
-	// Kind names the front end: JaxTrainer, Deployment, BatchInference, SlicePlacementGroup.
-	Kind string `json:"kind"`
+	Kind       Kind   `json:"kind"`
 	// Name of the workload.
 	Name string `json:"name"`
-	// Slices are the slice placements, in the order the workload declares them.
+	// Slices are the slice placements, in the order the workload declares
+	// them; each names the part of the workload it belongs to.
 	Slices []*SliceGroup `json:"slices"`
-	// Job is what runs as a Ray job, if anything.
+	// Job is what runs as a Ray job (train, data), if anything.
 	Job *Job `json:"job,omitempty"`
+	// Serve is the Ray Serve application a service plan deploys.
+	Serve *ServeApplication `json:"serve,omitempty"`
 }
 
 // Job is a Ray job: an entrypoint with its runtime environment. The
 // launcher, when set, is raytpu's Python program that turns LauncherConfig
 // into the real Ray library call.
 type Job struct {
-	// Entrypoint is the shell command Ray runs on the head node.
-	Entrypoint string                `json:"entrypoint"`
+	// Entrypoint is the shell command Ray runs on the head node. Empty
+	// when Launcher is set: the backend runs its launcher.
+	Entrypoint string                `json:"entrypoint,omitempty"`
 	RuntimeEnv runtimeenv.RuntimeEnv `json:"runtimeEnv"`
 	// Metadata is attached to the Ray job.
 	Metadata map[string]string `json:"metadata,omitempty"`
@@ -38,10 +75,19 @@ type Job struct {
 	EntrypointNumCPUs float64 `json:"entrypointNumCpus,omitempty"`
 	// EntrypointResources reserves custom resources for the driver.
 	EntrypointResources map[string]float64 `json:"entrypointResources,omitempty"`
-	// Launcher names the embedded launcher entry ("train"), if the job runs one.
+	// Launcher names the launcher entry ("train"), if the job runs
+	// raytpu's launcher; each backend ships the launcher its own way.
 	Launcher string `json:"launcher,omitempty"`
 	// LauncherConfig is the front end's configuration, read by the launcher.
 	LauncherConfig json.RawMessage `json:"launcherConfig,omitempty"`
+}
+
+// ServeApplication is a Ray Serve application as Ray's Serve REST API
+// takes it.
+type ServeApplication struct {
+	// Config is one entry of "applications" in the body of Serve's
+	// PUT /api/serve/applications/, exactly as Ray accepts it.
+	Config json.RawMessage `json:"config"`
 }
 
 // MarshalIndent renders p as indented JSON with a trailing newline. The
@@ -58,7 +104,14 @@ func (p *Plan) MarshalIndent() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// NewSlicePlan wraps compiled slice groups in a Plan of kind SlicePlacementGroup.
+// NewSlicePlan wraps compiled slice groups in a Plan of kind
+// SlicePlacementGroup. A group without a part is tagged as the i-th
+// placement group of the plan.
 func NewSlicePlan(name string, groups ...*SliceGroup) *Plan {
-	return &Plan{APIVersion: APIVersion, Kind: "SlicePlacementGroup", Name: name, Slices: groups}
+	for i, g := range groups {
+		if g.Part == (Part{}) {
+			g.Part = Part{Role: RolePlacementGroup, Name: name, Index: i}
+		}
+	}
+	return &Plan{APIVersion: APIVersion, Kind: KindSlicePlacementGroup, Name: name, Slices: groups}
 }

@@ -279,6 +279,9 @@ func fmtNum(v float64) string {
 // SliceGroup is a compiled slice placement: the head reservations and the
 // worker placement groups Ray creates for NumSlices slices of one shape.
 type SliceGroup struct {
+	// Part is the part of the workload the group holds (a trainer's
+	// worker group, a deployment's replica), set by the front end.
+	Part Part `json:"part,omitzero"`
 	// Generation is raytpu's name (v6e); AcceleratorVersion Ray's
 	// (v5litepod); AcceleratorType Ray's resource form (TPU-V6E).
 	Generation         string `json:"generation"`

@@ -125,7 +125,7 @@ func ExampleCluster_Run() {
 	cluster, _ := sim.NewCluster(spec)
 	train, _ := placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", NumSlices: 2, Name: "train"}.Compile(nil)
 	serve, _ := placement.SliceSpec{Topology: "2x4", Accelerator: "v6e", Name: "serve"}.Compile(nil)
-	res, err := cluster.Run(context.Background(), placement.NewSlicePlan("demo", train, serve))
+	res, err := cluster.Place(context.Background(), placement.NewSlicePlan("demo", train, serve))
 	if err != nil {
 		fmt.Println(err)
 		return

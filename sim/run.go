@@ -14,8 +14,8 @@ import (
 // bundle of every slice group landed, and the diagnosis.
 type Result struct {
 	// Name and Kind are the plan's.
-	Name string `json:"name"`
-	Kind string `json:"kind"`
+	Name string         `json:"name"`
+	Kind placement.Kind `json:"kind"`
 	// Slices holds one placement per slice group of the plan, in order.
 	Slices []*SlicePlacement `json:"slices"`
 	// Diagnosis gathers every slice group's findings, in order.
@@ -48,16 +48,17 @@ func marshalIndent(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Run is the simulated backend: it places every slice group of a plan, in
-// order, as the Ray backend would before starting the plan's job, and
-// returns where each bundle landed with the diagnosis. The groups stay
-// placed; Release each of Result.Slices to free them.
+// Place places every slice group of a plan, in order, as the Ray backend
+// would before starting the plan's job, and returns where each bundle
+// landed with the diagnosis; each finding names the workload part of its
+// group. The groups stay placed; Release each of Result.Slices to free
+// them. [Cluster.Run] is the same as a backend.Runner.
 //
 // A slice head that cannot be reserved is recorded in its SlicePlacement
-// (Error) and the diagnosis, and Run goes on with the next group, so one
-// call shows every problem. Run returns an error only for a nil or
+// (Error) and the diagnosis, and Place goes on with the next group, so one
+// call shows every problem. Place returns an error only for a nil or
 // malformed plan, or when ctx is done (with the result so far).
-func (c *Cluster) Run(ctx context.Context, p *placement.Plan) (*Result, error) {
+func (c *Cluster) Place(ctx context.Context, p *placement.Plan) (*Result, error) {
 	if p == nil {
 		return nil, errors.New("sim: nil plan")
 	}
@@ -71,7 +72,12 @@ func (c *Cluster) Run(ctx context.Context, p *placement.Plan) (*Result, error) {
 			return res, fmt.Errorf("sim: plan %q slices[%d]: %w", p.Name, i, err)
 		}
 		res.Slices = append(res.Slices, sp)
-		res.Diagnosis = append(res.Diagnosis, sp.Diagnosis...)
+		for _, f := range sp.Diagnosis {
+			if g.Part != (placement.Part{}) {
+				f.Part = g.Part.String()
+			}
+			res.Diagnosis = append(res.Diagnosis, f)
+		}
 	}
 	return res, nil
 }

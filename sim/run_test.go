@@ -21,7 +21,7 @@ func TestRun(t *testing.T) {
 		compile(t, placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", Name: "eval", Strategy: placement.Pack}),
 		compile(t, placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", Name: "one-too-many"}),
 	)
-	res, err := c.Run(t.Context(), plan)
+	res, err := c.Place(t.Context(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 	}
 	golden.Assert(t, "run.golden.json", b)
 	// The bytes are stable from run to run.
-	again, _ := newCluster(t, "3*v6e-16,v6e-8,cpu:1").Run(t.Context(), plan)
+	again, _ := newCluster(t, "3*v6e-16,v6e-8,cpu:1").Place(t.Context(), plan)
 	b2, _ := again.MarshalIndent()
 	if string(b) != string(b2) {
 		t.Error("two runs of the same plan on the same spec differ")
@@ -52,18 +52,18 @@ func TestRun(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "v6e-16")
-	if _, err := c.Run(t.Context(), nil); err == nil {
+	if _, err := c.Place(t.Context(), nil); err == nil {
 		t.Error("Run(nil) succeeded")
 	}
 	plan := placement.NewSlicePlan("x", compile(t, placement.SliceSpec{Topology: "4x4", Accelerator: "v6e"}))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	res, err := c.Run(ctx, plan)
+	res, err := c.Place(ctx, plan)
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Slices) != 0 {
 		t.Errorf("Run(canceled) = %v, %v; want context.Canceled and an empty result", res, err)
 	}
 	bad := placement.NewSlicePlan("bad", &placement.SliceGroup{})
-	if _, err := c.Run(t.Context(), bad); err == nil {
+	if _, err := c.Place(t.Context(), bad); err == nil {
 		t.Error("Run(malformed plan) succeeded")
 	}
 }

@@ -1,9 +1,11 @@
 package train_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -23,12 +25,12 @@ func ExampleJaxTrainer_Compile() {
 	fmt.Println(plan.Kind, plan.Name)
 	fmt.Println(g)
 	fmt.Println("workers:", g.Hosts(), "heads:", len(g.Heads))
-	fmt.Println("entrypoint:", plan.Job.Entrypoint)
+	fmt.Println("part:", g.Part, "launcher:", plan.Job.Launcher)
 	// Output:
 	// JaxTrainer demo
 	// 2 × v4 2x2x2 (v4-16): 4 bundles {CPU:1, TPU:4, accelerator_type:TPU-V4:0.001}, PACK
 	// workers: 4 heads: 2
-	// entrypoint: python _raytpu_launcher.py
+	// part: worker group "demo" launcher: train
 }
 
 // An invalid trainer never reaches a cluster: every problem comes back at
@@ -44,4 +46,36 @@ func ExampleJaxTrainer_Compile_invalid() {
 	// Output:
 	// trainer.scaling.topology: NotSupported "4x4"
 	// trainer.run.name: Required ""
+}
+
+// Fit on the simulated cluster places one worker per TPU host, runs
+// nothing, and says so. The same call with a Ray cluster backend
+// (raybackend.New) trains for real.
+func ExampleJaxTrainer_Fit() {
+	spec, err := sim.ParseSpec("2*v4-16,cpu:1")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", NumSlices: 2},
+		RunConfig:          train.RunConfig{Name: "demo"},
+	}.Fit(context.Background(), cluster)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(res)
+	// Output:
+	// simulated: no training ran; 4 workers placed
+	// worker 0  slice 0  CREATED   node v4-16-0-w0    v4-16-0
+	// worker 1  slice 0  CREATED   node v4-16-0-w1    v4-16-0
+	// worker 2  slice 1  CREATED   node v4-16-1-w0    v4-16-1
+	// worker 3  slice 1  CREATED   node v4-16-1-w1    v4-16-1
 }

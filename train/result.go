@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/raytpu/raytpu/placement"
 )
 
-// Result is the outcome of a training run as the launcher reports it,
-// mirroring ray.train.Result.
+// Result is the outcome of a training run, mirroring ray.train.Result,
+// plus what the backend reports about the run.
 type Result struct {
-	// Metrics are the last metrics reported by rank 0.
+	// Metrics are the metrics attached to the latest checkpoint, as Ray
+	// Train 2.60's Result.metrics holds them (not simply the last report
+	// of rank 0: a report without a checkpoint does not replace them).
 	Metrics map[string]any `json:"metrics,omitempty"`
 	// Checkpoint is the path of the latest checkpoint, if any.
 	Checkpoint string `json:"checkpoint,omitempty"`
@@ -19,6 +24,20 @@ type Result struct {
 	BestCheckpoints []CheckpointResult `json:"best_checkpoints,omitempty"`
 	// Error is set when the run failed.
 	Error *RunError `json:"error,omitempty"`
+
+	// Simulated is true when the backend only placed the workers (the
+	// simulator): no training ran, and Metrics, Checkpoint and Path are
+	// empty.
+	Simulated bool `json:"simulated,omitempty"`
+	// Backend names the backend that ran (or placed) the plan, and JobID
+	// the run's id there.
+	Backend string `json:"backend,omitempty"`
+	JobID   string `json:"jobId,omitempty"`
+	// Workers says where every worker landed (the worker's rank is its
+	// Bundle), and Diagnosis what the placement means. Reported by the
+	// simulator.
+	Workers   []placement.Landing `json:"workers,omitempty"`
+	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // CheckpointResult is one kept checkpoint.
@@ -59,4 +78,33 @@ func ParseResult(raw []byte) (*Result, error) {
 func (r *Result) Step(name string) (int, bool) {
 	v, ok := r.Metrics[name].(float64)
 	return int(v), ok
+}
+
+// String summarises the result in a line or, for a simulated run, one
+// line per worker and finding, starting with "simulated: no training ran".
+func (r *Result) String() string {
+	var b strings.Builder
+	switch {
+	case r.Simulated:
+		fmt.Fprintf(&b, "simulated: no training ran; %d workers placed\n", len(r.Workers))
+		for _, w := range r.Workers {
+			fmt.Fprintf(&b, "worker %d  slice %d  %-8s  node %-12s  %s\n", w.Bundle, w.Slice, w.State, dash(w.Node), dash(w.SliceName))
+		}
+		for _, f := range r.Diagnosis {
+			b.WriteString(f.String())
+			b.WriteByte('\n')
+		}
+	case r.Error != nil:
+		fmt.Fprintf(&b, "failed: %s: %s\n", r.Error.Type, r.Error.Message)
+	default:
+		fmt.Fprintf(&b, "done: checkpoint %s metrics %v\n", dash(r.Checkpoint), r.Metrics)
+	}
+	return b.String()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

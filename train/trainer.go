@@ -1,16 +1,3 @@
-// Package train mirrors Ray Train's JaxTrainer (ray.train.v2.jax) for TPUs.
-//
-// A [JaxTrainer] names a Python train loop by import path and says how to
-// scale it: UseTPU with an accelerator and a topology gives one worker per
-// TPU host, and NumSlices (or NumWorkers) scales out over several slices.
-// [JaxTrainer.Compile] checks every rule Ray's ScalingConfig enforces and the
-// TPU catalog's, reports every problem at once with its field path, and
-// yields a [placement.Plan]: the slice placement Ray Train will make and the
-// job that runs raytpu's launcher, which builds the real JaxTrainer inside
-// Ray and calls fit().
-//
-// The package never talks to a cluster; a backend (the ray package, or the
-// simulator) runs the plan.
 package train
 
 import (
@@ -24,17 +11,15 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
-// Kind is the plan kind a JaxTrainer compiles to.
-const Kind = "JaxTrainer"
-
 // WorkerGroupStartTimeout is Ray Train's default worker group start
 // timeout (RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S), which it also passes to
 // SlicePlacementGroup as the head reservation timeout.
 const WorkerGroupStartTimeout = 60 * time.Second
 
-// LauncherEntrypoint is the job entrypoint of a compiled trainer: the
-// launcher script the backend ships at the root of the working directory.
-const LauncherEntrypoint = "python _raytpu_launcher.py"
+// Launcher is the launcher entry a compiled trainer's job runs: the
+// backend ships raytpu's launcher, which builds the real JaxTrainer from
+// the plan's LauncherConfig and calls fit().
+const Launcher = "train"
 
 // JaxTrainer mirrors ray.train.v2.jax.JaxTrainer.
 type JaxTrainer struct {
@@ -107,18 +92,18 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 	}
 	plan := &placement.Plan{
 		APIVersion: placement.APIVersion,
-		Kind:       Kind,
+		Kind:       placement.KindJaxTrainer,
 		Name:       t.RunConfig.Name,
 		Job: &placement.Job{
-			Entrypoint:     LauncherEntrypoint,
 			RuntimeEnv:     *t.RuntimeEnv.Clone(),
-			Metadata:       map[string]string{"raytpu.kind": Kind, "raytpu.name": t.RunConfig.Name},
-			Launcher:       "train",
+			Metadata:       map[string]string{"raytpu.kind": string(placement.KindJaxTrainer), "raytpu.name": t.RunConfig.Name},
+			Launcher:       Launcher,
 			LauncherConfig: raw,
 		},
 	}
 	plan.Slices = []*placement.SliceGroup{}
 	if group != nil {
+		group.Part = placement.Part{Role: placement.RoleWorkerGroup, Name: t.RunConfig.Name}
 		plan.Slices = append(plan.Slices, group)
 	}
 	return plan, nil

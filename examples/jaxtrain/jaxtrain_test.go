@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/ray"
@@ -84,6 +85,7 @@ func readReports(t *testing.T, dir string) []workerReport {
 
 func testConfig(t *testing.T, name string) config {
 	cfg := defaults()
+	cfg.Backend = "ray"
 	cfg.Address = dashboard
 	cfg.Name = name
 	cfg.Storage = t.TempDir()
@@ -362,5 +364,55 @@ func TestInvalidSpecNeverReachesCluster(t *testing.T) {
 	}
 	if len(after) != len(before) {
 		t.Errorf("jobs on the cluster went from %d to %d; an invalid spec must not be submitted", len(before), len(after))
+	}
+}
+
+// The same program on the simulated backend: the trainer is placed on the
+// simulated twin of the test cluster, one worker per host of two intact
+// slices, and the result says that nothing trained. A third slice does
+// not exist, so asking for one is a placement error naming the head
+// reservation that fails.
+func TestSameTrainerOnTheSimulator(t *testing.T) {
+	t.Parallel()
+	cfg := defaults()
+	cfg.Cluster = clusterSpec
+	cfg.NumSlices = 2
+	var out bytes.Buffer
+	res, err := run(t.Context(), cfg, &out)
+	if err != nil {
+		t.Fatalf("run on sim: %v\n%s", err, out.String())
+	}
+	if !res.Simulated || res.Backend != "sim" || res.Checkpoint != "" || len(res.Metrics) != 0 {
+		t.Errorf("result = %+v, want a simulated result with no metrics or checkpoint", res)
+	}
+	if !strings.HasPrefix(res.String(), "simulated: no training ran") {
+		t.Errorf("String() = %q, want it to say that no training ran", res.String())
+	}
+	perSlice := map[string][]int{}
+	nodes := map[string]bool{}
+	for _, w := range res.Workers {
+		if w.State != "CREATED" || w.Part.Name != cfg.Name {
+			t.Errorf("worker %+v: want CREATED in the worker group of run %q", w, cfg.Name)
+		}
+		perSlice[w.SliceName] = append(perSlice[w.SliceName], w.Bundle)
+		nodes[w.Node] = true
+	}
+	if len(res.Workers) != 4 || len(nodes) != 4 || len(perSlice) != 2 {
+		t.Errorf("workers %+v: want 4 workers on 4 hosts of 2 slices", res.Workers)
+	}
+	for name, ranks := range perSlice {
+		if len(ranks) != 2 || ranks[1] != ranks[0]+1 || ranks[0]%2 != 0 {
+			t.Errorf("slice %s holds ranks %v, want two consecutive ranks starting even (rank/2 = slice)", name, ranks)
+		}
+	}
+
+	cfg.NumSlices = 3
+	res, err = run(t.Context(), cfg, &out)
+	var pe *backend.PlacementError
+	if !errors.As(err, &pe) || !errors.Is(err, backend.ErrPlacement) {
+		t.Fatalf("3 slices on %s: err = %v, want a *backend.PlacementError", clusterSpec, err)
+	}
+	if res == nil || !res.Simulated || !slices.Contains(res.Diagnosis.Codes(), sim.CodeHeadReservationFailed) {
+		t.Errorf("result = %+v, want a simulated result whose diagnosis has %s", res, sim.CodeHeadReservationFailed)
 	}
 }

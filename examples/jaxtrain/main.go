@@ -2,15 +2,16 @@
 // worker per TPU host of a v4 2x2x2 slice (or several slices), with
 // checkpoints and restarts.
 //
-// Without --address it compiles the trainer and places it on the simulated
-// TPU cluster, printing where each worker would run:
+// The same trainer runs on any backend; only the --backend flag changes.
+// By default it is fitted on the simulated TPU cluster, which places one
+// worker per host and prints where each would run (nothing trains):
 //
 //	go run ./examples/jaxtrain
 //
-// With --address it runs for real on a Ray cluster through its dashboard
-// (for example one started by `raytpu dev-cluster up`):
+// With --backend ray it trains for real on a Ray cluster through its
+// dashboard (for example one started by `raytpu dev-cluster up`):
 //
-//	go run ./examples/jaxtrain --address http://127.0.0.1:8265 --storage /tmp/raytpu-results
+//	go run ./examples/jaxtrain --backend ray --address http://127.0.0.1:8265 --storage /tmp/raytpu-results
 package main
 
 import (
@@ -25,8 +26,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
@@ -36,7 +38,8 @@ import (
 var loopFS embed.FS
 
 type config struct {
-	Address     string // Ray dashboard URL; empty: simulate
+	Backend     string // "sim" or "ray"
+	Address     string // Ray dashboard URL, with Backend "ray"
 	Cluster     string // simulated cluster spec
 	Name        string
 	Storage     string
@@ -53,7 +56,7 @@ type config struct {
 
 func defaults() config {
 	return config{
-		Cluster: "2*v4-16,cpu:1", Name: "jaxtrain", Steps: 20, NumSlices: 1, NumToKeep: 2,
+		Backend: "sim", Address: "http://127.0.0.1:8265", Cluster: "2*v4-16,cpu:1", Name: "jaxtrain", Steps: 20, NumSlices: 1, NumToKeep: 2,
 		Accelerator: "v4", Topology: "2x2x2",
 	}
 }
@@ -101,72 +104,49 @@ func writeLoop() (string, error) {
 	return dir, os.WriteFile(filepath.Join(dir, "train_loop.py"), b, 0o644)
 }
 
-// run compiles the trainer and runs it: on Ray when cfg.Address is set,
-// else on the simulated cluster.
+// newBackend is the only place the program chooses where it runs: the
+// simulated TPU cluster (the default) or a Ray cluster's dashboard.
+func newBackend(cfg config) (backend.Runner, error) {
+	switch cfg.Backend {
+	case "sim":
+		spec, err := sim.ParseSpec(cfg.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		return sim.NewCluster(spec)
+	case "ray":
+		client, err := ray.NewClient(cfg.Address)
+		if err != nil {
+			return nil, err
+		}
+		return raybackend.New(client), nil
+	}
+	return nil, fmt.Errorf("--backend %q: want sim or ray", cfg.Backend)
+}
+
+// run fits the trainer on the chosen backend.
 func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) {
 	dir, err := writeLoop()
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	plan, err := trainer(cfg, dir).Compile()
-	if err != nil {
-		return nil, err // a field.ErrorList: nothing reaches the cluster
-	}
-	if cfg.Address == "" {
-		return nil, simulate(ctx, cfg, plan, out)
-	}
-	client, err := ray.NewClient(cfg.Address)
+	b, err := newBackend(cfg)
 	if err != nil {
 		return nil, err
 	}
-	res, err := client.RunPlan(ctx, plan, ray.RunOptions{
-		OnStatus: func(j ray.JobInfo) {
-			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), j.SubmissionID, j.Status, j.Message)
+	return trainer(cfg, dir).Fit(ctx, b, backend.RunOptions{
+		OnStatus: func(s backend.Status) {
+			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), s.ID, s.State, s.Message)
 		},
 		Logs: cfg.Logs,
 	})
-	if res == nil {
-		return nil, err
-	}
-	if len(res.Output) == 0 {
-		return nil, err
-	}
-	tr, perr := train.ParseResult(res.Output)
-	if perr != nil {
-		return tr, perr // a *train.RunError when training failed
-	}
-	return tr, err
-}
-
-func simulate(ctx context.Context, cfg config, plan *placement.Plan, out io.Writer) error {
-	spec, err := sim.ParseSpec(cfg.Cluster)
-	if err != nil {
-		return err
-	}
-	cluster, err := sim.NewCluster(spec)
-	if err != nil {
-		return err
-	}
-	res, err := cluster.Run(ctx, plan)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%s %q on simulated cluster %s\n", plan.Kind, plan.Name, spec)
-	for _, sp := range res.Slices {
-		for _, b := range sp.Bundles {
-			fmt.Fprintf(out, "worker %d  slice %d  %-8s  node %-12s  %s\n", b.Index, b.Slice, b.State, b.Node, b.SliceName)
-		}
-	}
-	for _, f := range res.Diagnosis {
-		fmt.Fprintf(out, "%s %s: %s\n", f.Severity, f.Code, f.Message)
-	}
-	return nil
 }
 
 func main() {
 	cfg := defaults()
-	flag.StringVar(&cfg.Address, "address", "", "Ray dashboard URL (empty: place on the simulated cluster)")
+	flag.StringVar(&cfg.Backend, "backend", cfg.Backend, "where to run: sim (the simulated TPU cluster; nothing trains) or ray (a Ray cluster at --address)")
+	flag.StringVar(&cfg.Address, "address", cfg.Address, "Ray dashboard URL, with --backend ray")
 	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "simulated cluster spec")
 	flag.StringVar(&cfg.Name, "name", cfg.Name, "run name")
 	flag.StringVar(&cfg.Storage, "storage", "", "storage path for results and checkpoints")
@@ -187,8 +167,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jaxtrain:", err)
 		os.Exit(1)
 	}
-	if res != nil {
-		step, _ := res.Step("step")
-		fmt.Printf("done: step %d loss %v checkpoint %s\n", step, res.Metrics["loss"], res.Checkpoint)
+	if res.Simulated {
+		fmt.Print(res)
+		return
 	}
+	step, _ := res.Step("step")
+	fmt.Printf("done: step %d loss %v checkpoint %s\n", step, res.Metrics["loss"], res.Checkpoint)
 }

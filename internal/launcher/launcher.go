@@ -24,6 +24,9 @@ const (
 	PlanFile   = "_raytpu_plan.json"
 )
 
+// Entrypoint is the job entrypoint of a plan whose job runs the launcher.
+const Entrypoint = "python " + ScriptFile
+
 // ResultPrefix starts the launcher's outcome line.
 const ResultPrefix = "RAYTPU_RESULT "
 

@@ -1,0 +1,19 @@
+// Package raybackend runs compiled plans on a real Ray cluster through its
+// dashboard: it implements backend.Runner on top of the ray dashboard
+// client.
+//
+// A plan whose job runs raytpu's launcher (a JaxTrainer, say) is shipped
+// as Ray ships any job: the plan's local working_dir is packaged with the
+// launcher script and the plan itself at its root, uploaded unless the
+// cluster already has it, and submitted under a submission_id fixed before
+// the first attempt, so a retried submit never starts the job twice. The
+// launcher builds the real Ray library object inside Ray, runs it and
+// reports the outcome on one line of the driver's log, which Run reads
+// back into the backend.Outcome.
+//
+//	client, _ := ray.NewClient("http://127.0.0.1:8265")
+//	res, err := trainer.Fit(ctx, raybackend.New(client))
+//
+// raybackend imports the ray client, placement and backend; never a front
+// end.
+package raybackend

@@ -1,0 +1,200 @@
+package raybackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/launcher"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/ray"
+)
+
+// Name is the name the backend gives itself in a backend.Outcome.
+const Name = "ray"
+
+// Backend runs plans on one Ray cluster. It is safe for concurrent use.
+type Backend struct {
+	client *ray.Client
+	pkg    ray.PackageOptions
+	poll   time.Duration
+	drain  time.Duration
+	logger *slog.Logger
+}
+
+var _ backend.Runner = (*Backend)(nil)
+
+// Option configures a Backend.
+type Option func(*Backend)
+
+// WithPackageOptions sets how a plan's working_dir is packaged (excludes,
+// size limit, compression). Default: the ray package's defaults.
+func WithPackageOptions(o ray.PackageOptions) Option {
+	return func(b *Backend) {
+		o.Extra = maps.Clone(o.Extra)
+		b.pkg = o
+	}
+}
+
+// WithPollInterval sets how often a running job's status is read. Default 1s.
+func WithPollInterval(d time.Duration) Option {
+	return func(b *Backend) {
+		if d > 0 {
+			b.poll = d
+		}
+	}
+}
+
+// WithLogger sets the logger for the backend's own debug events. Default:
+// silent.
+func WithLogger(l *slog.Logger) Option {
+	return func(b *Backend) {
+		if l != nil {
+			b.logger = l
+		}
+	}
+}
+
+// New returns a backend that runs plans through client.
+func New(client *ray.Client, opts ...Option) *Backend {
+	b := &Backend{client: client, poll: time.Second, drain: 5 * time.Second, logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
+}
+
+// Run submits the plan's job, streams its log to opts.Logs, waits for it
+// to end and returns the outcome, with the launcher's output when it
+// reported one. A job that ends FAILED or STOPPED returns the outcome and
+// a *backend.RunError. With a SubmissionID that names a job already
+// submitted (a retried Run), Run follows that job instead of submitting
+// again.
+func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
+	if opts.SubmissionID == "" {
+		opts.SubmissionID = ray.NewSubmissionID()
+	}
+	id, err := b.Submit(ctx, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	return b.Wait(ctx, id, opts)
+}
+
+// Submit submits the plan's job under opts.SubmissionID (retry-safe, see
+// ray.Client.SubmitJob) and returns its submission id.
+func (b *Backend) Submit(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (string, error) {
+	if p == nil || p.Job == nil {
+		return "", fmt.Errorf("raybackend: %w: the plan has no job to run", backend.ErrUnsupported)
+	}
+	if !p.Kind.RunsToCompletion() {
+		return "", fmt.Errorf("raybackend: %w: plan %q of kind %s does not run to completion", backend.ErrUnsupported, p.Name, p.Kind)
+	}
+	env := p.Job.RuntimeEnv.Clone()
+	entrypoint := p.Job.Entrypoint
+	pkg := b.pkg
+	if p.Job.Launcher != "" {
+		files, err := launcher.Files(p)
+		if err != nil {
+			return "", err
+		}
+		if env.WorkingDir != "" && ray.IsURI(env.WorkingDir) {
+			return "", fmt.Errorf("raybackend: %w: plan %q runs raytpu's launcher, which ships inside a local working_dir, but working_dir is the URI %s", ray.ErrInvalid, p.Name, env.WorkingDir)
+		}
+		pkg.Extra = maps.Clone(pkg.Extra)
+		if pkg.Extra == nil {
+			pkg.Extra = map[string][]byte{}
+		}
+		maps.Copy(pkg.Extra, files)
+		if env.WorkingDir == "" {
+			dir, err := os.MkdirTemp("", "raytpu-wd-")
+			if err != nil {
+				return "", err
+			}
+			defer os.RemoveAll(dir)
+			env.WorkingDir = dir
+		}
+		entrypoint = launcher.Entrypoint
+	}
+	if env.WorkingDir != "" || len(env.PyModules) > 0 {
+		var err error
+		if env, err = b.client.PrepareRuntimeEnv(ctx, env, pkg); err != nil {
+			return "", err
+		}
+	}
+	env.Excludes = nil // applied while packaging
+	return b.client.SubmitJob(ctx, ray.JobSubmission{
+		Entrypoint:          entrypoint,
+		SubmissionID:        opts.SubmissionID,
+		RuntimeEnv:          env,
+		Metadata:            maps.Clone(p.Job.Metadata),
+		EntrypointNumCPUs:   p.Job.EntrypointNumCPUs,
+		EntrypointResources: maps.Clone(p.Job.EntrypointResources),
+	})
+}
+
+// Wait follows a submitted job to its end and returns its outcome, as Run
+// does.
+func (b *Backend) Wait(ctx context.Context, id string, opts backend.RunOptions) (*backend.Outcome, error) {
+	var wg sync.WaitGroup
+	tailCtx, stopTail := context.WithCancel(ctx)
+	defer func() {
+		stopTail()
+		wg.Wait()
+	}()
+	if opts.Logs != nil {
+		wg.Go(func() {
+			for chunk, err := range b.client.TailJobLogs(tailCtx, id) {
+				if err != nil {
+					b.logger.DebugContext(ctx, "raybackend: log tail ended", "submission_id", id, "error", err.Error())
+					return
+				}
+				io.WriteString(opts.Logs, chunk)
+			}
+		})
+	}
+	var onTransition func(ray.JobInfo)
+	if opts.OnStatus != nil {
+		onTransition = func(j ray.JobInfo) {
+			opts.OnStatus(backend.Status{ID: j.SubmissionID, State: backend.State(j.Status), Message: j.Message, Time: time.Now()})
+		}
+	}
+	job, err := b.client.WaitJob(ctx, id, ray.WaitOptions{PollInterval: b.poll, OnTransition: onTransition})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logs != nil {
+		// Give the tail a moment to drain the last lines Ray sends on close.
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(b.drain):
+		case <-ctx.Done():
+		}
+	}
+	logs, err := b.client.JobLogs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	output, perr := launcher.ParseResult(logs)
+	if perr != nil && !errors.Is(perr, launcher.ErrNoResult) {
+		return nil, perr
+	}
+	msg := job.Message
+	if msg == "" {
+		msg = job.ErrorType
+	}
+	out := &backend.Outcome{Backend: Name, Ran: true, ID: job.SubmissionID, State: backend.State(job.Status), Message: msg, Output: output}
+	if job.Status != ray.JobSucceeded {
+		return out, &backend.RunError{Outcome: out}
+	}
+	return out, nil
+}

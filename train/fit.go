@@ -1,0 +1,62 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/raytpu/raytpu/backend"
+)
+
+// Fit mirrors trainer.fit(): it compiles t and runs it on r (the
+// simulator, a Ray cluster, KubeRay) and returns the run's Result.
+//
+// Errors:
+//   - an invalid trainer: the field.ErrorList of Compile; nothing reaches
+//     the backend;
+//   - a run that failed: the Result (with Error set) and its *RunError,
+//     matching ErrTrainingFailed, as fit() raises TrainingFailedError;
+//   - a job that ended before the launcher reported (killed, a driver
+//     that failed to start): the backend's *backend.RunError;
+//   - on the simulator, a placement that would hang or never start: the
+//     Result (Simulated, with workers and diagnosis) and a
+//     *backend.PlacementError.
+//
+// On the simulator nothing trains: the Result says so (Simulated) and
+// holds where every worker landed and the diagnosis.
+func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.RunOptions) (*Result, error) {
+	if r == nil {
+		return nil, errors.New("train: Fit: nil backend")
+	}
+	plan, err := t.Compile()
+	if err != nil {
+		return nil, err
+	}
+	var o backend.RunOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	out, runErr := r.Run(ctx, plan, o)
+	if out == nil {
+		return nil, runErr
+	}
+	res := &Result{}
+	if len(out.Output) > 0 {
+		parsed, perr := ParseResult(out.Output)
+		if parsed == nil {
+			return nil, errors.Join(perr, runErr)
+		}
+		res = parsed
+		if perr != nil {
+			runErr = perr // the launcher's account of the failure is the better error
+		}
+	} else if out.Ran && runErr == nil && out.Succeeded() {
+		return nil, fmt.Errorf("train: job %s on %s succeeded without the launcher's result", out.ID, out.Backend)
+	}
+	res.Simulated = !out.Ran
+	res.Backend = out.Backend
+	res.JobID = out.ID
+	res.Workers = out.Landings
+	res.Diagnosis = out.Diagnosis
+	return res, runErr
+}
