@@ -17,8 +17,8 @@ venv:
 vet:
 	$(GO) vet ./...
 
-# The packages whose tests need nothing but Go.
-UNIT_PKGS = . ./field ./tpu ./placement ./train ./sim ./internal/cli ./internal/launcher
+# The packages whose tests need nothing but Go (no Python, no Ray).
+UNIT_PKGS = . ./field ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./sim ./internal/cli ./internal/launcher ./internal/golden
 unit:
 	$(GO) test -race -count=1 $(UNIT_PKGS)
 

@@ -7,20 +7,53 @@
 // real Ray cluster through its dashboard, Kubernetes through KubeRay, or the
 // in-process simulated TPU cluster that is the embedded default.
 //
+// # A tour: front ends, the plan, backends
+//
+// Front ends mirror Ray's libraries. train.JaxTrainer is
+// ray.train.v2.jax.JaxTrainer: a train loop named by import path, a
+// ScalingConfig with UseTPU, an accelerator and a topology, a RunConfig.
+// Compile checks every rule Ray and the TPU catalog enforce and reports
+// every problem at once, each with its field path
+// (trainer.scaling.topology: did you mean "4x4"?).
+//
+// What a front end compiles to is a placement.Plan: plain data, the same
+// bytes from run to run. It holds the slice placement groups Ray will make
+// (each tagged with the part of the workload it holds: a trainer's worker
+// group, a deployment's replica) and what runs on them (a Ray job with its
+// runtime_env, or a Serve application).
+//
+// A backend runs a plan. The contract is package backend: front ends call
+// it with Ray's verbs (trainer.Fit(ctx, b) is trainer.fit()), and every
+// backend implements it:
+//
+//	sim.Cluster        places the plan on a simulated TPU cluster as Ray
+//	                   would and diagnoses it (a group spread over two
+//	                   slices, a head that cannot be reserved); runs nothing
+//	raybackend.Backend runs it on a Ray cluster through its dashboard
+//
+// Changing the backend value is the only change a program needs to go from
+// one to another; see the example of this package.
+//
 // # Organization
 //
 // Imports point one way, toward the catalog:
 //
-//	field      validation errors with field paths, types and suggestions
-//	tpu        the TPU generation catalog, topology parsing, slice shapes
-//	placement  slice placement groups as Ray builds them; the compiled Plan
-//	train      Ray Train's JaxTrainer, compiled to a Plan
-//	sim        the simulated TPU cluster (embedded default backend)
-//	ray        the Ray dashboard client: Jobs API, packages, log tail
-//	cmd/raytpu the command-line tool over the same packages
-//	internal   the embedded Python launcher, the local Ray test cluster
+//	field       validation errors with field paths, types and suggestions
+//	rayvocab    Ray's names: resources, ray.io labels, TPU_* and MEGASCALE_* env
+//	runtimeenv  Ray's runtime_env, the one type every package uses
+//	tpu         the TPU generation catalog, topology parsing, slice shapes
+//	placement   slice placement groups as Ray builds them; the compiled Plan
+//	backend     the contract between front ends and backends
+//	train       Ray Train's JaxTrainer, compiled to a Plan, fitted on a backend
+//	sim         the simulated TPU cluster (embedded default backend)
+//	ray         the Ray dashboard client: Jobs API, packages, log tail
+//	raybackend  the Ray cluster backend, on top of the ray client
+//	cmd/raytpu  the command-line tool over the same packages
+//	internal    the embedded Python launcher, the local Ray test cluster
 //
-// Front ends (train, and later serve and data) never import each other or a
-// backend; placement imports no backend; only a Kubernetes backend may import
-// k8s.io packages. A test in this package enforces these rules.
+// Front ends never import each other or a backend (the backend contract is
+// theirs to use); backends import no front end; the ray client is a
+// transport that knows nothing of plans or the launcher; only a Kubernetes
+// backend may import k8s.io and sigs.k8s.io packages. A test in this
+// package enforces these rules.
 package raytpu

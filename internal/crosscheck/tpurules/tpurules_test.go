@@ -1,4 +1,4 @@
-package tpu_test
+package tpurules_test
 
 import (
 	"bytes"
