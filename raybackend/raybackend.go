@@ -2,6 +2,8 @@ package raybackend
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -88,14 +90,36 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 	return b.Wait(ctx, id, opts)
 }
 
+// MetadataPlanDigest is the job metadata key holding the digest of the
+// plan a job runs, by which a retried Submit recognises its own job.
+const MetadataPlanDigest = "raytpu.plan-digest"
+
 // Submit submits the plan's job under opts.SubmissionID (retry-safe, see
 // ray.Client.SubmitJob) and returns its submission id.
+//
+// When a job with that id already exists and runs the same plan (its
+// metadata carries the plan's digest), Submit returns its id without
+// packaging or submitting anything: a retried Run follows the job it
+// started. A job of that id that runs another plan is an error matching
+// ray.ErrAlreadyExists.
 func (b *Backend) Submit(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (string, error) {
 	if p == nil || p.Job == nil {
 		return "", fmt.Errorf("raybackend: %w: the plan has no job to run", backend.ErrUnsupported)
 	}
 	if !p.Kind.RunsToCompletion() {
 		return "", fmt.Errorf("raybackend: %w: plan %q of kind %s does not run to completion", backend.ErrUnsupported, p.Name, p.Kind)
+	}
+	if p.Job.Launcher != "" && ray.IsURI(p.Job.RuntimeEnv.WorkingDir) {
+		return "", fmt.Errorf("raybackend: %w: plan %q runs raytpu's launcher, which ships inside a local working_dir, but working_dir is the URI %s", ray.ErrInvalid, p.Name, p.Job.RuntimeEnv.WorkingDir)
+	}
+	digest, err := planDigest(p)
+	if err != nil {
+		return "", err
+	}
+	if opts.SubmissionID != "" {
+		if found, err := b.existing(ctx, opts.SubmissionID, digest); found || err != nil {
+			return opts.SubmissionID, err
+		}
 	}
 	env := p.Job.RuntimeEnv.Clone()
 	entrypoint := p.Job.Entrypoint
@@ -104,9 +128,6 @@ func (b *Backend) Submit(ctx context.Context, p *placement.Plan, opts backend.Ru
 		files, err := launcher.Files(p)
 		if err != nil {
 			return "", err
-		}
-		if env.WorkingDir != "" && ray.IsURI(env.WorkingDir) {
-			return "", fmt.Errorf("raybackend: %w: plan %q runs raytpu's launcher, which ships inside a local working_dir, but working_dir is the URI %s", ray.ErrInvalid, p.Name, env.WorkingDir)
 		}
 		pkg.Extra = maps.Clone(pkg.Extra)
 		if pkg.Extra == nil {
@@ -124,20 +145,58 @@ func (b *Backend) Submit(ctx context.Context, p *placement.Plan, opts backend.Ru
 		entrypoint = launcher.Entrypoint
 	}
 	if env.WorkingDir != "" || len(env.PyModules) > 0 {
-		var err error
 		if env, err = b.client.PrepareRuntimeEnv(ctx, env, pkg); err != nil {
 			return "", err
 		}
 	}
 	env.Excludes = nil // applied while packaging
-	return b.client.SubmitJob(ctx, ray.JobSubmission{
+	metadata := maps.Clone(p.Job.Metadata)
+	if metadata == nil {
+		metadata = map[string]string{}
+	}
+	metadata[MetadataPlanDigest] = digest
+	id, err := b.client.SubmitJob(ctx, ray.JobSubmission{
 		Entrypoint:          entrypoint,
 		SubmissionID:        opts.SubmissionID,
 		RuntimeEnv:          env,
-		Metadata:            maps.Clone(p.Job.Metadata),
+		Metadata:            metadata,
 		EntrypointNumCPUs:   p.Job.EntrypointNumCPUs,
 		EntrypointResources: maps.Clone(p.Job.EntrypointResources),
 	})
+	if errors.Is(err, ray.ErrAlreadyExists) && opts.SubmissionID != "" {
+		// Another Submit of this id won the race: follow it if it is ours.
+		if found, ferr := b.existing(ctx, opts.SubmissionID, digest); found || ferr != nil {
+			return opts.SubmissionID, ferr
+		}
+	}
+	return id, err
+}
+
+// existing reports whether job id exists and runs the plan of the given
+// digest; a job of that id running anything else is an error.
+func (b *Backend) existing(ctx context.Context, id, digest string) (bool, error) {
+	job, err := b.client.GetJob(ctx, id)
+	switch {
+	case errors.Is(err, ray.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	case job.Metadata[MetadataPlanDigest] != digest:
+		return false, fmt.Errorf("raybackend: submission id %s: %w: it names a job that runs another plan (digest %q, want %q); choose another id",
+			id, ray.ErrAlreadyExists, job.Metadata[MetadataPlanDigest], digest)
+	}
+	b.logger.DebugContext(ctx, "raybackend: following the job already submitted", "submission_id", id)
+	return true, nil
+}
+
+// planDigest is the first 16 hex digits of the SHA-256 of the plan's JSON.
+func planDigest(p *placement.Plan) (string, error) {
+	raw, err := p.MarshalIndent()
+	if err != nil {
+		return "", fmt.Errorf("raybackend: encoding plan %q: %w", p.Name, err)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:8]), nil
 }
 
 // Wait follows a submitted job to its end and returns its outcome, as Run
