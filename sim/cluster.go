@@ -208,9 +208,13 @@ func (c *Cluster) newClass(r *resolved, worker int) *class {
 		id resID
 		v  int64
 	}
-	var list []kv
-	for k, v := range res {
-		list = append(list, kv{c.intern(k), toFixed(v)})
+	// Interning in name order gives every resource an id that depends
+	// only on the spec: classes are made in host order, and a class's new
+	// names get the next ids in sorted order. Ids order the terms of a
+	// score, and a float sum depends on the order of its terms.
+	list := make([]kv, 0, len(res))
+	for _, k := range sortedKeys(res) {
+		list = append(list, kv{c.intern(k), toFixed(res[k])})
 	}
 	slices.SortFunc(list, func(a, b kv) int { return int(a.id) - int(b.id) })
 	for _, e := range list {
