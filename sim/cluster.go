@@ -232,8 +232,7 @@ func (c *Cluster) newClass(r *resolved, worker int) *class {
 
 // Spec returns the cluster's spec with every default filled in.
 func (c *Cluster) Spec() Spec {
-	out := Spec{Items: slices.Clone(c.spec.Items)}
-	return out
+	return Spec{Items: slices.Clone(c.spec.Items)}
 }
 
 // NumHosts is the number of hosts.
