@@ -43,12 +43,12 @@ func nearTiePlan(t testing.TB) *placement.Plan {
 	)
 }
 
-// runNearTies runs the plan on a fresh cluster and returns the result's
+// placeNearTies places the plan on a fresh cluster and returns the result's
 // JSON and the SVG drawing of it.
-func runNearTies(t *testing.T, plan *placement.Plan) (string, []byte, []byte) {
+func placeNearTies(t *testing.T, plan *placement.Plan) (string, []byte, []byte) {
 	t.Helper()
 	c := newCluster(t, nearTieSpec)
-	res, err := c.Run(t.Context(), plan)
+	res, err := c.Place(t.Context(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +63,14 @@ func runNearTies(t *testing.T, plan *placement.Plan) (string, []byte, []byte) {
 	return res.Slices[0].Bundles[0].Node, js, svg.Bytes()
 }
 
-// TestRunIsReproducible runs the same plan on 100 fresh clusters: every
+// TestPlaceIsReproducible places the same plan on 100 fresh clusters: every
 // run must give the same bytes, JSON and SVG. Before resource ids followed
 // a defined order (they were assigned while ranging over a map), the near
 // tie went to either v6e-4 host from one run to the next.
-func TestRunIsReproducible(t *testing.T) {
+func TestPlaceIsReproducible(t *testing.T) {
 	t.Parallel()
 	plan := nearTiePlan(t)
-	firstNode, wantJSON, wantSVG := runNearTies(t, plan)
+	firstNode, wantJSON, wantSVG := placeNearTies(t, plan)
 	// The near tie is decided by adding the terms in resource-name order
 	// (CPU, TPU, memory): the first v6e-4 host wins.
 	if firstNode != "v6e-4-0-w0" {
@@ -79,7 +79,7 @@ func TestRunIsReproducible(t *testing.T) {
 	nodes := map[string]int{firstNode: 1}
 	differ := 0
 	for range 99 {
-		node, js, svg := runNearTies(t, plan)
+		node, js, svg := placeNearTies(t, plan)
 		nodes[node]++
 		if !bytes.Equal(js, wantJSON) || !bytes.Equal(svg, wantSVG) {
 			differ++

@@ -43,8 +43,9 @@
 // [SlicePlacement] whose [Diagnosis] flags what the TPU guides warn about:
 // a multi-host request spread over several slices (no shared ICI: the
 // first collective hangs, a Serve replica stays DEPLOYING), or one landing
-// on part of a slice or on a slice of the wrong pod type. [Cluster.Run]
-// places every slice group of a [placement.Plan]; [RenderSVG] draws the
+// on part of a slice or on a slice of the wrong pod type. [Cluster.Place]
+// places every slice group of a [placement.Plan], and [Cluster.Run] does
+// so as a backend, releasing them afterwards; [RenderSVG] draws the
 // slices' chip grids with the bundles on them.
 //
 // The model holds 100,000 hosts in 10,000 slices; placing a group looks
