@@ -208,9 +208,13 @@ func (c *Cluster) newClass(r *resolved, worker int) *class {
 		id resID
 		v  int64
 	}
-	var list []kv
-	for k, v := range res {
-		list = append(list, kv{c.intern(k), toFixed(v)})
+	// Interning in name order gives every resource an id that depends
+	// only on the spec: classes are made in host order, and a class's new
+	// names get the next ids in sorted order. Ids order the terms of a
+	// score, and a float sum depends on the order of its terms.
+	list := make([]kv, 0, len(res))
+	for _, k := range sortedKeys(res) {
+		list = append(list, kv{c.intern(k), toFixed(res[k])})
 	}
 	slices.SortFunc(list, func(a, b kv) int { return int(a.id) - int(b.id) })
 	for _, e := range list {
@@ -228,8 +232,7 @@ func (c *Cluster) newClass(r *resolved, worker int) *class {
 
 // Spec returns the cluster's spec with every default filled in.
 func (c *Cluster) Spec() Spec {
-	out := Spec{Items: slices.Clone(c.spec.Items)}
-	return out
+	return Spec{Items: slices.Clone(c.spec.Items)}
 }
 
 // NumHosts is the number of hosts.

@@ -29,8 +29,11 @@
 //
 // Where Ray's choice is arbitrary (it iterates a hash map), the simulator
 // takes the first node in host order, and its bundle sort is stable and
-// compares custom resources by name: every result is reproducible and
-// golden-testable. Nodes do not fail, and max_cpu_fraction_per_node,
+// compares custom resources by name. Resource ids, which order the terms
+// of a score (a float sum, so near ties depend on that order), follow the
+// spec's host order and then resource names. Every result is reproducible
+// and golden-testable: the same plan on the same spec gives the same
+// bytes. Nodes do not fail, and max_cpu_fraction_per_node,
 // soft target nodes and lifetimes are not modelled.
 //
 // [Cluster.PlaceSlices] reserves a compiled [placement.SliceGroup] in the
@@ -40,8 +43,9 @@
 // [SlicePlacement] whose [Diagnosis] flags what the TPU guides warn about:
 // a multi-host request spread over several slices (no shared ICI: the
 // first collective hangs, a Serve replica stays DEPLOYING), or one landing
-// on part of a slice or on a slice of the wrong pod type. [Cluster.Run]
-// places every slice group of a [placement.Plan]; [RenderSVG] draws the
+// on part of a slice or on a slice of the wrong pod type. [Cluster.Place]
+// places every slice group of a [placement.Plan], and [Cluster.Run] does
+// so as a backend, releasing them afterwards; [RenderSVG] draws the
 // slices' chip grids with the bundles on them.
 //
 // The model holds 100,000 hosts in 10,000 slices; placing a group looks

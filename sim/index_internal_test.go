@@ -133,3 +133,28 @@ func randomRequest(rng *rand.Rand, hosts []Host) PlacementGroupRequest {
 	}
 	return req
 }
+
+// TestResourceIDsFollowSpecThenName pins the order resource ids are
+// assigned in: classes in host order, each class's new names sorted. The
+// ids order the terms of every score, so they must not depend on map
+// iteration.
+func TestResourceIDsFollowSpecThenName(t *testing.T) {
+	t.Parallel()
+	want := []string{
+		rayvocab.ResourceCPU, rayvocab.ResourceTPU, "TPU-v6e-4-head", "accelerator_type:TPU-V6E", rayvocab.ResourceMemory,
+		"TPU-v4-16-head", "accelerator_type:TPU-V4",
+	}
+	for range 50 {
+		s, err := ParseSpec("v6e-4,cpu:1,v4-16")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCluster(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, c.resNames); diff != "" {
+			t.Fatalf("resource ids (-want +got):\n%s", diff)
+		}
+	}
+}

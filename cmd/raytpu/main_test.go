@@ -2,15 +2,39 @@ package main_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// readSources reads every Go file of the command and of the module's
+// packages it imports. The test builds the command with go build, which
+// go test's result cache does not see; files the test itself reads are
+// part of the cache key, so a cached pass cannot outlive a change to them.
+func readSources(t *testing.T) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps",
+		"-f", `{{if not .Standard}}{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}{{end}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	files := strings.Fields(string(out))
+	if len(files) == 0 {
+		t.Fatal("go list found no source files")
+	}
+	for _, f := range files {
+		if _, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestExitStatus runs the built command and checks the process exit status
 // and streams, not just cli.Main's return value.
 func TestExitStatus(t *testing.T) {
+	readSources(t)
 	bin := filepath.Join(t.TempDir(), "raytpu")
 	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -22,7 +46,16 @@ func TestExitStatus(t *testing.T) {
 		stderr string // substring of stderr
 	}{
 		{[]string{"slice", "v6e", "4x4"}, 0, "v6e-16", ""},
-		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"}, 0, "SpansSlices", ""},
+		// --compare: the comparison's diagnosis has SpansSlices errors, the
+		// requested plan's is clean; only the requested plan gates the status.
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"}, 0, "Diagnosis without topology:\n  error   SpansSlices", ""},
+		// A plan whose diagnosis has an error prints in full and exits 1,
+		// naming the failing codes on stderr.
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "8x8", "--cluster", "2*v6e-16"}, 1, "error   HeadReservationFailed", "the diagnosis has errors: HeadReservationFailed"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "8x8", "--cluster", "2*v6e-16", "-o", "json"}, 1, `"code": "HeadReservationFailed"`, "HeadReservationFailed"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "2x4", "--resources-per-bundle", `{"TPU": 4}`, "--cluster", "v6e-4,v6e-8"}, 1, "error   SpansHosts", "the diagnosis has errors: WrongPodType, SpansHosts"},
+		// Warnings alone (here Pending) do not fail a plan.
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, 0, "warning Pending", ""},
 		{[]string{"slice", "v6e", "4x5"}, 1, "", `did you mean "4x4"?`},
 		{[]string{"slice", "v6e"}, 2, "", "GEN TOPOLOGY"},
 		{[]string{"plan", "--bogus"}, 2, "", "unknown flag"},
@@ -43,6 +76,9 @@ func TestExitStatus(t *testing.T) {
 			}
 			if status != c.status {
 				t.Errorf("exit status %d, want %d (stderr %q)", status, c.status, stderr.String())
+			}
+			if c.status == 0 && stderr.Len() > 0 {
+				t.Errorf("exit 0 with stderr %q", stderr.String())
 			}
 			if !strings.Contains(stdout.String(), c.stdout) || !strings.Contains(stderr.String(), c.stderr) {
 				t.Errorf("stdout %q / stderr %q, want them to contain %q / %q", stdout.String(), stderr.String(), c.stdout, c.stderr)

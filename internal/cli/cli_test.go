@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,29 +20,88 @@ func run(t *testing.T, args ...string) (string, string, int) {
 
 func TestGolden(t *testing.T) {
 	t.Parallel()
-	cases := map[string][]string{
-		"catalog.txt":             {"catalog"},
-		"catalog-v6e.txt":         {"catalog", "trillium"},
-		"catalog-v4.json":         {"catalog", "v4", "-o", "json"},
-		"slice-v6e-4x4.txt":       {"slice", "TPU-V6E", "4x4"},
-		"slice-v6e-2x4-cph4.json": {"slice", "v6e", "2x4", "--chips-per-host", "4", "-o", "json"},
-		"slice-v4-8x16x16.json":   {"slice", "v4", "8x16x16", "-o", "json"},
-		"plan-v6e-2x4x4.txt":      {"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"},
-		"plan-v4-per-slice.json":  {"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--pg-per-slice", "--name", "t", "-o", "json"},
-		"plan-v4.svg":             {"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "2*v4-16,v4-8", "-o", "svg"},
-		"plan-infeasible.txt":     {"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"},
+	cases := map[string]struct {
+		args []string
+		code int
+	}{
+		"catalog.txt":             {[]string{"catalog"}, cli.ExitOK},
+		"catalog-v6e.txt":         {[]string{"catalog", "trillium"}, cli.ExitOK},
+		"catalog-v4.json":         {[]string{"catalog", "v4", "-o", "json"}, cli.ExitOK},
+		"slice-v6e-4x4.txt":       {[]string{"slice", "TPU-V6E", "4x4"}, cli.ExitOK},
+		"slice-v6e-2x4-cph4.json": {[]string{"slice", "v6e", "2x4", "--chips-per-host", "4", "-o", "json"}, cli.ExitOK},
+		"slice-v4-8x16x16.json":   {[]string{"slice", "v4", "8x16x16", "-o", "json"}, cli.ExitOK},
+		"plan-v6e-2x4x4.txt":      {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"}, cli.ExitOK},
+		"plan-v4-per-slice.json":  {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--pg-per-slice", "--name", "t", "-o", "json"}, cli.ExitOK},
+		"plan-v4.svg":             {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "2*v4-16,v4-8", "-o", "svg"}, cli.ExitOK},
+		"plan-pending.txt":        {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
+		// A plan whose diagnosis has an error still prints in full, and exits 1.
+		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
 	}
-	for name, args := range cases {
+	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			out, errOut, code := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d, stderr: %s", code, errOut)
+			out, errOut, code := run(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut)
 			}
 			golden.Assert(t, name, []byte(out))
-			again, _, _ := run(t, args...)
+			again, _, _ := run(t, c.args...)
 			if again != out {
 				t.Error("output differs between two runs")
+			}
+		})
+	}
+}
+
+// TestPlanExitStatus: a plan exits 1 when the requested placement's
+// diagnosis has an error finding, after printing the whole plan; warnings
+// and the --compare illustration do not change the status.
+func TestPlanExitStatus(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		stdouts []string // each must appear in stdout
+		stderr  string   // "" when stderr must be empty
+	}{
+		{"head reservation fails", []string{"plan", "--accelerator", "v6e", "--topology", "8x8", "--cluster", "2*v6e-16"}, cli.ExitInvalid,
+			[]string{"Plan:", "REMOVED", "Diagnosis:", "error   HeadReservationFailed"},
+			"raytpu: plan: the diagnosis has errors: HeadReservationFailed "},
+		{"two error codes", []string{"plan", "--accelerator", "v6e", "--topology", "2x4", "--resources-per-bundle", `{"TPU": 4}`, "--cluster", "v6e-4,v6e-8"}, cli.ExitInvalid,
+			[]string{"error   WrongPodType", "error   SpansHosts"},
+			"raytpu: plan: the diagnosis has errors: WrongPodType, SpansHosts "},
+		{"json still printed", []string{"plan", "--accelerator", "v6e", "--topology", "8x8", "--cluster", "2*v6e-16", "-o", "json"}, cli.ExitInvalid,
+			[]string{`"code": "HeadReservationFailed"`, `"plan": {`},
+			"HeadReservationFailed"},
+		{"svg still printed", []string{"plan", "--accelerator", "v6e", "--topology", "8x8", "--cluster", "2*v6e-16", "-o", "svg"}, cli.ExitInvalid,
+			[]string{"<svg", "</svg>"},
+			"HeadReservationFailed"},
+		{"warning only", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK,
+			[]string{"warning Pending"}, ""},
+		{"errors only in the comparison", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"}, cli.ExitOK,
+			[]string{"Diagnosis:\n  ok:", "Diagnosis without topology:\n  error   SpansSlices"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out, errOut, code := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, errOut)
+			}
+			for _, s := range c.stdouts {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if slices.Contains(c.args, "json") && !json.Valid([]byte(out)) {
+				t.Errorf("stdout is not one JSON document:\n%s", out)
+			}
+			if c.stderr == "" && errOut != "" {
+				t.Errorf("stderr = %q, want it empty", errOut)
+			}
+			if !strings.Contains(errOut, c.stderr) || strings.Count(errOut, "\n") > 1 {
+				t.Errorf("stderr = %q, want one line containing %q", errOut, c.stderr)
 			}
 		})
 	}

@@ -42,7 +42,15 @@ the first collective.
 
 The default cluster holds one more slice of the requested shape than the
 plan needs, plus one CPU-only node. --cluster takes the simulated cluster's
-spec, e.g. "2*v6e-16,v4-16,cpu:2".`,
+spec, e.g. "2*v6e-16,v4-16,cpu:2".
+
+Exit status: 1 when the requested placement's diagnosis has an error
+finding (for example HeadReservationFailed, SpansSlices, Infeasible), after
+the full plan and diagnosis are printed on stdout in the chosen format; the
+error line on stderr names the failing finding codes. Warnings (Pending,
+BusySlice) do not fail a plan. The --compare part illustrates the same
+chips requested without a topology and never changes the exit status:
+scripts and CI gate on the plan itself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd, &f) },
 	}
@@ -120,12 +128,32 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	w := cmd.OutOrStdout()
 	switch f.out.value {
 	case "json":
-		return writeJSON(w, report)
+		err = writeJSON(w, report)
 	case "svg":
-		ps := []sim.Placement{sp}
-		return sim.RenderSVG(w, cluster, ps...)
+		err = sim.RenderSVG(w, cluster, sp)
+	default:
+		err = printPlan(w, group, report)
 	}
-	return printPlan(w, group, report)
+	if err != nil {
+		return err
+	}
+	return diagnosisError(sp.Diagnosis)
+}
+
+// diagnosisError fails a plan whose diagnosis has an error finding, naming
+// the codes of those findings once each, in order. Only the requested
+// placement's diagnosis counts, never the --compare illustration.
+func diagnosisError(d sim.Diagnosis) error {
+	var codes []string
+	for _, f := range d {
+		if f.Severity == sim.SeverityError && !slices.Contains(codes, f.Code) {
+			codes = append(codes, f.Code)
+		}
+	}
+	if len(codes) == 0 {
+		return nil
+	}
+	return fmt.Errorf("plan: the diagnosis has errors: %s (the plan and its full diagnosis are on stdout)", strings.Join(codes, ", "))
 }
 
 // perChipRequest asks for the group's chips as {TPU: 1} bundles with no

@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/raytpu/raytpu/placement"
+)
+
+// describe renders bundle i for a reason: "bundle 2 {CPU: 1, TPU: 4} with
+// label selector {...}".
+func describe(g *group, i int) string {
+	s := "bundle " + strconv.Itoa(i) + " " + formatResources(g.bundles[i])
+	if len(g.sels[i]) > 0 {
+		s += " with label selector " + formatSelector(g.sels[i])
+	}
+	return s
+}
+
+func (c *Cluster) pendingReason(g *group, failed int) string {
+	if failed < 0 {
+		n := c.countFits(c.aggregate(g.reqs))
+		return fmt.Sprintf("STRICT_PACK: none of the %d nodes that can hold all %d bundles together has them free", n, len(g.reqs))
+	}
+	n := c.countFits(g.reqs[failed])
+	msg := fmt.Sprintf("%s: none of the %d nodes that can hold it has it free", describe(g, failed), n)
+	if n == 1 {
+		msg = describe(g, failed) + ": the one node that can hold it does not have it free"
+	}
+	switch g.strategy {
+	case placement.StrictSpread:
+		msg += " on a node of its own (STRICT_SPREAD)"
+	case placement.Pack, placement.Spread:
+		if len(g.reqs) > 1 {
+			msg += " beside the group's other bundles"
+		}
+	}
+	return msg
+}
+
+func (c *Cluster) infeasibleReason(g *group, failed int) string {
+	if failed < 0 {
+		return fmt.Sprintf("STRICT_PACK: no node can hold all %d bundles together %s", len(g.reqs), formatResources(sumResources(g.bundles)))
+	}
+	r := g.reqs[failed]
+	if n := c.countFits(r); n > 0 {
+		if g.strategy == placement.StrictSpread {
+			return fmt.Sprintf("%s: STRICT_SPREAD needs a node per bundle, and only %s can hold one", describe(g, failed), plural(n, "node"))
+		}
+		what := fmt.Sprintf("the %d nodes that can hold it cannot", n)
+		if n == 1 {
+			what = "the one node that can hold it cannot"
+		}
+		return fmt.Sprintf("%s: %s hold the whole group", describe(g, failed), what)
+	}
+	if r.unknown {
+		var missing []string
+		for _, k := range sortedKeys(g.bundles[failed]) {
+			_, a := c.resIndex[k]
+			_, b := c.sliceByName[k]
+			if !a && !b && toFixed(g.bundles[failed][k]) != 0 {
+				missing = append(missing, k)
+			}
+		}
+		return fmt.Sprintf("%s: no node has resource %s", describe(g, failed), strings.Join(missing, ", "))
+	}
+	if len(r.sel) > 0 && c.countFits(&request{sel: r.sel, pins: r.pins, pinned: r.pinned}) == 0 {
+		return fmt.Sprintf("%s: no node has labels %s", describe(g, failed), formatSelector(g.sels[failed]))
+	}
+	return fmt.Sprintf("%s: no node that matches has that much of every resource", describe(g, failed))
+}
+
+// countFits counts the hosts that could hold r on an idle cluster.
+func (c *Cluster) countFits(r *request) int {
+	if r.unknown {
+		return 0
+	}
+	a := c.newAttempt(true)
+	n := 0
+	if r.pinned {
+		for _, si := range r.pins {
+			sl := &c.slices[si]
+			for ni := sl.first; ni < sl.first+sl.hosts; ni++ {
+				if a.score(ni, r) >= 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for _, cl := range c.candidateClasses(r) {
+		if !a.classFits(cl, r) {
+			continue
+		}
+		for _, ni := range cl.members {
+			if c.sliceLabelOK(ni, r.sel) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func sumResources(bs []map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, b := range bs {
+		for k, v := range b {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+// formatResources renders {CPU: 1, TPU: 4}, keys sorted.
+func formatResources(m map[string]float64) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + ": " + strconv.FormatFloat(m[k], 'f', -1, 64))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
