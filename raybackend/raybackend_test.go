@@ -1,17 +1,16 @@
 package raybackend_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/raycluster/raytest"
+	"github.com/raytpu/raytpu/internal/syncbuf"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -61,23 +60,6 @@ func TestRefusedBeforeSending(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A job plan on a real Ray cluster: it runs, its log streams, its states
 // are reported, a failure is a typed error, and a retried Run with the same
 // submission id follows the job it already submitted.
@@ -91,7 +73,7 @@ func TestRunOnRealRay(t *testing.T) {
 	b := raybackend.New(client, raybackend.WithPollInterval(200*time.Millisecond))
 
 	t.Run("succeeds", func(t *testing.T) {
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		var states []backend.State
 		opts := backend.RunOptions{
 			SubmissionID: "raybackend-ok",

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/syncbuf"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
@@ -97,33 +97,16 @@ func testConfig(t *testing.T, name string) config {
 // runLogged runs cfg and logs the job's status changes, and its driver log
 // when the test fails.
 func runLogged(t *testing.T, ctx context.Context, cfg config) (*train.Result, error) {
-	var out, logs bytes.Buffer
-	cfg.Logs = &syncWriter{w: &logs}
+	var out bytes.Buffer
+	cfg.Logs = &syncbuf.Buffer{}
 	res, err := run(ctx, cfg, &out)
 	t.Logf("run %s:\n%s", cfg.Name, out.String())
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("driver log of %s:\n%s", cfg.Name, cfg.Logs.(*syncWriter).String())
+			t.Logf("driver log of %s:\n%s", cfg.Name, cfg.Logs.(*syncbuf.Buffer).String())
 		}
 	})
 	return res, err
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.String()
 }
 
 func TestTrainOnOneSlice(t *testing.T) {
