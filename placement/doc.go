@@ -10,6 +10,19 @@
 // name is known only once the head lands, so a compiled [Bundle] records
 // which slice it is pinned to and the backend fills the name in.
 //
+// # Reusing the slice rules from a front end
+//
+// Every front end that asks for TPU slices (train's ScalingConfig, serve's
+// AcceleratorConfig, data's batch inference) validates them with the same
+// code, under its own field paths: fill a [Fields] with the path of each
+// [SliceSpec] field as the front end's user wrote it (FieldsUnder gives
+// SliceSpec's own names below a path; override the ones the front end names
+// differently, such as "placementStrategy" for Strategy or "numReplicas"
+// for NumSlices), then call [SliceSpec.CompileFields], or
+// [SliceSpec.Resolve] and [Shape.Group] when the slice count depends on the
+// resolved shape. The TPU catalog is consulted once, and every error is
+// built at the caller's path: none is renamed or filtered afterwards.
+//
 // A Plan is plain data: it marshals to JSON with a stable field order and is
 // byte-identical from run to run.
 package placement

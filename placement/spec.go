@@ -10,7 +10,6 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/rayvocab"
-	"github.com/raytpu/raytpu/tpu"
 )
 
 // Strategy is a Ray placement group strategy.
@@ -47,9 +46,9 @@ type SliceSpec struct {
 	// ResourcesPerBundle are the resources of every worker bundle.
 	// Optional. Default: {"TPU": chips per host × TPU per chip}; CPU: 1 is
 	// added when absent, as is TPU.
-	ResourcesPerBundle map[string]float64 `json:"resourcesPerBundle,omitempty"`
+	ResourcesPerBundle map[string]float64 `json:"resourcesPerBundle,omitempty" validate:"dive,gte=0" detail:"must be positive"`
 	// NumSlices is the number of slices. Optional. Default: 1.
-	NumSlices int `json:"numSlices,omitempty"`
+	NumSlices int `json:"numSlices,omitempty" validate:"gte=0" detail:"must be at least 1, or 0 for one slice"`
 	// ChipsPerHost overrides the chips per host (Ray's chips_per_vm), e.g.
 	// to read v6e 2x4 as two 4-chip hosts. Optional. Default: Ray's rule.
 	ChipsPerHost int `json:"chipsPerHost,omitempty"`
@@ -58,9 +57,9 @@ type SliceSpec struct {
 	PGPerSlice bool `json:"pgPerSlice,omitempty"`
 	// TPUResourcePerChip scales the TPU resource per physical chip (Ray's
 	// RAY_TPU_RESOURCE_PER_CHIP). Optional. Default: 1.
-	TPUResourcePerChip int `json:"tpuResourcePerChip,omitempty"`
+	TPUResourcePerChip int `json:"tpuResourcePerChip,omitempty" validate:"gte=0" detail:"must be a positive integer, or 0 for 1"`
 	// Strategy of the worker placement group. Optional. Default: SPREAD.
-	Strategy Strategy `json:"strategy,omitempty"`
+	Strategy Strategy `json:"strategy,omitempty" validate:"omitempty,oneof=PACK SPREAD STRICT_PACK STRICT_SPREAD"`
 	// Name of the placement group. Optional. Default: "" (unnamed).
 	Name string `json:"name,omitempty"`
 	// BundleLabelSelector gives one label selector per bundle, merged under
@@ -74,202 +73,28 @@ type SliceSpec struct {
 
 // Validate reports every problem with s, with paths below path.
 func (s SliceSpec) Validate(path *field.Path) error {
-	_, errs := s.compile(path)
-	return errs.Err()
+	_, err := s.Compile(path)
+	return err
 }
 
 // Compile validates s and builds the slice group Ray would build. Errors are
 // a field.ErrorList with paths below path (nil: "topology", "accelerator", ...).
 func (s SliceSpec) Compile(path *field.Path) (*SliceGroup, error) {
-	g, errs := s.compile(path)
+	return s.CompileFields(FieldsUnder(path))
+}
+
+// CompileFields is Compile with every error reported at the caller's own
+// path for each field (see [Fields]). It resolves the catalog once.
+func (s SliceSpec) CompileFields(f Fields) (*SliceGroup, error) {
+	sh, errs := s.Resolve(f)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	g, errs := sh.Group(max(s.NumSlices, 1))
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return g, nil
-}
-
-func child(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
-}
-
-func (s SliceSpec) compile(path *field.Path) (*SliceGroup, field.ErrorList) {
-	var errs field.ErrorList
-	numSlices := s.NumSlices
-	if numSlices == 0 {
-		numSlices = 1
-	}
-	if numSlices < 0 {
-		errs = append(errs, field.Invalid(child(path, "numSlices"), s.NumSlices, "must be at least 1"))
-	}
-	perChip := s.TPUResourcePerChip
-	if perChip == 0 {
-		perChip = 1
-	}
-	if perChip < 0 {
-		errs = append(errs, field.Invalid(child(path, "tpuResourcePerChip"), s.TPUResourcePerChip, "must be a positive integer"))
-	}
-	strategy := s.Strategy
-	if strategy == "" {
-		strategy = Spread
-	}
-	if !slices.Contains(Strategies(), string(strategy)) {
-		errs = append(errs, field.NotSupported(child(path, "strategy"), string(s.Strategy), Strategies()))
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.ResourcesPerBundle)) {
-		if v := s.ResourcesPerBundle[k]; v < 0 || (k == rayvocab.ResourceTPU && v == 0) {
-			errs = append(errs, field.Invalid(child(path, "resourcesPerBundle").Key(k), v, "must be positive"))
-		}
-	}
-	sl, serrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}.
-		Resolve(tpu.TargetRay, tpu.SliceFields{
-			Generation:   child(path, "accelerator"),
-			Topology:     child(path, "topology"),
-			ChipsPerHost: child(path, "chipsPerHost"),
-			MachineType:  child(path, "machineType"),
-		})
-	errs = append(errs, serrs...)
-	if sl == nil || perChip < 0 || numSlices < 0 {
-		return nil, errs
-	}
-
-	// Bundle resources: the user's, plus CPU: 1 and TPU: chips per host ×
-	// TPU per chip when absent (Ray's get_tpu_worker_resources).
-	bundle := maps.Clone(s.ResourcesPerBundle)
-	if bundle == nil {
-		bundle = map[string]float64{}
-	}
-	if _, ok := bundle[rayvocab.ResourceCPU]; !ok {
-		bundle[rayvocab.ResourceCPU] = 1
-	}
-	if _, ok := bundle[rayvocab.ResourceTPU]; !ok {
-		bundle[rayvocab.ResourceTPU] = float64(sl.ChipsPerHost * perChip)
-	}
-	tpuPerBundle := bundle[rayvocab.ResourceTPU]
-	tpuPerSlice := float64(sl.Chips() * perChip)
-	tpuPath := child(path, "resourcesPerBundle").Key(rayvocab.ResourceTPU)
-	if tpuPerBundle <= 0 {
-		// Reported above.
-	} else if tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0 {
-		errs = append(errs, field.Invalid(tpuPath, tpuPerBundle, fmt.Sprintf(
-			"the %d TPU of a %s %s slice do not divide evenly into bundles of %s TPU", int(tpuPerSlice), sl.Generation.Name, sl.Topology, fmtNum(tpuPerBundle))))
-	} else if !slices.Contains(validTPUPerWorker, tpuPerBundle) {
-		errs = append(errs, field.NotSupported(tpuPath, tpuPerBundle, []string{"1", "2", "4", "8"}).
-			WithDetail("a Ray task or actor may request only 1, 2, 4 or 8 TPU"))
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	bundlesPerSlice := int(tpuPerSlice / tpuPerBundle)
-	numBundles := bundlesPerSlice * numSlices
-	if n := len(s.BundleLabelSelector); n > 0 && n != numBundles {
-		errs = append(errs, field.Invalid(child(path, "bundleLabelSelector"), n,
-			fmt.Sprintf("has %d entries; it must have one per bundle (%d)", n, numBundles)))
-		return nil, errs
-	}
-
-	timeout := s.HeadReservationTimeout
-	if timeout == 0 {
-		timeout = DefaultHeadReservationTimeout
-	}
-	grp := &SliceGroup{
-		Generation:         sl.Generation.Name,
-		AcceleratorVersion: sl.Generation.RayVersion,
-		AcceleratorType:    sl.RayAcceleratorType(),
-		Topology:           sl.Topology.String(),
-		PodType:            sl.PodType(),
-		NumSlices:          numSlices,
-		ChipsPerHost:       sl.ChipsPerHost,
-		TPUResourcePerChip: perChip,
-		HostsPerSlice:      sl.Hosts(),
-		BundlesPerSlice:    bundlesPerSlice,
-		MultiHost:          sl.MultiHost(),
-		Strategy:           strategy,
-		BundleResources:    bundle,
-	}
-	if timeout > 0 {
-		grp.HeadReservationTimeoutSeconds = timeout.Seconds()
-	}
-	var all []Bundle
-	for si := range numSlices {
-		pin := ""
-		fromHead := false
-		if sl.MultiHost() {
-			// A user selector naming the slice skips the head reservation.
-			for b := range bundlesPerSlice {
-				if name := s.selector(si*bundlesPerSlice + b)[rayvocab.LabelTPUSliceName]; name != "" {
-					pin = name
-					break
-				}
-			}
-			if pin == "" {
-				fromHead = true
-				grp.Heads = append(grp.Heads, HeadReservation{
-					Slice:     si,
-					Resources: map[string]float64{sl.HeadResource(): 1},
-					LabelSelector: map[string]string{
-						rayvocab.LabelTPUWorkerID: "0",
-						rayvocab.LabelTPUPodType:  sl.PodType(),
-					},
-				})
-			}
-		}
-		var sliceBundles []Bundle
-		for b := range bundlesPerSlice {
-			gi := si*bundlesPerSlice + b
-			sel := maps.Clone(s.selector(gi))
-			if pin != "" {
-				if sel == nil {
-					sel = map[string]string{}
-				}
-				sel[rayvocab.LabelTPUSliceName] = pin
-			}
-			if fromHead {
-				delete(sel, rayvocab.LabelTPUSliceName)
-			}
-			if len(sel) == 0 {
-				sel = nil
-			}
-			sliceBundles = append(sliceBundles, Bundle{
-				Index:             gi,
-				Slice:             si,
-				Resources:         maps.Clone(bundle),
-				LabelSelector:     sel,
-				SliceNameFromHead: fromHead,
-			})
-		}
-		if s.PGPerSlice {
-			name := ""
-			if s.Name != "" {
-				name = s.Name + "_slice_" + strconv.Itoa(si)
-			}
-			for i := range sliceBundles {
-				sliceBundles[i].Index = i
-			}
-			grp.Groups = append(grp.Groups, Group{Name: name, Strategy: strategy, Bundles: sliceBundles})
-		}
-		all = append(all, sliceBundles...)
-		if numSlices > 1 {
-			grp.Megascale = append(grp.Megascale, Megascale{
-				Slice:     si,
-				NumSlices: numSlices,
-				Port:      rayvocab.DefaultMegascalePort,
-			})
-		}
-	}
-	if !s.PGPerSlice {
-		grp.Groups = []Group{{Name: s.Name, Strategy: strategy, Bundles: all}}
-	}
-	return grp, nil
-}
-
-func (s SliceSpec) selector(i int) map[string]string {
-	if i < len(s.BundleLabelSelector) {
-		return s.BundleLabelSelector[i]
-	}
-	return nil
 }
 
 func fmtNum(v float64) string {

@@ -1,0 +1,67 @@
+package placement
+
+import "github.com/raytpu/raytpu/field"
+
+// Fields are the paths a slice's errors are reported under, one per
+// [SliceSpec] field. A front end whose spec holds the slice arguments under
+// its own names fills them with its own paths, so that every error lands on
+// the field the user wrote and nothing is renamed or filtered afterwards:
+//
+//	train's ScalingConfig: Strategy at trainer.scaling.placementStrategy,
+//	    ResourcesPerBundle at trainer.scaling.resourcesPerWorker
+//	serve's AcceleratorConfig: Accelerator and Topology at
+//	    app.deployments[0].acceleratorConfig.accelerator / .topology,
+//	    NumSlices at app.deployments[0].numReplicas
+//
+// A nil path is allowed for a field the caller never sets from user input
+// (its errors, which cannot occur, would carry an empty path).
+type Fields struct {
+	Topology            *field.Path
+	Accelerator         *field.Path
+	ChipsPerHost        *field.Path
+	NumSlices           *field.Path
+	ResourcesPerBundle  *field.Path // map keys go below it: resourcesPerBundle[TPU]
+	Strategy            *field.Path
+	TPUResourcePerChip  *field.Path
+	BundleLabelSelector *field.Path
+}
+
+// FieldsUnder returns SliceSpec's own field names below p (nil: at the
+// root): topology, accelerator, chipsPerHost, numSlices, ...
+func FieldsUnder(p *field.Path) Fields {
+	at := field.Under(p)
+	return Fields{
+		Topology:            at("topology"),
+		Accelerator:         at("accelerator"),
+		ChipsPerHost:        at("chipsPerHost"),
+		NumSlices:           at("numSlices"),
+		ResourcesPerBundle:  at("resourcesPerBundle"),
+		Strategy:            at("strategy"),
+		TPUResourcePerChip:  at("tpuResourcePerChip"),
+		BundleLabelSelector: at("bundleLabelSelector"),
+	}
+}
+
+// locate maps SliceSpec's json field names onto f, for the declarative
+// rules of its struct tags.
+func (f *Fields) locate(name string) *field.Path {
+	switch name {
+	case "topology":
+		return f.Topology
+	case "accelerator":
+		return f.Accelerator
+	case "chipsPerHost":
+		return f.ChipsPerHost
+	case "numSlices":
+		return f.NumSlices
+	case "resourcesPerBundle":
+		return f.ResourcesPerBundle
+	case "strategy":
+		return f.Strategy
+	case "tpuResourcePerChip":
+		return f.TPUResourcePerChip
+	case "bundleLabelSelector":
+		return f.BundleLabelSelector
+	}
+	return field.NewPath(name)
+}

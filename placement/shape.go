@@ -1,0 +1,248 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// Shape is a [SliceSpec] checked against the TPU catalog: one slice's
+// resolved geometry and worker bundle, before it is multiplied into
+// slices. Resolve makes one, Group builds any number of slices from it, so
+// a front end that derives the slice count from the shape (Ray Train's
+// num_workers / workers per slice) resolves the catalog once.
+type Shape struct {
+	// Slice is the resolved slice; read-only.
+	Slice *tpu.Slice
+	// Strategy is the placement strategy (default SPREAD).
+	Strategy Strategy
+	// TPUResourcePerChip is the TPU resource per chip (default 1).
+	TPUResourcePerChip int
+	// BundleResources are the resources of every worker bundle, with
+	// Ray's defaults for CPU and TPU filled in; read-only.
+	BundleResources map[string]float64
+	// BundlesPerSlice is the number of worker bundles in one slice.
+	BundlesPerSlice int
+
+	spec   SliceSpec
+	fields Fields
+}
+
+// Resolve checks every rule of s that does not depend on the slice count:
+// the struct's declarative rules, the generation and topology against the
+// catalog (once), and the worker bundle against the slice. Errors are
+// reported at f's paths; an empty list means the Shape is usable.
+func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
+	errs := field.ValidateStructAt(&s, f.locate)
+	if v, ok := s.ResourcesPerBundle[rayvocab.ResourceTPU]; ok && v == 0 {
+		errs = append(errs, field.Invalid(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), v, "must be positive"))
+	}
+	sl, serrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}.
+		Resolve(tpu.TargetRay, tpu.SliceFields{
+			Generation:   f.Accelerator,
+			Topology:     f.Topology,
+			ChipsPerHost: f.ChipsPerHost,
+		})
+	errs = append(errs, serrs...)
+	if sl == nil || s.TPUResourcePerChip < 0 {
+		return nil, errs
+	}
+	perChip := max(s.TPUResourcePerChip, 1)
+	strategy := s.Strategy
+	if strategy == "" {
+		strategy = Spread
+	}
+
+	// Bundle resources: the user's, plus CPU: 1 and TPU: chips per host ×
+	// TPU per chip when absent (Ray's get_tpu_worker_resources).
+	bundle := make(map[string]float64, len(s.ResourcesPerBundle)+2)
+	for k, v := range s.ResourcesPerBundle {
+		bundle[k] = v
+	}
+	if _, ok := bundle[rayvocab.ResourceCPU]; !ok {
+		bundle[rayvocab.ResourceCPU] = 1
+	}
+	if _, ok := bundle[rayvocab.ResourceTPU]; !ok {
+		bundle[rayvocab.ResourceTPU] = float64(sl.ChipsPerHost * perChip)
+	}
+	tpuPerBundle := bundle[rayvocab.ResourceTPU]
+	tpuPerSlice := float64(sl.Chips() * perChip)
+	switch {
+	case tpuPerBundle <= 0:
+		// Reported above.
+	case tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0:
+		errs = append(errs, field.Invalid(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), tpuPerBundle, fmt.Sprintf(
+			"the %d TPU of a %s %s slice do not divide evenly into bundles of %s TPU", int(tpuPerSlice), sl.Generation.Name, sl.Topology, fmtNum(tpuPerBundle))))
+	case !slices.Contains(validTPUPerWorker, tpuPerBundle):
+		errs = append(errs, field.NotSupported(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), tpuPerBundle, []string{"1", "2", "4", "8"}).
+			WithDetail("a Ray task or actor may request only 1, 2, 4 or 8 TPU"))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &Shape{
+		Slice:              sl,
+		Strategy:           strategy,
+		TPUResourcePerChip: perChip,
+		BundleResources:    bundle,
+		BundlesPerSlice:    int(tpuPerSlice / tpuPerBundle),
+		spec:               s,
+		fields:             f,
+	}, nil
+}
+
+// Group builds numSlices slices of the shape, as Ray's SlicePlacementGroup
+// does: a head reservation per multi-host slice whose name the user did not
+// fix, the worker placement group(s), and the MEGASCALE_* values of a
+// multi-slice group. It checks what depends on the count: numSlices itself
+// and the length of BundleLabelSelector.
+func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
+	s, sl := &sh.spec, sh.Slice
+	if numSlices < 1 {
+		return nil, field.ErrorList{field.Invalid(sh.fields.NumSlices, numSlices, "must be at least 1")}
+	}
+	perSlice := sh.BundlesPerSlice
+	numBundles := perSlice * numSlices
+	if n := len(s.BundleLabelSelector); n > 0 && n != numBundles {
+		return nil, field.ErrorList{field.Invalid(sh.fields.BundleLabelSelector, n,
+			fmt.Sprintf("has %d entries; it must have one per bundle (%d)", n, numBundles))}
+	}
+	timeout := s.HeadReservationTimeout
+	if timeout == 0 {
+		timeout = DefaultHeadReservationTimeout
+	}
+	podType := sl.PodType()
+	grp := &SliceGroup{
+		Generation:         sl.Generation.Name,
+		AcceleratorVersion: sl.Generation.RayVersion,
+		AcceleratorType:    sl.RayAcceleratorType(),
+		Topology:           sl.Topology.String(),
+		PodType:            podType,
+		NumSlices:          numSlices,
+		ChipsPerHost:       sl.ChipsPerHost,
+		TPUResourcePerChip: sh.TPUResourcePerChip,
+		HostsPerSlice:      sl.Hosts(),
+		BundlesPerSlice:    perSlice,
+		MultiHost:          sl.MultiHost(),
+		Strategy:           sh.Strategy,
+		BundleResources:    cloneResources(sh.BundleResources),
+	}
+	if timeout > 0 {
+		grp.HeadReservationTimeoutSeconds = timeout.Seconds()
+	}
+	if numSlices > 1 {
+		grp.Megascale = make([]Megascale, numSlices)
+		for si := range grp.Megascale {
+			grp.Megascale[si] = Megascale{Slice: si, NumSlices: numSlices, Port: rayvocab.DefaultMegascalePort}
+		}
+	}
+	// Every bundle of every slice in one backing array; with PGPerSlice
+	// each group holds its slice's part.
+	all := make([]Bundle, numBundles)
+	headResource := ""
+	for si := range numSlices {
+		pin, fromHead := "", false
+		if sl.MultiHost() {
+			// A user selector naming the slice skips the head reservation.
+			for b := range perSlice {
+				if name := s.selector(si*perSlice + b)[rayvocab.LabelTPUSliceName]; name != "" {
+					pin = name
+					break
+				}
+			}
+			if pin == "" {
+				fromHead = true
+				if headResource == "" {
+					headResource = rayvocab.HeadResource(podType)
+					grp.Heads = make([]HeadReservation, 0, numSlices)
+				}
+				grp.Heads = append(grp.Heads, HeadReservation{
+					Slice:     si,
+					Resources: map[string]float64{headResource: 1},
+					LabelSelector: map[string]string{
+						rayvocab.LabelTPUWorkerID: "0",
+						rayvocab.LabelTPUPodType:  podType,
+					},
+				})
+			}
+		}
+		for b := range perSlice {
+			gi := si*perSlice + b
+			all[gi] = Bundle{
+				Index:             gi,
+				Slice:             si,
+				Resources:         cloneResources(sh.BundleResources),
+				LabelSelector:     s.bundleSelector(gi, pin, fromHead),
+				SliceNameFromHead: fromHead,
+			}
+		}
+	}
+	if !s.PGPerSlice {
+		grp.Groups = []Group{{Name: s.Name, Strategy: sh.Strategy, Bundles: all}}
+		return grp, nil
+	}
+	grp.Groups = make([]Group, numSlices)
+	for si := range numSlices {
+		part := all[si*perSlice : (si+1)*perSlice : (si+1)*perSlice]
+		for i := range part {
+			part[i].Index = i
+		}
+		name := ""
+		if s.Name != "" {
+			name = s.Name + "_slice_" + strconv.Itoa(si)
+		}
+		grp.Groups[si] = Group{Name: name, Strategy: sh.Strategy, Bundles: part}
+	}
+	return grp, nil
+}
+
+// bundleSelector is bundle i's static label selector: the user's, with the
+// slice-name pin set when the user fixed the slice, or removed when the
+// head reservation decides it. nil when empty.
+func (s *SliceSpec) bundleSelector(i int, pin string, fromHead bool) map[string]string {
+	user := s.selector(i)
+	n := len(user)
+	if fromHead {
+		if _, ok := user[rayvocab.LabelTPUSliceName]; ok {
+			n--
+		}
+	}
+	if n == 0 && pin == "" {
+		return nil
+	}
+	sel := make(map[string]string, n+1)
+	for k, v := range user {
+		sel[k] = v
+	}
+	if pin != "" {
+		sel[rayvocab.LabelTPUSliceName] = pin
+	}
+	if fromHead {
+		delete(sel, rayvocab.LabelTPUSliceName)
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	return sel
+}
+
+// cloneResources copies a resource map, sized for its entries.
+func cloneResources(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// selector is the user's label selector of bundle i, or nil.
+func (s *SliceSpec) selector(i int) map[string]string {
+	if i < len(s.BundleLabelSelector) {
+		return s.BundleLabelSelector[i]
+	}
+	return nil
+}
