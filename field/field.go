@@ -270,18 +270,29 @@ func Errors(err error) []*Error {
 // (case-insensitive), or "" when nothing is within a third of the longer
 // string's length (at least 1 edit, at most 3).
 func Nearest(s string, valid []string) string {
-	best, bestD := "", 1<<30
+	// No suggestion is ever more than maxEdits away, so farther candidates
+	// are cut short; among equals the first wins.
+	const maxEdits = 3
+	best, bestD := "", maxEdits+1
 	ls := strings.ToLower(s)
+	bag, ascii := charBag(ls)
 	for _, v := range valid {
-		d := levenshtein(ls, strings.ToLower(v))
-		if d < bestD {
+		lv := strings.ToLower(v)
+		bound := bestD - 1
+		if bound < 0 || abs(len(ls)-len(lv)) > bound {
+			continue
+		}
+		if ascii && bagDistance(bag, ls, lv) > bound {
+			continue
+		}
+		if d := levenshtein(ls, lv, bound); d < bestD {
 			best, bestD = v, d
 		}
 	}
 	limit := max(len(s), len(best)) / 3
-	limit = min(max(limit, 1), 3)
+	limit = min(max(limit, 1), maxEdits)
 	if best == "" || bestD > limit || bestD == 0 && best == s {
-		if bestD == 0 && best != s {
+		if best != "" && bestD == 0 && best != s {
 			return best
 		}
 		return ""
@@ -289,20 +300,78 @@ func Nearest(s string, valid []string) string {
 	return best
 }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// charBag counts the bytes of an ASCII string; ok is false otherwise.
+func charBag(s string) (bag [128]int8, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 128 || bag[s[i]] == 127 {
+			return bag, false
+		}
+		bag[s[i]]++
+	}
+	return bag, true
+}
+
+// bagDistance is a lower bound of the edit distance of a (counted in bag)
+// and b: the larger of the characters a has in excess and those b has.
+// It is cheap next to levenshtein and rules out most far candidates.
+func bagDistance(bag [128]int8, a, b string) int {
+	for i := 0; i < len(b); i++ {
+		if b[i] >= 128 {
+			return 0 // no bound: let levenshtein decide
+		}
+		bag[b[i]]--
+	}
+	pos, neg := 0, 0
+	visit := func(s string) {
+		for i := 0; i < len(s); i++ {
+			switch d := int(bag[s[i]]); {
+			case d > 0:
+				pos += d
+			case d < 0:
+				neg -= d
+			}
+			bag[s[i]] = 0
+		}
+	}
+	visit(a)
+	visit(b)
+	return max(pos, neg)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// levenshtein is the edit distance of a and b, or bound+1 once it is sure
+// to exceed bound.
+func levenshtein(a, b string, bound int) int {
+	// Two rows on the stack for the short strings of spec values.
+	var buf [2 * 48]int
+	var prev, cur []int
+	if n := len(b) + 1; n <= len(buf)/2 {
+		prev, cur = buf[:n], buf[n:2*n]
+	} else {
+		prev, cur = make([]int, n), make([]int, n)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
 		cur[0] = i
+		rowMin := i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > bound {
+			return bound + 1
 		}
 		prev, cur = cur, prev
 	}

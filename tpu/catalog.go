@@ -76,6 +76,9 @@ type Generation struct {
 	raySet map[string]bool
 	gke    []string // GKETopologies, computed once
 	any    []string // ValidTopologies(TargetAny), computed once
+
+	// The same lists parsed, for suggestions without parsing on the error path.
+	rayT, gkeT, anyT []Topology
 }
 
 // gke3DRule is the Google Cloud rule for 3D shapes.
@@ -214,9 +217,29 @@ var generations = func() []*Generation {
 			}
 		}
 		sortTopologyStrings(g.any)
+		g.rayT, g.gkeT, g.anyT = parseAll(g.ray), parseAll(g.gke), parseAll(g.any)
 	}
 	return gens
 }()
+
+func parseAll(list []string) []Topology {
+	out := make([]Topology, len(list))
+	for i, s := range list {
+		out[i] = MustParseTopology(s)
+	}
+	return out
+}
+
+// topologies is ValidTopologies(target) parsed; read-only.
+func (g *Generation) topologies(target Target) []Topology {
+	switch target {
+	case TargetRay:
+		return g.rayT
+	case TargetGKE:
+		return g.gkeT
+	}
+	return g.anyT
+}
 
 // sortTopologyStrings sorts canonical topology strings by chip count, then
 // by dimensions, parsing each string once.

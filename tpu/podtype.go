@@ -73,10 +73,10 @@ func canonicalOrder(t Topology) bool {
 // moreCompact compares the dimensions of a and b from largest to smallest
 // and reports whether a's are smaller first.
 func moreCompact(a, b Topology) bool {
-	da, db := a.Dims(), b.Dims()
-	slices.Sort(da)
-	slices.Sort(db)
-	slices.Reverse(da)
-	slices.Reverse(db)
-	return slices.Compare(da, db) < 0
+	da, db := a.dims, b.dims
+	slices.Sort(da[:a.n])
+	slices.Sort(db[:b.n])
+	slices.Reverse(da[:a.n])
+	slices.Reverse(db[:b.n])
+	return slices.Compare(da[:a.n], db[:b.n]) < 0
 }

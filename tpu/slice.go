@@ -366,19 +366,43 @@ func (s SliceSpec) checkHostFields(g *Generation, f SliceFields) field.ErrorList
 		}
 	}
 	if s.ChipsPerHost > 0 {
-		if !slices.Contains(g.ChipsPerHostOptions, s.ChipsPerHost) {
-			opts := make([]string, len(g.ChipsPerHostOptions))
-			for i, o := range g.ChipsPerHostOptions {
-				opts[i] = strconv.Itoa(o)
-			}
-			errs = append(errs, field.NotSupported(f.ChipsPerHost, s.ChipsPerHost, opts).
-				WithDetail(g.Name+" hosts carry "+strings.Join(opts, ", ")+" chips"))
+		if e := g.hostSizeError(s.ChipsPerHost, f.ChipsPerHost); e != nil {
+			errs = append(errs, e)
 		} else if m.Name != "" && m.Chips != s.ChipsPerHost {
 			errs = append(errs, field.Invalid(f.ChipsPerHost, s.ChipsPerHost,
 				fmt.Sprintf("machine type %s has %d chips per host", m.Name, m.Chips)))
 		}
 	}
 	return errs
+}
+
+// CheckChipsPerHost reports, at path p, why hosts of n chips cannot carry a
+// slice of g with topology t: a host size the generation does not ship, or
+// one that does not split the slice evenly. It is nil when they can. A
+// front end that resolved the slice once checks a host size the user gave
+// for another purpose with it (train's chipsPerHost sets each worker's TPU).
+func (g *Generation) CheckChipsPerHost(t Topology, n int, p *field.Path) *field.Error {
+	if n <= 0 {
+		return field.Invalid(p, n, "must be positive")
+	}
+	if e := g.hostSizeError(n, p); e != nil {
+		return e
+	}
+	if chips := t.Chips(); chips < n || chips%n != 0 {
+		return field.Invalid(p, n, fmt.Sprintf("a %s %s slice has %d chips, which %d-chip hosts cannot split evenly", g.Name, t, chips, n))
+	}
+	return nil
+}
+
+func (g *Generation) hostSizeError(n int, p *field.Path) *field.Error {
+	if slices.Contains(g.ChipsPerHostOptions, n) {
+		return nil
+	}
+	opts := make([]string, len(g.ChipsPerHostOptions))
+	for i, o := range g.ChipsPerHostOptions {
+		opts[i] = strconv.Itoa(o)
+	}
+	return field.NotSupported(p, n, opts).WithDetail(g.Name + " hosts carry " + strings.Join(opts, ", ") + " chips")
 }
 
 func topologyError(g *Generation, t Topology, raw string, target Target, sl *Slice, p *field.Path) *field.Error {
@@ -409,31 +433,30 @@ func topologyError(g *Generation, t Topology, raw string, target Target, sl *Sli
 	if t.Rank() != g.Dims {
 		return field.Invalid(p, raw, reason)
 	}
-	e := field.NotSupported(p, raw, g.ValidTopologies(target))
-	e.Suggestion = suggestTopology(t, e.ValidValues)
+	valid := g.ValidTopologies(target)
+	e := &field.Error{Type: field.TypeNotSupported, Field: p.String(), BadValue: raw, ValidValues: valid,
+		Suggestion: suggestTopology(t, g.topologies(target), valid), Detail: reason}
 	if other != "" {
 		e.Detail = other
-	} else {
-		e.Detail = reason
 	}
 	return e
 }
 
-// suggestTopology picks the "did you mean" for a shape outside valid: the
-// same dimensions in another order, sorted first (v5p 16x4x4 -> 4x4x16,
-// v6e 4x2 -> 2x4); else the most compact valid shape with as many chips
-// (v6e 2x8 on GKE -> 4x4); else the nearest spelling (4x5 -> 4x4).
-func suggestTopology(t Topology, valid []string) string {
+// suggestTopology picks the "did you mean" for a shape outside valid
+// (parsed: the same list as the strings in names): the same dimensions in
+// another order, sorted first (v5p 16x4x4 -> 4x4x16, v6e 4x2 -> 2x4); else
+// the most compact valid shape with as many chips (v6e 2x8 on GKE -> 4x4);
+// else the nearest spelling (4x5 -> 4x4).
+func suggestTopology(t Topology, valid []Topology, names []string) string {
 	sorted := t
 	slices.Sort(sorted.dims[:sorted.n])
 	var perm, same Topology
-	for _, s := range valid {
-		v, err := ParseTopology(s)
-		if err != nil || v.n != t.n || v.Chips() != t.Chips() {
+	for _, v := range valid {
+		if v.n != t.n || v.Chips() != t.Chips() {
 			continue
 		}
 		if v == sorted {
-			return s
+			return v.String()
 		}
 		vs := v
 		slices.Sort(vs.dims[:vs.n])
@@ -452,5 +475,5 @@ func suggestTopology(t Topology, valid []string) string {
 	case !same.IsZero():
 		return same.String()
 	}
-	return field.Nearest(t.String(), valid)
+	return field.Nearest(t.String(), names)
 }
