@@ -1,6 +1,9 @@
 package placement
 
-import "github.com/raytpu/raytpu/field"
+import (
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayvocab"
+)
 
 // Fields are the paths a slice's errors are reported under, one per
 // [SliceSpec] field. A front end whose spec holds the slice arguments under
@@ -24,6 +27,17 @@ type Fields struct {
 	Strategy            *field.Path
 	TPUResourcePerChip  *field.Path
 	BundleLabelSelector *field.Path
+	// BundleTPU is where a problem with the TPU count of each bundle is
+	// reported, for a caller that derives that count from a field of its
+	// own (train's chipsPerHost). Default (nil): ResourcesPerBundle[TPU].
+	BundleTPU *field.Path
+}
+
+func (f *Fields) bundleTPU() *field.Path {
+	if f.BundleTPU != nil {
+		return f.BundleTPU
+	}
+	return f.ResourcesPerBundle.Key(rayvocab.ResourceTPU)
 }
 
 // FieldsUnder returns SliceSpec's own field names below p (nil: at the

@@ -23,7 +23,9 @@ type Shape struct {
 	// TPUResourcePerChip is the TPU resource per chip (default 1).
 	TPUResourcePerChip int
 	// BundleResources are the resources of every worker bundle, with
-	// Ray's defaults for CPU and TPU filled in; read-only.
+	// Ray's defaults for CPU and TPU filled in. Group copies them into each
+	// bundle. A front end may add resources that leave TPU alone before
+	// calling Group (Ray Train adds accelerator_type:<type>).
 	BundleResources map[string]float64
 	// BundlesPerSlice is the number of worker bundles in one slice.
 	BundlesPerSlice int
@@ -39,7 +41,7 @@ type Shape struct {
 func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
 	errs := field.ValidateStructAt(&s, f.locate)
 	if v, ok := s.ResourcesPerBundle[rayvocab.ResourceTPU]; ok && v == 0 {
-		errs = append(errs, field.Invalid(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), v, "must be positive"))
+		errs = append(errs, field.Invalid(f.bundleTPU(), v, "must be positive"))
 	}
 	sl, serrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}.
 		Resolve(tpu.TargetRay, tpu.SliceFields{
@@ -75,10 +77,10 @@ func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
 	case tpuPerBundle <= 0:
 		// Reported above.
 	case tpuPerBundle != float64(int64(tpuPerBundle)) || int64(tpuPerSlice)%int64(tpuPerBundle) != 0:
-		errs = append(errs, field.Invalid(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), tpuPerBundle, fmt.Sprintf(
+		errs = append(errs, field.Invalid(f.bundleTPU(), tpuPerBundle, fmt.Sprintf(
 			"the %d TPU of a %s %s slice do not divide evenly into bundles of %s TPU", int(tpuPerSlice), sl.Generation.Name, sl.Topology, fmtNum(tpuPerBundle))))
 	case !slices.Contains(validTPUPerWorker, tpuPerBundle):
-		errs = append(errs, field.NotSupported(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), tpuPerBundle, []string{"1", "2", "4", "8"}).
+		errs = append(errs, field.NotSupported(f.bundleTPU(), tpuPerBundle, []string{"1", "2", "4", "8"}).
 			WithDetail("a Ray task or actor may request only 1, 2, 4 or 8 TPU"))
 	}
 	if len(errs) > 0 {

@@ -28,6 +28,16 @@ func Strategies() []string {
 	return []string{string(Pack), string(Spread), string(StrictPack), string(StrictSpread)}
 }
 
+// Valid reports whether s is one of the four strategies; the empty
+// Strategy, which stands for a default, is not.
+func (s Strategy) Valid() bool {
+	switch s {
+	case Pack, Spread, StrictPack, StrictSpread:
+		return true
+	}
+	return false
+}
+
 // DefaultHeadReservationTimeout is Ray's DEFAULT_TPU_HEAD_RESERVATION_TIMEOUT_S.
 const DefaultHeadReservationTimeout = 100 * time.Second
 

@@ -1,9 +1,6 @@
 package train
 
 import (
-	"maps"
-	"strings"
-
 	"github.com/raytpu/raytpu/field"
 )
 
@@ -11,7 +8,7 @@ import (
 type RunConfig struct {
 	// Name of the run; with StoragePath it locates checkpoints. Required:
 	// runs that share a name and storage path resume one another.
-	Name string
+	Name string `validate:"notblank,excludesall=/\\" detail-notblank:"a run name; runs that share a name and storage path resume one another" detail-excludesall:"must not contain a path separator"`
 	// StoragePath is where results and checkpoints are persisted; shared
 	// storage for multi-node runs. Optional. Default: ~/ray_results.
 	StoragePath string
@@ -27,12 +24,12 @@ type RunConfig struct {
 // CheckpointConfig mirrors ray.train.CheckpointConfig.
 type CheckpointConfig struct {
 	// NumToKeep is how many checkpoints to keep. Optional. Default: 0 = all.
-	NumToKeep int
+	NumToKeep int `validate:"gte=0" detail:"must be at least 1, or 0 to keep every checkpoint"`
 	// ScoreAttribute is the reported metric that ranks checkpoints.
 	// Optional. Default: "" (keep the most recent).
 	ScoreAttribute string
 	// ScoreOrder is "max" or "min". Optional. Default: "max".
-	ScoreOrder string
+	ScoreOrder string `validate:"omitempty,oneof=max min"`
 }
 
 // FailureConfig mirrors ray.train.FailureConfig.
@@ -40,7 +37,7 @@ type FailureConfig struct {
 	// MaxFailures is how many worker-group failures to recover from by
 	// restarting from the latest checkpoint; -1 retries forever.
 	// Optional. Default: 0 (fail on the first failure).
-	MaxFailures int
+	MaxFailures int `validate:"gte=-1" detail:"must be -1 (retry forever), 0, or a positive count"`
 }
 
 // LauncherRun holds RunConfig's keyword arguments.
@@ -54,26 +51,16 @@ type LauncherRun struct {
 	WorkerEnvVars            map[string]string `json:"worker_env_vars,omitempty"`
 }
 
+// runPath is the path of a JaxTrainer's RunConfig, built once.
+var runPath = trainerPath.Child("run")
+
 func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
-	var errs field.ErrorList
-	if strings.TrimSpace(r.Name) == "" {
-		errs = append(errs, field.Required(p.Child("name"), "a run name; runs that share a name and storage path resume one another"))
-	} else if strings.ContainsAny(r.Name, "/\\") {
-		errs = append(errs, field.Invalid(p.Child("name"), r.Name, "must not contain a path separator"))
-	}
-	if r.Checkpoint.NumToKeep < 0 {
-		errs = append(errs, field.Invalid(p.Child("checkpoint", "numToKeep"), r.Checkpoint.NumToKeep, "must be at least 1, or 0 to keep every checkpoint"))
-	}
+	errs := field.ValidateStruct(p, &r)
 	order := r.Checkpoint.ScoreOrder
 	if order == "" {
 		order = "max"
 	}
-	if order != "max" && order != "min" {
-		errs = append(errs, field.NotSupported(p.Child("checkpoint", "scoreOrder"), r.Checkpoint.ScoreOrder, []string{"max", "min"}))
-	}
-	if r.Failure.MaxFailures < -1 {
-		errs = append(errs, field.Invalid(p.Child("failure", "maxFailures"), r.Failure.MaxFailures, "must be -1 (retry forever), 0, or a positive count"))
-	}
+	// The result is encoded at once and never kept, so it may share r's map.
 	return LauncherRun{
 		Name:                     r.Name,
 		StoragePath:              r.StoragePath,
@@ -81,6 +68,6 @@ func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 		NumToKeep:                r.Checkpoint.NumToKeep,
 		CheckpointScoreAttribute: r.Checkpoint.ScoreAttribute,
 		CheckpointScoreOrder:     order,
-		WorkerEnvVars:            maps.Clone(r.WorkerEnv),
+		WorkerEnvVars:            r.WorkerEnv,
 	}, errs
 }

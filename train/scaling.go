@@ -2,14 +2,10 @@ package train
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
-	"github.com/raytpu/raytpu/tpu"
 )
 
 // ScalingConfig mirrors ray.train.ScalingConfig (v2).
@@ -17,11 +13,11 @@ type ScalingConfig struct {
 	// NumWorkers is the number of workers. With UseTPU it must be a
 	// multiple of the workers per slice (one per host by default).
 	// Optional. Default: NumSlices × workers per slice with UseTPU, else 1.
-	NumWorkers int
+	NumWorkers int `validate:"gte=0" detail:"cannot be negative"`
 	// NumSlices is the number of TPU slices (raytpu's shorthand: Ray
 	// derives it from NumWorkers). Optional. Default: 1, or NumWorkers /
 	// workers per slice.
-	NumSlices int
+	NumSlices int `validate:"gte=0" detail:"cannot be negative"`
 	// UseTPU runs one worker per TPU host (SPMD). Optional. Default: false.
 	UseTPU bool
 	// UseGPU requests one GPU per worker. Optional. Default: false.
@@ -36,13 +32,13 @@ type ScalingConfig struct {
 	// ChipsPerHost sets the TPU each worker requests (one worker per host
 	// of that many chips), e.g. 4 to run v6e 2x4 as two workers. Optional.
 	// Default: Ray's chips per host for the topology.
-	ChipsPerHost int
+	ChipsPerHost int `validate:"gte=0" detail:"must be positive, or 0 for Ray's chips per host"`
 	// ResourcesPerWorker are each worker's resources. With UseTPU it must
 	// hold a positive "TPU". Optional. Default: {CPU: 1, TPU: chips per host}.
-	ResourcesPerWorker map[string]float64
+	ResourcesPerWorker map[string]float64 `validate:"dive,gte=0" detail:"cannot be negative"`
 	// PlacementStrategy of the worker placement group. Optional.
 	// Default: PACK (Ray Train's default, also for TPU slices).
-	PlacementStrategy placement.Strategy
+	PlacementStrategy placement.Strategy `validate:"omitempty,oneof=PACK SPREAD STRICT_PACK STRICT_SPREAD"`
 	// LabelSelector constrains every worker's node. Forbidden with UseTPU
 	// and more than one worker (Ray pins the slice itself). Optional.
 	LabelSelector map[string]string
@@ -60,45 +56,53 @@ type LauncherScaling struct {
 	LabelSelector      map[string]string  `json:"label_selector,omitempty"`
 }
 
-func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.SliceGroup, field.ErrorList) {
-	var errs field.ErrorList
+// The paths of a JaxTrainer's sections, built once (paths are immutable)
+// so that compiling a valid trainer allocates none.
+var (
+	trainerPath  = field.NewPath("trainer")
+	scalingPath  = trainerPath.Child("scaling")
+	scalingSlice = scalingFields(scalingPath)
+)
+
+// scalingFields are the paths of ScalingConfig's slice arguments as
+// placement sees them: Ray Train passes resources_per_worker to
+// SlicePlacementGroup as resources_per_bundle and its placement_strategy as
+// the strategy.
+func scalingFields(p *field.Path) placement.Fields {
+	f := placement.FieldsUnder(p)
+	f.ResourcesPerBundle = p.Child("resourcesPerWorker")
+	f.Strategy = p.Child("placementStrategy")
+	return f
+}
+
+// compile checks s and builds its launcher arguments and, with UseTPU and
+// more than one worker, its slice group. f holds the paths of s's slice
+// fields (scalingFields(p)).
+func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScaling, *placement.SliceGroup, field.ErrorList) {
+	errs := field.ValidateStruct(p, &s)
 	strategy := s.PlacementStrategy
-	if strategy == "" {
-		strategy = placement.Pack
-	}
-	if !slices.Contains(placement.Strategies(), string(strategy)) {
-		errs = append(errs, field.NotSupported(p.Child("placementStrategy"), string(s.PlacementStrategy), placement.Strategies()))
-		strategy = placement.Pack // reported once, here
-	}
-	if s.NumWorkers < 0 {
-		errs = append(errs, field.Invalid(p.Child("numWorkers"), s.NumWorkers, "cannot be negative"))
-	}
-	if s.NumSlices < 0 {
-		errs = append(errs, field.Invalid(p.Child("numSlices"), s.NumSlices, "cannot be negative"))
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.ResourcesPerWorker)) {
-		if v := s.ResourcesPerWorker[k]; v < 0 {
-			errs = append(errs, field.Invalid(p.Child("resourcesPerWorker").Key(k), v, "cannot be negative"))
-		}
+	if !strategy.Valid() {
+		strategy = placement.Pack // Ray Train's default; a bad value is reported above
 	}
 	tpuReq, hasTPU := s.ResourcesPerWorker[rayvocab.ResourceTPU]
 	if s.UseTPU && s.UseGPU {
 		errs = append(errs, field.Forbidden(p.Child("useGPU"), "useTPU and useGPU are exclusive"))
 	}
+	// out is encoded at once and never kept, so it may share s's maps.
 	out := LauncherScaling{
 		UseTPU: s.UseTPU, UseGPU: s.UseGPU, PlacementStrategy: string(strategy),
-		LabelSelector: maps.Clone(s.LabelSelector), ResourcesPerWorker: maps.Clone(s.ResourcesPerWorker),
+		LabelSelector: s.LabelSelector, ResourcesPerWorker: s.ResourcesPerWorker,
 	}
 	if !s.UseTPU {
 		if hasTPU && tpuReq > 0 {
-			errs = append(errs, field.Forbidden(p.Child("resourcesPerWorker").Key(rayvocab.ResourceTPU), "TPU needs useTPU: true"))
+			errs = append(errs, field.Forbidden(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), "TPU needs useTPU: true"))
 		}
-		for _, f := range []struct {
-			name string
+		for _, c := range []struct {
+			path *field.Path
 			set  bool
-		}{{"accelerator", s.Accelerator != ""}, {"topology", s.Topology != ""}, {"numSlices", s.NumSlices != 0}, {"chipsPerHost", s.ChipsPerHost != 0}} {
-			if f.set {
-				errs = append(errs, field.Forbidden(p.Child(f.name), "applies only with useTPU: true"))
+		}{{f.Accelerator, s.Accelerator != ""}, {f.Topology, s.Topology != ""}, {f.NumSlices, s.NumSlices != 0}, {f.ChipsPerHost, s.ChipsPerHost != 0}} {
+			if c.set {
+				errs = append(errs, field.Forbidden(c.path, "applies only with useTPU: true"))
 			}
 		}
 		out.NumWorkers = max(s.NumWorkers, 1) // Ray's default: 1
@@ -107,15 +111,15 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 	}
 
 	if hasTPU && tpuReq == 0 {
-		errs = append(errs, field.Invalid(p.Child("resourcesPerWorker").Key(rayvocab.ResourceTPU), tpuReq,
+		errs = append(errs, field.Invalid(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), tpuReq,
 			"useTPU is true: request a positive TPU, or leave TPU out for one worker per host"))
 	}
 	if len(s.ResourcesPerWorker) > 0 && !hasTPU {
-		errs = append(errs, field.Required(p.Child("resourcesPerWorker").Key(rayvocab.ResourceTPU),
+		errs = append(errs, field.Required(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU),
 			"with useTPU, resourcesPerWorker must hold TPU (Ray counts 0 TPU and rejects the config); leave resourcesPerWorker empty for one worker per host"))
 	}
 	if hasTPU && s.ChipsPerHost != 0 {
-		errs = append(errs, field.Forbidden(p.Child("chipsPerHost"), "set either chipsPerHost or resourcesPerWorker[TPU], not both"))
+		errs = append(errs, field.Forbidden(f.ChipsPerHost, "set either chipsPerHost or resourcesPerWorker[TPU], not both"))
 	}
 	single := s.NumWorkers == 1 && s.NumSlices <= 1 && s.Topology == "" && s.Accelerator == ""
 	if single {
@@ -127,10 +131,10 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 		return out, nil, errs
 	}
 	if s.Topology == "" {
-		errs = append(errs, field.Required(p.Child("topology"), "useTPU with more than one worker needs the slice topology, e.g. 4x4"))
+		errs = append(errs, field.Required(f.Topology, "useTPU with more than one worker needs the slice topology, e.g. 4x4"))
 	}
 	if s.Accelerator == "" {
-		errs = append(errs, field.Required(p.Child("accelerator"), "useTPU with more than one worker needs the TPU generation, e.g. v6e or TPU-V6E"))
+		errs = append(errs, field.Required(f.Accelerator, "useTPU with more than one worker needs the TPU generation, e.g. v6e or TPU-V6E"))
 	}
 	if len(s.LabelSelector) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("labelSelector"), "Ray Train pins TPU workers to a slice itself; a label selector is not allowed with useTPU"))
@@ -141,98 +145,73 @@ func (s ScalingConfig) compile(p *field.Path) (LauncherScaling, *placement.Slice
 
 	// The worker bundle: Ray Train passes resources_per_worker (defaulted
 	// by get_tpu_worker_resources) to SlicePlacementGroup as
-	// resources_per_bundle, without chips_per_vm.
-	perWorker := maps.Clone(s.ResourcesPerWorker)
+	// resources_per_bundle, without chips_per_vm. Values reported above are
+	// left out, so that placement does not report them again.
+	var perWorker map[string]float64
+	if len(s.ResourcesPerWorker) > 0 || s.ChipsPerHost > 0 {
+		perWorker = make(map[string]float64, len(s.ResourcesPerWorker)+1)
+		for k, v := range s.ResourcesPerWorker {
+			if v > 0 || v == 0 && k != rayvocab.ResourceTPU {
+				perWorker[k] = v
+			}
+		}
+		if s.ChipsPerHost > 0 {
+			perWorker[rayvocab.ResourceTPU] = float64(s.ChipsPerHost)
+		}
+	}
+	sf := f
 	if s.ChipsPerHost > 0 {
-		perWorker = map[string]float64{rayvocab.ResourceTPU: float64(s.ChipsPerHost)}
+		sf.BundleTPU = f.ChipsPerHost // the bundle's TPU is chipsPerHost's
+	}
+	shape, serrs := placement.SliceSpec{
+		Topology:               s.Topology,
+		Accelerator:            s.Accelerator,
+		ResourcesPerBundle:     perWorker,
+		Strategy:               strategy,
+		HeadReservationTimeout: WorkerGroupStartTimeout,
+	}.Resolve(sf)
+	errs = append(errs, serrs...)
+	if shape == nil {
+		return out, nil, errs
+	}
+	sl := shape.Slice
+	if s.ChipsPerHost > 0 {
+		if e := sl.Generation.CheckChipsPerHost(sl.Topology, s.ChipsPerHost, f.ChipsPerHost); e != nil {
+			errs = append(errs, e)
+		}
 	}
 	// Ray Train adds accelerator_type:<type>: 0.001 to every worker's
 	// resources when an accelerator type is set (ScalingConfig's
 	// _resources_per_worker_not_none), and reserves the slice with them.
-	if g, ok := tpu.LookupGeneration(s.Accelerator); ok {
-		if perWorker == nil {
-			perWorker = map[string]float64{}
-		}
-		key := rayvocab.AcceleratorTypeResource(g.RayAcceleratorType())
-		if _, set := perWorker[key]; !set {
-			perWorker[key] = rayvocab.AcceleratorConstraintAmount
-		}
+	key := rayvocab.AcceleratorTypeResource(sl.RayAcceleratorType())
+	if _, set := shape.BundleResources[key]; !set {
+		shape.BundleResources[key] = rayvocab.AcceleratorConstraintAmount
 	}
-	one, err := placement.SliceSpec{
-		Topology:           s.Topology,
-		Accelerator:        s.Accelerator,
-		ResourcesPerBundle: perWorker,
-		Strategy:           strategy,
-	}.Compile(p)
-	if err != nil {
-		for _, e := range field.Errors(err) {
-			e.Field = renameScalingField(e.Field, p)
-			errs = append(errs, e)
-		}
-		return out, nil, errs
-	}
-	if s.ChipsPerHost > 0 {
-		if _, cerr := (tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}).
-			Resolve(tpu.TargetRay, tpu.FieldsUnder(p)); cerr != nil {
-			for _, e := range cerr {
-				if strings.HasSuffix(e.Field, ".chipsPerHost") {
-					errs = append(errs, e)
-				}
-			}
-		}
-	}
-	perSlice := one.BundlesPerSlice
+	perSlice := shape.BundlesPerSlice
 	numSlices := max(s.NumSlices, 1)
 	switch {
 	case s.NumWorkers > 0 && s.NumWorkers%perSlice != 0:
 		errs = append(errs, field.Invalid(p.Child("numWorkers"), s.NumWorkers,
-			fmt.Sprintf("must be a multiple of %d, the workers per %s %s slice", perSlice, one.Generation, one.Topology)))
+			fmt.Sprintf("must be a multiple of %d, the workers per %s %s slice", perSlice, sl.Generation.Name, sl.Topology)))
 	case s.NumWorkers > 0 && s.NumSlices > 0 && s.NumWorkers != s.NumSlices*perSlice:
 		errs = append(errs, field.Invalid(p.Child("numWorkers"), s.NumWorkers,
-			fmt.Sprintf("numSlices %d of %s %s needs %d workers; set one of the two", s.NumSlices, one.Generation, one.Topology, s.NumSlices*perSlice)))
+			fmt.Sprintf("numSlices %d of %s %s needs %d workers; set one of the two", s.NumSlices, sl.Generation.Name, sl.Topology, s.NumSlices*perSlice)))
 	case s.NumWorkers > 0:
 		numSlices = s.NumWorkers / perSlice
 	}
 	if len(errs) > 0 {
 		return out, nil, errs
 	}
-	if numSlices > 1 {
-		g, _ := tpu.LookupGeneration(s.Accelerator)
-		if !g.Multislice {
-			errs = append(errs, field.Invalid(p.Child("numSlices"), numSlices, g.Name+" does not support multislice; use one slice"))
-			return out, nil, errs
-		}
+	if numSlices > 1 && !sl.Generation.Multislice {
+		return out, nil, append(errs, field.Invalid(f.NumSlices, numSlices, sl.Generation.Name+" does not support multislice; use one slice"))
 	}
-	group, err := placement.SliceSpec{
-		Topology:               s.Topology,
-		Accelerator:            s.Accelerator,
-		ResourcesPerBundle:     perWorker,
-		NumSlices:              numSlices,
-		Strategy:               strategy,
-		HeadReservationTimeout: WorkerGroupStartTimeout,
-	}.Compile(p)
-	if err != nil {
-		return out, nil, append(errs, field.Errors(err)...)
+	group, gerrs := shape.Group(numSlices)
+	if len(gerrs) > 0 {
+		return out, nil, append(errs, gerrs...)
 	}
 	out.NumWorkers = perSlice * numSlices
 	out.AcceleratorType = group.AcceleratorType
 	out.Topology = group.Topology
-	out.ResourcesPerWorker = maps.Clone(group.BundleResources)
-	return out, group, errs
-}
-
-// renameScalingField maps placement's field names onto ScalingConfig's.
-func renameScalingField(f string, p *field.Path) string {
-	prefix := p.String() + "."
-	rest, ok := strings.CutPrefix(f, prefix)
-	if !ok {
-		return f
-	}
-	switch {
-	case strings.HasPrefix(rest, "resourcesPerBundle"):
-		return prefix + "resourcesPerWorker" + strings.TrimPrefix(rest, "resourcesPerBundle")
-	case rest == "strategy":
-		return prefix + "placementStrategy"
-	}
-	return f
+	out.ResourcesPerWorker = group.BundleResources
+	return out, group, nil
 }

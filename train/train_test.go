@@ -207,3 +207,81 @@ func TestParseResult(t *testing.T) {
 		t.Error("ParseResult accepted malformed JSON")
 	}
 }
+
+// Each problem is reported once, at the path the user wrote, whether the
+// rule is a struct tag, train's own or placement's and the catalog's.
+func TestCompileErrorsOnce(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		scaling train.ScalingConfig
+		want    []wantErr
+	}{
+		{"negative chipsPerHost", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "2x4", ChipsPerHost: -4},
+			[]wantErr{{"trainer.scaling.chipsPerHost", field.TypeInvalid}}},
+		{"chipsPerHost not offered", train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", ChipsPerHost: 8},
+			[]wantErr{{"trainer.scaling.chipsPerHost", field.TypeNotSupported}}},
+		{"chipsPerHost does not split", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "2x2", ChipsPerHost: 8},
+			[]wantErr{{"trainer.scaling.chipsPerHost", field.TypeInvalid}}},
+		{"negative resources", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4",
+			ResourcesPerWorker: map[string]float64{"TPU": 4, "memory": -1, "CPU": -1}}, []wantErr{
+			{"trainer.scaling.resourcesPerWorker[CPU]", field.TypeInvalid},
+			{"trainer.scaling.resourcesPerWorker[memory]", field.TypeInvalid},
+		}},
+		{"zero TPU", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", ResourcesPerWorker: map[string]float64{"TPU": 0}},
+			[]wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeInvalid}}},
+		{"strategy and topology", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x5", PlacementStrategy: "SPRED"}, []wantErr{
+			{"trainer.scaling.placementStrategy", field.TypeNotSupported},
+			{"trainer.scaling.topology", field.TypeNotSupported},
+		}},
+		{"negative counts", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumWorkers: -1, NumSlices: -2}, []wantErr{
+			{"trainer.scaling.numWorkers", field.TypeInvalid},
+			{"trainer.scaling.numSlices", field.TypeInvalid},
+		}},
+		{"cpu strategy typo", train.ScalingConfig{NumWorkers: 2, PlacementStrategy: "STRICT_SPRED"},
+			[]wantErr{{"trainer.scaling.placementStrategy", field.TypeNotSupported}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tr := base()
+			tr.ScalingConfig = c.scaling
+			_, err := tr.Compile()
+			var got []wantErr
+			for _, e := range field.Errors(err) {
+				got = append(got, wantErr{e.Field, e.Type})
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s\nerror: %v", diff, err)
+			}
+		})
+	}
+}
+
+// The declarative rules keep their bad value, valid values and suggestion.
+func TestCompileErrorValues(t *testing.T) {
+	t.Parallel()
+	tr := base()
+	tr.ScalingConfig.PlacementStrategy = "PACKED"
+	tr.RunConfig.Name = "a/b"
+	tr.RunConfig.Checkpoint.ScoreOrder = "mx"
+	_, err := tr.Compile()
+	got := map[string]*field.Error{}
+	for _, e := range field.Errors(err) {
+		got[e.Field] = e
+	}
+	strategy := got["trainer.scaling.placementStrategy"]
+	if strategy == nil || strategy.BadValue != "PACKED" || strategy.Suggestion != "PACK" || len(strategy.ValidValues) != 4 {
+		t.Errorf("placementStrategy error = %#v, want bad value PACKED, 4 valid values, suggestion PACK", strategy)
+	}
+	order := got["trainer.run.checkpoint.scoreOrder"]
+	if order == nil || order.Type != field.TypeNotSupported || order.Suggestion != "max" || !cmp.Equal(order.ValidValues, []string{"max", "min"}) {
+		t.Errorf("scoreOrder error = %#v, want NotSupported with max, min and suggestion max", order)
+	}
+	if name := got["trainer.run.name"]; name == nil || name.Type != field.TypeInvalid || name.BadValue != "a/b" {
+		t.Errorf("name error = %#v, want Invalid a/b", name)
+	}
+	if len(got) != 3 {
+		t.Errorf("got %d errors, want 3: %v", len(got), err)
+	}
+}

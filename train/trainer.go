@@ -55,7 +55,7 @@ var importPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0
 // Compile validates t and returns its plan. Problems come back together as
 // a field.ErrorList with paths under "trainer" (trainer.scaling.topology).
 func (t JaxTrainer) Compile() (*placement.Plan, error) {
-	root := field.NewPath("trainer")
+	root := trainerPath
 	var errs field.ErrorList
 
 	if t.TrainLoopPerWorker == "" {
@@ -76,9 +76,9 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 		}
 	}
 
-	scaling, group, serrs := t.ScalingConfig.compile(root.Child("scaling"))
+	scaling, group, serrs := t.ScalingConfig.compile(scalingPath, scalingSlice)
 	errs = append(errs, serrs...)
-	run, rerrs := t.RunConfig.compile(root.Child("run"))
+	run, rerrs := t.RunConfig.compile(runPath)
 	errs = append(errs, rerrs...)
 	errs = append(errs, t.RuntimeEnv.Validate(root.Child("runtimeEnv"))...)
 	if len(errs) > 0 {
