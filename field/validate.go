@@ -30,7 +30,7 @@ import (
 //
 // notblank is raytpu's addition: a string that is not empty after trimming
 // space. An optional `detail:"..."` tag on the field replaces the generated
-// explanation.
+// explanation, and `detail-<rule>:"..."` does for one rule.
 //
 // Field names in paths are the field's json tag name when it has one, else
 // its Go name with the first word lowered (NumToKeep: numToKeep, UseGPU:
@@ -125,8 +125,8 @@ func convert(fe validator.FieldError, root reflect.Type, at Locator) *Error {
 	if rv := reflect.ValueOf(value); rv.IsValid() && rv.Kind() == reflect.String {
 		value = rv.String() // a named string type (placement.Strategy) reads as a string
 	}
-	detail := detailTag(root, fe.StructNamespace())
 	tag, param := fe.Tag(), fe.Param()
+	detail := detailTag(root, fe.StructNamespace(), tag)
 	switch tag {
 	case "required", "notblank":
 		return Required(p, detail)
@@ -207,9 +207,9 @@ func splitNamespace(ns string) []string {
 	return append(out, ns[start:])
 }
 
-// detailTag reads the `detail` tag of the field at the struct namespace
-// ns (Type.Field.Sub[key]), or "".
-func detailTag(t reflect.Type, ns string) string {
+// detailTag reads the `detail-<rule>` tag, else the `detail` tag, of the
+// field at the struct namespace ns (Type.Field.Sub[key]), or "".
+func detailTag(t reflect.Type, ns, rule string) string {
 	segs := splitNamespace(ns)
 	var tag string
 	for _, s := range segs[1:] {
@@ -224,7 +224,10 @@ func detailTag(t reflect.Type, ns string) string {
 		if !ok {
 			return ""
 		}
-		tag, t = f.Tag.Get("detail"), f.Type
+		t = f.Type
+		if tag = f.Tag.Get("detail-" + rule); tag == "" {
+			tag = f.Tag.Get("detail")
+		}
 		if keyed && (t.Kind() == reflect.Map || t.Kind() == reflect.Slice) {
 			t = t.Elem()
 		}

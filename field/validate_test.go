@@ -16,7 +16,7 @@ type inner struct {
 }
 
 type spec struct {
-	Name      string             `validate:"notblank,excludesall=/\\"`
+	Name      string             `validate:"notblank,excludesall=/\\" detail-notblank:"a name"`
 	UseGPU    int                `validate:"gte=-1" detail:"-1 means forever"`
 	Mode      mode               `json:"strategy,omitempty" validate:"omitempty,oneof=PACK SPREAD"`
 	Resources map[string]float64 `validate:"dive,gte=0"`
@@ -67,13 +67,22 @@ func TestValidateStruct(t *testing.T) {
 
 func TestValidateStructValues(t *testing.T) {
 	t.Parallel()
-	errs := field.ValidateStruct(nil, &spec{Name: "a", UseGPU: -5, Mode: "SPRED"})
+	errs := field.ValidateStruct(nil, &spec{Name: "a/", UseGPU: -5, Mode: "SPRED"})
 	want := []*field.Error{
+		{Type: field.TypeInvalid, Field: "name", BadValue: "a/", Detail: `must not contain any of "/\\"`},
 		{Type: field.TypeInvalid, Field: "useGPU", BadValue: -5, Detail: "-1 means forever"},
 		{Type: field.TypeNotSupported, Field: "strategy", BadValue: "SPRED", ValidValues: []string{"PACK", "SPREAD"}, Suggestion: "SPREAD"},
 	}
 	if diff := cmp.Diff(want, []*field.Error(errs)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateStructRuleDetail(t *testing.T) {
+	t.Parallel()
+	errs := field.ValidateStruct(nil, &spec{Name: " "})
+	if len(errs) != 1 || errs[0].Type != field.TypeRequired || errs[0].Detail != "a name" {
+		t.Errorf("errors = %#v, want one Required with the notblank detail", errs)
 	}
 }
 

@@ -73,7 +73,7 @@ type Generation struct {
 	gke3D  gke3DRule // 3D generations only
 	gke2D  []string  // 2D generations only: the documented shapes
 	ray    []string  // Ray's VALID_TPU_TOPOLOGY for this generation, sorted
-	raySet map[string]bool
+	raySet map[Topology]bool
 	gke    []string // GKETopologies, computed once
 	any    []string // ValidTopologies(TargetAny), computed once
 
@@ -204,15 +204,15 @@ var generations = func() []*Generation {
 		},
 	}
 	for _, g := range gens {
-		g.raySet = make(map[string]bool, len(g.ray))
+		g.raySet = make(map[Topology]bool, len(g.ray))
 		for _, t := range g.ray {
-			g.raySet[t] = true
+			g.raySet[MustParseTopology(t)] = true
 		}
 		sortTopologyStrings(g.ray)
 		g.gke = g.computeGKETopologies()
 		g.any = slices.Clone(g.ray)
 		for _, t := range g.gke {
-			if !g.raySet[t] {
+			if !g.raySet[MustParseTopology(t)] {
 				g.any = append(g.any, t)
 			}
 		}

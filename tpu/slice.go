@@ -62,7 +62,7 @@ func (g *Generation) checkRay(t Topology) string {
 	if r := g.rankReason(t); r != "" {
 		return r
 	}
-	if !g.raySet[t.String()] {
+	if !g.raySet[t] {
 		return fmt.Sprintf("not in Ray's valid %s topologies", g.RayVersion)
 	}
 	return ""

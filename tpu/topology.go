@@ -20,13 +20,15 @@ func ParseTopology(s string) (Topology, error) {
 	if s == "" {
 		return Topology{}, fmt.Errorf("empty topology: want AxB or AxBxC, e.g. 4x4 or 2x2x2")
 	}
-	parts := strings.Split(s, "x")
-	if len(parts) < 2 || len(parts) > 3 {
-		return Topology{}, fmt.Errorf("topology %q has %d dimensions: want AxB or AxBxC, e.g. 4x4 or 2x2x2", s, len(parts))
+	n := strings.Count(s, "x") + 1
+	if n < 2 || n > 3 {
+		return Topology{}, fmt.Errorf("topology %q has %d dimensions: want AxB or AxBxC, e.g. 4x4 or 2x2x2", s, n)
 	}
-	var t Topology
-	t.n = len(parts)
-	for i, p := range parts {
+	t := Topology{n: n}
+	rest := s
+	for i := range n {
+		p, tail, _ := strings.Cut(rest, "x")
+		rest = tail
 		if p == "" || strings.TrimLeft(p, "0123456789") != "" {
 			return Topology{}, fmt.Errorf("topology %q: dimension %d is %q, not a positive integer", s, i+1, p)
 		}
@@ -69,14 +71,15 @@ func (t Topology) Chips() int {
 
 // String renders the canonical form, e.g. "2x2x2".
 func (t Topology) String() string {
-	var b strings.Builder
+	var buf [24]byte // three dimensions up to 65536 and two x
+	b := buf[:0]
 	for i, d := range t.dims[:t.n] {
 		if i > 0 {
-			b.WriteByte('x')
+			b = append(b, 'x')
 		}
-		b.WriteString(strconv.Itoa(d))
+		b = strconv.AppendInt(b, int64(d), 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // IsZero reports whether t is the zero value.

@@ -59,9 +59,10 @@ type LauncherScaling struct {
 // The paths of a JaxTrainer's sections, built once (paths are immutable)
 // so that compiling a valid trainer allocates none.
 var (
-	trainerPath  = field.NewPath("trainer")
-	scalingPath  = trainerPath.Child("scaling")
-	scalingSlice = scalingFields(scalingPath)
+	trainerPath    = field.NewPath("trainer")
+	scalingPath    = trainerPath.Child("scaling")
+	scalingSlice   = scalingFields(scalingPath)
+	runtimeEnvPath = trainerPath.Child("runtimeEnv")
 )
 
 // scalingFields are the paths of ScalingConfig's slice arguments as

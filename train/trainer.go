@@ -80,7 +80,7 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 	errs = append(errs, serrs...)
 	run, rerrs := t.RunConfig.compile(runPath)
 	errs = append(errs, rerrs...)
-	errs = append(errs, t.RuntimeEnv.Validate(root.Child("runtimeEnv"))...)
+	errs = append(errs, t.RuntimeEnv.Validate(runtimeEnvPath)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
