@@ -13,6 +13,7 @@ package field
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -270,16 +271,34 @@ func Errors(err error) []*Error {
 // (case-insensitive), or "" when nothing is within a third of the longer
 // string's length (at least 1 edit, at most 3).
 func Nearest(s string, valid []string) string {
-	// No suggestion is ever more than maxEdits away, so farther candidates
-	// are cut short; among equals the first wins.
-	const maxEdits = 3
-	best, bestD := "", maxEdits+1
+	// Whatever the candidates, nothing farther than limitMax (the limit
+	// for the longest of them) is ever returned, so farther candidates are
+	// cut short: by length, by the characters they lack or add, then inside
+	// the edit distance. Among equals the first wins, as without the cuts.
+	maxLen := 0
+	for _, v := range valid {
+		maxLen = max(maxLen, len(v))
+	}
+	limitMax := min(max(max(len(s), maxLen)/3, 1), 3)
+	best, bestD := "", limitMax+1
 	ls := strings.ToLower(s)
 	bag, ascii := charBag(ls)
+	mask := charMask(ls)
 	for _, v := range valid {
-		lv := strings.ToLower(v)
 		bound := bestD - 1
-		if bound < 0 || abs(len(ls)-len(lv)) > bound {
+		if bound < 0 {
+			break // an exact match: nothing is nearer
+		}
+		if ascii {
+			if mv, ok := asciiMask(v); ok {
+				// ToLower keeps an ASCII string's length.
+				if abs(len(ls)-len(v)) > bound || bits.OnesCount64(mask&^mv) > bound || bits.OnesCount64(mv&^mask) > bound {
+					continue
+				}
+			}
+		}
+		lv := strings.ToLower(v)
+		if abs(len(ls)-len(lv)) > bound {
 			continue
 		}
 		if ascii && bagDistance(bag, ls, lv) > bound {
@@ -290,7 +309,7 @@ func Nearest(s string, valid []string) string {
 		}
 	}
 	limit := max(len(s), len(best)) / 3
-	limit = min(max(limit, 1), maxEdits)
+	limit = min(max(limit, 1), 3)
 	if best == "" || bestD > limit || bestD == 0 && best == s {
 		if best != "" && bestD == 0 && best != s {
 			return best
@@ -298,6 +317,29 @@ func Nearest(s string, valid []string) string {
 		return ""
 	}
 	return best
+}
+
+// asciiMask is the set of (lowered) bytes of an ASCII string, folded into
+// 64 bits; ok is false for other strings. Folding merges bytes, so the
+// count of bytes one string has and the other lacks stays a lower bound
+// of their edit distance.
+func asciiMask(s string) (m uint64, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 128 {
+			return 0, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		m |= 1 << (c & 63)
+	}
+	return m, true
+}
+
+func charMask(s string) uint64 {
+	m, _ := asciiMask(s)
+	return m
 }
 
 // charBag counts the bytes of an ASCII string; ok is false otherwise.
