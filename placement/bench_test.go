@@ -3,6 +3,7 @@ package placement_test
 import (
 	"testing"
 
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 )
 
@@ -24,4 +25,30 @@ func BenchmarkCompile(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCompileFields is a front end's call: the slice rules under its
+// own paths, a v6e 4x4 slice group of two slices.
+func BenchmarkCompileFields(b *testing.B) {
+	p := field.NewPath("app", "deployments").Index(0)
+	f := placement.FieldsUnder(p.Child("acceleratorConfig"))
+	f.NumSlices = p.Child("numReplicas")
+	spec := placement.SliceSpec{Topology: "4x4", Accelerator: "TPU-V6E", NumSlices: 2}
+	bad := placement.SliceSpec{Topology: "4x5", Accelerator: "v6e", NumSlices: -1}
+	b.Run("valid", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := spec.CompileFields(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("invalid", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := bad.CompileFields(f); err == nil {
+				b.Fatal("no error")
+			}
+		}
+	})
 }
