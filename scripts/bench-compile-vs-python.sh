@@ -11,6 +11,8 @@
 #            head reservation bundles and the per-bundle label selectors).
 #   invalid: the same trainer on v7x 4x4x12. Go reports the field with a
 #            "did you mean"; Python raises ValueError from ScalingConfig.
+#   tpu:     (Go only) the catalog's largest "did you mean" search, v7x
+#            9x9x9 against the 521 v7x shapes GKE provisions.
 #
 # Both sides report the process's CPU time per operation (user + system,
 # garbage collection included), which other work on a shared machine
@@ -116,11 +118,13 @@ PY
 import json, sys
 go = [json.loads(l) for l in open(sys.argv[1])]
 py = {r["case"]: r for r in (json.loads(l) for l in open(sys.argv[2]))}
-print(f"{'CPU time per op (wall in brackets)':40} {'Go':>20} {'allocs':>7} {'Python':>20} {'Python/Go':>10}")
+print(f"{'CPU time per op (wall in brackets)':42} {'Go':>20} {'allocs':>7} {'Python':>20} {'Python/Go':>10}")
 for g in go:
-    p = py[g["case"]]
-    ratio = p["cpu_ns_per_op"] / g["cpu_ns_per_op"]
     gs = f"{g['cpu_ns_per_op']/1000:.2f}µs ({g['ns_per_op']/1000:.2f})"
-    ps = f"{p['cpu_ns_per_op']/1000:.2f}µs ({p['ns_per_op']/1000:.2f})"
-    print(f"{g['case']:40} {gs:>20} {g['allocs_per_op']:7d} {ps:>20} {ratio:9.1f}×")
+    p = py.get(g["case"])
+    ps, ratio = "-", "-"
+    if p:
+        ps = f"{p['cpu_ns_per_op']/1000:.2f}µs ({p['ns_per_op']/1000:.2f})"
+        ratio = f"{p['cpu_ns_per_op'] / g['cpu_ns_per_op']:.1f}×"
+    print(f"{g['case']:42} {gs:>20} {g['allocs_per_op']:7d} {ps:>20} {ratio:>10}")
 PY

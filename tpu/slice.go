@@ -1,6 +1,7 @@
 package tpu
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -443,7 +444,7 @@ func topologyError(g *Generation, t Topology, raw string, target Target, sl *Sli
 }
 
 // suggestTopology picks the "did you mean" for a shape outside valid
-// (parsed: the same list as the strings in names): the same dimensions in
+// (parsed and sorted by chip count: the same list as the strings in names): the same dimensions in
 // another order, sorted first (v5p 16x4x4 -> 4x4x16, v6e 4x2 -> 2x4); else
 // the most compact valid shape with as many chips (v6e 2x8 on GKE -> 4x4);
 // else the nearest spelling (4x5 -> 4x4).
@@ -451,8 +452,14 @@ func suggestTopology(t Topology, valid []Topology, names []string) string {
 	sorted := t
 	slices.Sort(sorted.dims[:sorted.n])
 	var perm, same Topology
-	for _, v := range valid {
-		if v.n != t.n || v.Chips() != t.Chips() {
+	// valid is sorted by chip count: visit only the shapes with t's.
+	chips := t.Chips()
+	from, _ := slices.BinarySearchFunc(valid, chips, func(v Topology, c int) int { return cmp.Compare(v.Chips(), c) })
+	for _, v := range valid[from:] {
+		if v.Chips() != chips {
+			break
+		}
+		if v.n != t.n {
 			continue
 		}
 		if v == sorted {

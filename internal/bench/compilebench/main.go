@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/tpu"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -60,6 +61,25 @@ func main() {
 		{"invalid: v7x 4x4x12 (did you mean)", invalid, false},
 	}
 	enc := json.NewEncoder(os.Stdout)
+	defer func() {
+		// Go only: the largest "did you mean" search in the catalog, a v7x
+		// shape GKE rejects, against every v7x shape GKE provisions.
+		gke := tpu.SliceSpec{Generation: "v7x", Topology: "9x9x9"}
+		fields := tpu.FieldsUnder(field.NewPath("trainer", "scaling"))
+		if _, errs := gke.Resolve(tpu.TargetGKE, fields); len(errs) == 0 {
+			fmt.Fprintln(os.Stderr, "compilebench: v7x 9x9x9 accepted under GKE")
+			os.Exit(1)
+		}
+		var rs []result
+		for range *runs {
+			rs = append(rs, measure("tpu: v7x 9x9x9 rejected (GKE, 521 shapes)", func() { gke.Resolve(tpu.TargetGKE, fields) }))
+		}
+		slices.SortFunc(rs, func(a, b result) int { return cmp.Compare(a.CPUNsPerOp, b.CPUNsPerOp) })
+		if err := enc.Encode(rs[len(rs)/2]); err != nil {
+			fmt.Fprintln(os.Stderr, "compilebench:", err)
+			os.Exit(1)
+		}
+	}()
 	for _, c := range cases {
 		// Check the case once, outside the timing.
 		_, err := c.trainer.Compile()
