@@ -128,12 +128,16 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 }
 
 // workerBundle is the per-host bundle of a deployment's slice: its first TPU
-// bundle, or slice_placement_group's default.
+// bundle, or Serve LLM's default bundle {accelerator_type:<type>: 0.001},
+// to which slice placement adds TPU (chips per host) and CPU: 1.
 func (d *Deployment) workerBundle() map[string]float64 {
 	for _, b := range d.PlacementGroupBundles {
 		if b[rayvocab.ResourceTPU] > 0 {
 			return maps.Clone(b)
 		}
+	}
+	if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
+		return map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
 	}
 	return nil
 }

@@ -94,10 +94,12 @@ func (a Application) Compile() (*placement.Plan, error) {
 		accelType, aerrs := d.validateAccelerator(p)
 		derrs = append(derrs, aerrs...)
 		var res *SliceReservation
-		if d.hasTopology() && len(derrs) == 0 {
-			var reps []*placement.SliceGroup
-			reps, res, derrs = d.compileSlices(p)
-			groups = append(groups, reps...)
+		if d.hasTopology() {
+			reps, r, serrs := d.compileSlices(p)
+			derrs = append(derrs, serrs...)
+			if len(derrs) == 0 {
+				groups, res = append(groups, reps...), r
+			}
 		}
 		errs = append(errs, derrs...)
 		if len(errs) == 0 {
