@@ -94,7 +94,7 @@ func (a Application) Compile() (*placement.Plan, error) {
 		accelType, aerrs := d.validateAccelerator(p)
 		derrs = append(derrs, aerrs...)
 		var res *SliceReservation
-		if d.hasTopology() {
+		if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
 			reps, r, serrs := d.compileSlices(p)
 			derrs = append(derrs, serrs...)
 			if len(derrs) == 0 {
