@@ -102,6 +102,7 @@ var specCases = []specCase{
 		WorkingDir: "gs://bucket/app.zip", PyModules: []string{"local:///opt/mods/lib"}, Pip: []string{"jax[tpu]"},
 		EnvVars: map[string]string{"B": "2", "A": "1"},
 	}}},
+	{name: "local working dir", app: Application{Name: "a", ImportPath: "app:app", RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "./svc"}}},
 	{name: "builder args", app: Application{Name: "a", ImportPath: "app:build", Args: map[string]any{"model": "gemma", "tp": 4}}},
 	{name: "accelerator without topology", app: one(d(func(d *Deployment) {
 		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v6e"}
