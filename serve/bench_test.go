@@ -3,6 +3,7 @@ package serve_test
 import (
 	"testing"
 
+	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/serve"
 )
 
@@ -17,9 +18,10 @@ func typicalApp() serve.Application {
 		Args:        map[string]any{"model": "gemma-2b"},
 		Deployments: []serve.Deployment{
 			{
-				Name:              "Router",
-				AutoscalingConfig: &serve.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 4, TargetOngoingRequests: 8},
-				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
+				Name:               "Router",
+				MaxOngoingRequests: 16,
+				AutoscalingConfig:  &serve.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 4, TargetOngoingRequests: 8},
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
 			},
 			{
 				Name:                "LLM",
@@ -42,4 +44,16 @@ func BenchmarkCompile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestTypicalConfig keeps the benchmarked app's Serve config in testdata,
+// where scripts/bench-serve-compile-vs-python.sh reads it for the Python
+// side.
+func TestTypicalConfig(t *testing.T) {
+	t.Parallel()
+	plan, err := typicalApp().Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "typical-config.golden.json", append(plan.Serve.Config, '\n'))
 }
