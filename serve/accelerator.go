@@ -1,0 +1,191 @@
+package serve
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// Kind is the accelerator kind of an [AcceleratorConfig].
+type Kind string
+
+// TPU is the only kind raytpu compiles (Serve LLM's TPUConfig kind "tpu").
+const TPU Kind = "tpu"
+
+// AcceleratorConfig puts a deployment on TPUs. It mirrors Serve LLM's
+// LLMConfig accelerator_type together with accelerator_config
+// TPUConfig(kind="tpu", topology=...).
+type AcceleratorConfig struct {
+	// Kind of accelerator. Optional. Default: TPU (the only kind).
+	Kind Kind `json:"kind,omitempty"`
+	// Accelerator is the TPU generation in any accepted spelling (v6e,
+	// TPU-V6E, v5litepod). Required with a Topology. Without one, it sets
+	// the replica actor's accelerator_type.
+	Accelerator string `json:"accelerator_type,omitempty"`
+	// Topology of the slice each replica owns, e.g. "4x4" or "2x2x2".
+	// Optional. Default: none (replicas take TPU through RayActorOptions
+	// or PlacementGroupBundles like any resource).
+	Topology string `json:"topology,omitempty"`
+}
+
+// SliceReservationKey is the key of the deployment's user_config under
+// which a deployment with a topology carries its [SliceReservation]. It is
+// part of raytpu's contract with its replica runtime and stays stable.
+const SliceReservationKey = "raytpu_slice"
+
+// SliceReservationVersion is the version of the [SliceReservation] format.
+const SliceReservationVersion = 1
+
+// SliceReservation is what a replica runtime needs to reserve its slice
+// when it starts: the arguments of ray.util.tpu.slice_placement_group
+// (topology, accelerator_version, resources_per_bundle, strategy) and the
+// shape of the slice. Field names are slice_placement_group's.
+type SliceReservation struct {
+	Version            int                `json:"version"`
+	Topology           string             `json:"topology"`
+	AcceleratorVersion string             `json:"accelerator_version"`
+	AcceleratorType    string             `json:"accelerator_type"`
+	PodType            string             `json:"pod_type"`
+	NumHosts           int                `json:"num_hosts"`
+	ChipsPerHost       int                `json:"chips_per_host"`
+	NumBundles         int                `json:"num_bundles"`
+	ResourcesPerBundle map[string]float64 `json:"resources_per_bundle"`
+	Strategy           placement.Strategy `json:"strategy"`
+	// HeadReservationTimeoutS bounds the wait for the slice head (Ray's
+	// default, 100).
+	HeadReservationTimeoutS float64 `json:"head_reservation_timeout_s"`
+}
+
+// hasTopology reports whether each replica of d owns a slice.
+func (d *Deployment) hasTopology() bool {
+	return d.AcceleratorConfig != nil && d.AcceleratorConfig.Topology != ""
+}
+
+// validateAccelerator checks the accelerator config and the options it
+// rules out, and returns Ray's accelerator type ("" when unknown).
+func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList) {
+	a := d.AcceleratorConfig
+	if a == nil {
+		return "", nil
+	}
+	ap := p.Child("acceleratorConfig")
+	var errs field.ErrorList
+	if a.Kind != "" && a.Kind != TPU {
+		errs = append(errs, field.NotSupported(ap.Child("kind"), string(a.Kind), []string{string(TPU)}).
+			WithDetail("raytpu compiles TPU deployments only"))
+	}
+	var accelType string
+	if a.Accelerator == "" {
+		if a.Topology != "" {
+			errs = append(errs, field.Required(ap.Child("accelerator"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
+		}
+	} else if g, gerr := tpu.ResolveGeneration(a.Accelerator, ap.Child("accelerator")); gerr != nil {
+		if a.Topology == "" { // with a topology, the slice compile reports it
+			errs = append(errs, gerr)
+		}
+	} else {
+		accelType = g.RayAcceleratorType()
+	}
+	if o := d.RayActorOptions; o != nil && o.AcceleratorType != "" && accelType != "" && o.AcceleratorType != accelType {
+		errs = append(errs, field.Invalid(p.Child("rayActorOptions", "acceleratorType"), o.AcceleratorType,
+			fmt.Sprintf("the deployment's accelerator is %s; leave acceleratorType empty or set it to %s", accelType, accelType)))
+	}
+	if a.Topology == "" {
+		return accelType, errs
+	}
+	if o := d.RayActorOptions; o != nil && o.Resources[rayvocab.ResourceTPU] > 0 {
+		errs = append(errs, field.Forbidden(p.Child("rayActorOptions", "resources").Key(rayvocab.ResourceTPU),
+			"with a topology the replica actor holds no TPU: the slice's bundles do"))
+	}
+	if len(d.PlacementGroupBundleLabelSelector) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("placementGroupBundleLabelSelector"),
+			"with a topology the replica's slice pins its bundles to one slice itself"))
+	}
+	// Serve LLM takes the first TPU bundle as the worker bundle and
+	// requires every TPU bundle to be identical.
+	var first map[string]float64
+	for i, b := range d.PlacementGroupBundles {
+		if b[rayvocab.ResourceTPU] <= 0 {
+			continue
+		}
+		if first == nil {
+			first = b
+		} else if !maps.Equal(first, b) {
+			errs = append(errs, field.Invalid(p.Child("placementGroupBundles").Index(i), fmtBundle(b),
+				"heterogeneous TPU bundles are not supported when a topology is set: every TPU bundle must equal "+fmtBundle(first)))
+		}
+	}
+	if len(d.PlacementGroupBundles) > 0 && first == nil {
+		errs = append(errs, field.Invalid(p.Child("placementGroupBundles"), len(d.PlacementGroupBundles),
+			"with a topology the bundles describe the slice's worker bundle and need a positive TPU"))
+	}
+	return accelType, errs
+}
+
+// workerBundle is the per-host bundle of a deployment's slice: its first TPU
+// bundle, or Serve LLM's default bundle {accelerator_type:<type>: 0.001},
+// to which slice placement adds TPU (chips per host) and CPU: 1.
+func (d *Deployment) workerBundle() map[string]float64 {
+	for _, b := range d.PlacementGroupBundles {
+		if b[rayvocab.ResourceTPU] > 0 {
+			return maps.Clone(b)
+		}
+	}
+	if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
+		return map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
+	}
+	return nil
+}
+
+// compileSlices builds one slice group per replica of a deployment with a
+// topology, and the reservation its replicas read from user_config.
+func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *SliceReservation, field.ErrorList) {
+	strategy := d.PlacementGroupStrategy
+	if strategy == "" {
+		strategy = placement.Pack // Serve LLM's placement strategy default
+	}
+	one, errs := compileSlice(p, d.AcceleratorConfig, d.workerBundle(), strategy)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	res := &SliceReservation{
+		Version:                 SliceReservationVersion,
+		Topology:                one.Topology,
+		AcceleratorVersion:      one.AcceleratorVersion,
+		AcceleratorType:         one.AcceleratorType,
+		PodType:                 one.PodType,
+		NumHosts:                one.HostsPerSlice,
+		ChipsPerHost:            one.ChipsPerHost,
+		NumBundles:              one.BundlesPerSlice,
+		ResourcesPerBundle:      maps.Clone(one.BundleResources),
+		Strategy:                one.Strategy,
+		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
+	}
+	n := d.maxReplicas()
+	groups := make([]*placement.SliceGroup, n)
+	for i := range n {
+		g := one
+		if i > 0 {
+			g = cloneGroup(one)
+		}
+		g.Part = placement.Part{Role: placement.RoleReplica, Name: d.Name, Index: i}
+		groups[i] = g
+	}
+	return groups, res, nil
+}
+
+func fmtBundle(b map[string]float64) string {
+	s := "{"
+	for i, k := range slices.Sorted(maps.Keys(b)) {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s: %g", k, b[k])
+	}
+	return s + "}"
+}

@@ -1,0 +1,260 @@
+package serve
+
+import (
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/runtimeenv"
+)
+
+// specCase is one application spec with what Compile must say about it.
+type specCase struct {
+	name string
+	app  Application
+	// want lists the errors Compile reports; nil for a valid spec.
+	want []field.Ref
+	// golden names the testdata file the plan of a valid spec is kept in.
+	golden string
+}
+
+func ref(f string, t field.Type) field.Ref { return field.Ref{Field: f, Type: t} }
+
+const (
+	required     = field.TypeRequired
+	invalid      = field.TypeInvalid
+	notSupported = field.TypeNotSupported
+	forbidden    = field.TypeForbidden
+)
+
+// d is a deployment named "d" with the options of f applied.
+func d(f func(*Deployment)) Deployment {
+	dep := Deployment{Name: "d"}
+	f(&dep)
+	return dep
+}
+
+// one is an application "a" with a single deployment.
+func one(dep Deployment) Application {
+	return Application{Name: "a", ImportPath: "app:app", Deployments: []Deployment{dep}}
+}
+
+var v4Slice = &AcceleratorConfig{Kind: TPU, Accelerator: "v4", Topology: "2x2x2"}
+
+// specCases are the specs every test of the package runs: validation,
+// golden plans, and the cross-check with Ray's own Serve schema.
+var specCases = []specCase{
+	// Valid specs.
+	{name: "minimal", app: Application{ImportPath: "app:app"}, golden: "minimal"},
+	{name: "route and replicas", app: Application{Name: "api", RoutePrefix: "/api", ImportPath: "svc.main:app",
+		Deployments: []Deployment{{Name: "Model", NumReplicas: 3}}}},
+	{name: "no route", app: Application{Name: "bg", NoRoute: true, ImportPath: "svc.worker"}},
+	{name: "auto replicas", app: one(d(func(d *Deployment) { d.NumReplicas = Auto }))},
+	{name: "auto with autoscaling", app: one(d(func(d *Deployment) {
+		d.NumReplicas = Auto
+		d.AutoscalingConfig = &AutoscalingConfig{MinReplicas: Ptr(0), MaxReplicas: 4}
+	}))},
+	{name: "auto min above default max", app: one(d(func(d *Deployment) {
+		d.NumReplicas = Auto
+		d.AutoscalingConfig = &AutoscalingConfig{MinReplicas: Ptr(5)}
+	}))},
+	{name: "autoscaling every field", app: one(d(func(d *Deployment) {
+		d.AutoscalingConfig = &AutoscalingConfig{
+			MinReplicas: Ptr(1), InitialReplicas: Ptr(2), MaxReplicas: 4, TargetOngoingRequests: 3,
+			UpscaleDelayS: Ptr(0.0), DownscaleDelayS: Ptr(120.0), DownscaleToZeroDelayS: Ptr(60.0),
+			LookBackPeriodS: 20, UpscalingFactor: 1.5, DownscalingFactor: 0.5, AggregationFunction: "max",
+		}
+	})), golden: "autoscaling"},
+	{name: "request limits and health", app: one(d(func(d *Deployment) {
+		d.MaxOngoingRequests, d.MaxQueuedRequests = 8, 100
+		d.HealthCheckPeriodS, d.HealthCheckTimeoutS = 5, 15
+		d.GracefulShutdownWaitLoopS, d.GracefulShutdownTimeoutS = Ptr(0.0), Ptr(60.0)
+	}))},
+	{name: "max queued no limit", app: one(d(func(d *Deployment) { d.MaxQueuedRequests = -1 }))},
+	{name: "user config", app: one(d(func(d *Deployment) {
+		d.UserConfig = map[string]any{"threshold": 0.5, "labels": []string{"a", "b"}, "nested": map[string]any{"z": 1, "a": true}}
+	}))},
+	{name: "actor options", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{
+			NumCPUs: Ptr(0.5), Memory: 2e9, Resources: map[string]float64{"TPU": 4, "custom": 0.25},
+			AcceleratorType: "TPU-V6E",
+			LabelSelector:   map[string]string{"ray.io/accelerator-type": "TPU-V6E", "zone": "in(us-a,us-b)", "spot": "!true"},
+			RuntimeEnv:      runtimeenv.RuntimeEnv{EnvVars: map[string]string{"JAX_PLATFORMS": "tpu"}},
+		}
+	})), golden: "actor-options"},
+	{name: "gpu actor", app: one(d(func(d *Deployment) { d.RayActorOptions = &RayActorOptions{NumGPUs: 1} }))},
+	{name: "bundles strict pack", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1, "TPU": 4}, {"TPU": 4}}
+		d.PlacementGroupStrategy = placement.StrictPack
+	})), golden: "bundles"},
+	{name: "bundles broadcast selector", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {"CPU": 1}}
+		d.PlacementGroupBundleLabelSelector = []map[string]string{{"ray.io/tpu-slice-name": "slice-a"}}
+	}))},
+	{name: "bundles selector per bundle", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {"CPU": 1}}
+		d.PlacementGroupBundleLabelSelector = []map[string]string{{"zone": "a"}, {"zone": "b"}}
+	}))},
+	{name: "tpu-only bundle", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"TPU": 4}}
+		d.RayActorOptions = &RayActorOptions{NumCPUs: Ptr(0.0)}
+	}))},
+	{name: "max replicas per node", app: one(d(func(d *Deployment) { d.MaxReplicasPerNode = 2 }))},
+	{name: "app runtime env", app: Application{Name: "a", ImportPath: "app:app", RuntimeEnv: runtimeenv.RuntimeEnv{
+		WorkingDir: "gs://bucket/app.zip", PyModules: []string{"local:///opt/mods/lib"}, Pip: []string{"jax[tpu]"},
+		EnvVars: map[string]string{"B": "2", "A": "1"},
+	}}},
+	{name: "local working dir", app: Application{Name: "a", ImportPath: "app:app", RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "./svc"}}},
+	{name: "builder args", app: Application{Name: "a", ImportPath: "app:build", Args: map[string]any{"model": "gemma", "tp": 4}}},
+	{name: "accelerator without topology", app: one(d(func(d *Deployment) {
+		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v6e"}
+		d.RayActorOptions = &RayActorOptions{Resources: map[string]float64{"TPU": 4}}
+	}))},
+	{name: "v4 slice per replica", app: one(d(func(d *Deployment) {
+		d.NumReplicas = 2
+		d.AcceleratorConfig = v4Slice
+	})), golden: "v4-slices"},
+	{name: "v6e slices autoscaling", app: one(d(func(d *Deployment) {
+		d.AutoscalingConfig = &AutoscalingConfig{MinReplicas: Ptr(1), MaxReplicas: 3}
+		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "TPU-V6E", Topology: "4x4"}
+		d.UserConfig = map[string]any{"max_tokens": 512}
+	})), golden: "v6e-autoscaling"},
+	{name: "single-host slice", app: one(d(func(d *Deployment) {
+		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v6e", Topology: "2x2"}
+	}))},
+	{name: "slice with worker bundles", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 2, "TPU": 4}, {"CPU": 2, "TPU": 4}}
+		d.PlacementGroupStrategy = placement.Spread
+		d.AcceleratorConfig = v4Slice
+	}))},
+	{name: "slice auto replicas", app: one(d(func(d *Deployment) {
+		d.NumReplicas = Auto
+		d.AutoscalingConfig = &AutoscalingConfig{MaxReplicas: 2}
+		d.AcceleratorConfig = v4Slice
+	}))},
+	{name: "two deployments", app: Application{Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build",
+		Deployments: []Deployment{
+			{Name: "Router", NumReplicas: 2, RayActorOptions: &RayActorOptions{NumCPUs: Ptr(0.5)}},
+			{Name: "LLM", NumReplicas: 1, AcceleratorConfig: v4Slice, HealthCheckTimeoutS: 120},
+		}}, golden: "two-deployments"},
+
+	// Specs Ray rejects too.
+	{name: "import path missing", app: Application{}, want: []field.Ref{ref("app.importPath", required)}},
+	{name: "import path without dot", app: Application{ImportPath: "app"}, want: []field.Ref{ref("app.importPath", invalid)}},
+	{name: "import path two colons", app: Application{ImportPath: "a:b:c"}, want: []field.Ref{ref("app.importPath", invalid)}},
+	{name: "import path ends with dot", app: Application{ImportPath: "app."}, want: []field.Ref{ref("app.importPath", invalid)}},
+	{name: "route without slash", app: Application{ImportPath: "a:b", RoutePrefix: "api"}, want: []field.Ref{ref("app.routePrefix", invalid)}},
+	{name: "route trailing slash", app: Application{ImportPath: "a:b", RoutePrefix: "/api/"}, want: []field.Ref{ref("app.routePrefix", invalid)}},
+	{name: "route wildcard", app: Application{ImportPath: "a:b", RoutePrefix: "/{id}"}, want: []field.Ref{ref("app.routePrefix", invalid)}},
+	{name: "deployment without name", app: one(Deployment{NumReplicas: 1}), want: []field.Ref{ref("app.deployments[0].name", required)}},
+	{name: "negative replicas", app: one(d(func(d *Deployment) { d.NumReplicas = -3 })), want: []field.Ref{ref("app.deployments[d].numReplicas", invalid)}},
+	{name: "replicas with autoscaling", app: one(d(func(d *Deployment) {
+		d.NumReplicas = 2
+		d.AutoscalingConfig = &AutoscalingConfig{MaxReplicas: 4}
+	})), want: []field.Ref{ref("app.deployments[d].numReplicas", forbidden)}},
+	{name: "min above default max", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &AutoscalingConfig{MinReplicas: Ptr(3)} })),
+		want: []field.Ref{ref("app.deployments[d].autoscalingConfig.minReplicas", invalid)}},
+	{name: "max below min", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &AutoscalingConfig{MinReplicas: Ptr(3), MaxReplicas: 2} })),
+		want: []field.Ref{ref("app.deployments[d].autoscalingConfig.maxReplicas", invalid)}},
+	{name: "initial above max", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &AutoscalingConfig{InitialReplicas: Ptr(5), MaxReplicas: 4} })),
+		want: []field.Ref{ref("app.deployments[d].autoscalingConfig.initialReplicas", invalid)}},
+	{name: "negative max replicas", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &AutoscalingConfig{MaxReplicas: -1} })),
+		want: []field.Ref{ref("app.deployments[d].autoscalingConfig.maxReplicas", invalid)}},
+	{name: "autoscaling ranges", app: one(d(func(d *Deployment) {
+		d.AutoscalingConfig = &AutoscalingConfig{TargetOngoingRequests: -1, UpscaleDelayS: Ptr(-1.0), AggregationFunction: "median"}
+	})), want: []field.Ref{
+		ref("app.deployments[d].autoscalingConfig.targetOngoingRequests", invalid),
+		ref("app.deployments[d].autoscalingConfig.upscaleDelayS", invalid),
+		ref("app.deployments[d].autoscalingConfig.aggregationFunction", notSupported),
+	}},
+	{name: "request limits", app: one(d(func(d *Deployment) { d.MaxOngoingRequests, d.MaxQueuedRequests = -1, -5 })),
+		want: []field.Ref{ref("app.deployments[d].maxOngoingRequests", invalid), ref("app.deployments[d].maxQueuedRequests", invalid)}},
+	{name: "health and shutdown", app: one(d(func(d *Deployment) {
+		d.HealthCheckPeriodS = -1
+		d.GracefulShutdownTimeoutS = Ptr(-2.0)
+	})), want: []field.Ref{ref("app.deployments[d].healthCheckPeriodS", invalid), ref("app.deployments[d].gracefulShutdownTimeoutS", invalid)}},
+	{name: "actor resources", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{NumCPUs: Ptr(-1.0), Resources: map[string]float64{"CPU": 2, "TPU": 3}}
+	})), want: []field.Ref{
+		ref("app.deployments[d].rayActorOptions.numCPUs", invalid),
+		ref("app.deployments[d].rayActorOptions.resources[CPU]", forbidden),
+		ref("app.deployments[d].rayActorOptions.resources[TPU]", notSupported),
+	}},
+	{name: "bad label selector", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{LabelSelector: map[string]string{"bad key!": "x"}}
+	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.labelSelector[bad key!]", invalid)}},
+	{name: "bad label selector value", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{LabelSelector: map[string]string{"zone": "in(a,"}}
+	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.labelSelector[zone]", invalid)}},
+	{name: "empty bundle", app: one(d(func(d *Deployment) { d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {}} })),
+		want: []field.Ref{ref("app.deployments[d].placementGroupBundles[1]", invalid)}},
+	{name: "zero bundle", app: one(d(func(d *Deployment) { d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {"GPU": 0}} })),
+		want: []field.Ref{ref("app.deployments[d].placementGroupBundles[1]", invalid)}},
+	{name: "unknown strategy", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}}
+		d.PlacementGroupStrategy = "STRICT_PAK"
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupStrategy", notSupported)}},
+	{name: "strategy without bundles", app: one(d(func(d *Deployment) { d.PlacementGroupStrategy = placement.Spread })),
+		want: []field.Ref{ref("app.deployments[d].placementGroupStrategy", forbidden)}},
+	{name: "selector without bundles", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundleLabelSelector = []map[string]string{{"zone": "a"}}
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundleLabelSelector", forbidden)}},
+	{name: "selector count", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {"CPU": 1}, {"CPU": 1}}
+		d.PlacementGroupBundleLabelSelector = []map[string]string{{"zone": "a"}, {"zone": "b"}}
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundleLabelSelector", invalid)}},
+	{name: "max replicas per node with bundles", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}}
+		d.MaxReplicasPerNode = 2
+	})), want: []field.Ref{ref("app.deployments[d].maxReplicasPerNode", forbidden)}},
+	{name: "max replicas per node range", app: one(d(func(d *Deployment) { d.MaxReplicasPerNode = 101 })),
+		want: []field.Ref{ref("app.deployments[d].maxReplicasPerNode", invalid)}},
+	{name: "actor does not fit bundle 0", app: one(d(func(d *Deployment) { d.PlacementGroupBundles = []map[string]float64{{"TPU": 4}} })),
+		want: []field.Ref{ref("app.deployments[d].rayActorOptions.numCPUs", invalid)}},
+	{name: "actor resource does not fit bundle 0", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1, "TPU": 2}}
+		d.RayActorOptions = &RayActorOptions{Resources: map[string]float64{"TPU": 4}}
+	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.resources[TPU]", invalid)}},
+	{name: "unknown uri scheme", app: Application{ImportPath: "a:b", RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "ftp://host/app.zip"}},
+		want: []field.Ref{ref("app.runtimeEnv.workingDir", notSupported)}},
+	{name: "relative local uri", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{RuntimeEnv: runtimeenv.RuntimeEnv{PyModules: []string{"local://mods"}}}
+	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.runtimeEnv.pyModules[0]", invalid)}},
+
+	// Specs raytpu rejects and Ray's schema accepts (see deliberateDifferences).
+	{name: "duplicate deployment", app: Application{ImportPath: "a:b", Deployments: []Deployment{{Name: "x"}, {Name: "x"}}},
+		want: []field.Ref{ref("app.deployments[1].name", invalid)}},
+	{name: "reserved user config key", app: one(d(func(d *Deployment) { d.UserConfig = map[string]any{SliceReservationKey: 1} })),
+		want: []field.Ref{ref("app.deployments[d].userConfig[raytpu_slice]", forbidden)}},
+	{name: "no route with prefix", app: Application{ImportPath: "a:b", NoRoute: true, RoutePrefix: "/x"},
+		want: []field.Ref{ref("app.routePrefix", forbidden)}},
+	{name: "topology without accelerator", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Topology: "2x2x2"} })),
+		want: []field.Ref{ref("app.deployments[d].acceleratorConfig.accelerator", required)}},
+	{name: "topology typo", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v6e", Topology: "4x5"} })),
+		want: []field.Ref{ref("app.deployments[d].acceleratorConfig.topology", notSupported)}},
+	{name: "topology gke only", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", Topology: "4x4x20"} })),
+		want: []field.Ref{ref("app.deployments[d].acceleratorConfig.topology", notSupported)}},
+	{name: "heterogeneous bundles with topology", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1, "TPU": 4}, {"TPU": 2}}
+		d.AcceleratorConfig = v4Slice
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundles[1]", invalid)}},
+	{name: "chips do not divide into bundles", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1, "TPU": 3}}
+		d.AcceleratorConfig = v4Slice
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundles[0][TPU]", invalid)}},
+	{name: "gpu kind", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Kind: "gpu", Accelerator: "v4"} })),
+		want: []field.Ref{ref("app.deployments[d].acceleratorConfig.kind", notSupported)}},
+	{name: "unknown accelerator", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v9"} })),
+		want: []field.Ref{ref("app.deployments[d].acceleratorConfig.accelerator", notSupported)}},
+	{name: "accelerator type mismatch", app: one(d(func(d *Deployment) {
+		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v6e"}
+		d.RayActorOptions = &RayActorOptions{AcceleratorType: "TPU-V4"}
+	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.acceleratorType", invalid)}},
+	{name: "actor tpu with topology", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{Resources: map[string]float64{"TPU": 4}}
+		d.AcceleratorConfig = v4Slice
+	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.resources[TPU]", forbidden)}},
+	{name: "bundle selector with topology", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1, "TPU": 4}}
+		d.PlacementGroupBundleLabelSelector = []map[string]string{{"zone": "a"}}
+		d.AcceleratorConfig = v4Slice
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundleLabelSelector", forbidden)}},
+}

@@ -1,0 +1,140 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/raytpu/raytpu/runtimeenv"
+)
+
+// rayApplication is one entry of "applications" in the body of Serve's
+// PUT /api/serve/applications/ (ServeApplicationSchema). Fields are
+// declared in Ray's order and unset ones are left out, so Serve falls back
+// to the code's values; encoding/json sorts every map's keys, so the bytes
+// are stable.
+type rayApplication struct {
+	Name        string                 `json:"name"`
+	RoutePrefix json.RawMessage        `json:"route_prefix,omitempty"`
+	ImportPath  string                 `json:"import_path"`
+	RuntimeEnv  *runtimeenv.RuntimeEnv `json:"runtime_env,omitempty"`
+	Deployments []rayDeployment        `json:"deployments,omitempty"`
+	Args        map[string]any         `json:"args,omitempty"`
+}
+
+// rayDeployment is one entry of "deployments" (DeploymentSchema).
+type rayDeployment struct {
+	Name                              string               `json:"name"`
+	NumReplicas                       NumReplicas          `json:"num_replicas,omitempty"`
+	MaxOngoingRequests                int                  `json:"max_ongoing_requests,omitempty"`
+	MaxQueuedRequests                 int                  `json:"max_queued_requests,omitempty"`
+	UserConfig                        map[string]any       `json:"user_config,omitempty"`
+	AutoscalingConfig                 *AutoscalingConfig   `json:"autoscaling_config,omitempty"`
+	GracefulShutdownWaitLoopS         *float64             `json:"graceful_shutdown_wait_loop_s,omitempty"`
+	GracefulShutdownTimeoutS          *float64             `json:"graceful_shutdown_timeout_s,omitempty"`
+	HealthCheckPeriodS                float64              `json:"health_check_period_s,omitempty"`
+	HealthCheckTimeoutS               float64              `json:"health_check_timeout_s,omitempty"`
+	RayActorOptions                   *rayActorOptions     `json:"ray_actor_options,omitempty"`
+	PlacementGroupBundles             []map[string]float64 `json:"placement_group_bundles,omitempty"`
+	PlacementGroupStrategy            string               `json:"placement_group_strategy,omitempty"`
+	PlacementGroupBundleLabelSelector []map[string]string  `json:"placement_group_bundle_label_selector,omitempty"`
+	MaxReplicasPerNode                int                  `json:"max_replicas_per_node,omitempty"`
+}
+
+// rayActorOptions is RayActorOptionsSchema.
+type rayActorOptions struct {
+	RuntimeEnv      *runtimeenv.RuntimeEnv `json:"runtime_env,omitempty"`
+	NumCPUs         *float64               `json:"num_cpus,omitempty"`
+	NumGPUs         float64                `json:"num_gpus,omitempty"`
+	Memory          float64                `json:"memory,omitempty"`
+	Resources       map[string]float64     `json:"resources,omitempty"`
+	AcceleratorType string                 `json:"accelerator_type,omitempty"`
+	LabelSelector   map[string]string      `json:"label_selector,omitempty"`
+}
+
+// envOrNil returns a copy of e, or nil when e sets nothing.
+func envOrNil(e *runtimeenv.RuntimeEnv) *runtimeenv.RuntimeEnv {
+	if e.WorkingDir == "" && len(e.PyModules) == 0 && len(e.Pip) == 0 && len(e.EnvVars) == 0 &&
+		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0 {
+		return nil
+	}
+	return e.Clone()
+}
+
+// rayConfig builds the Serve config of a validated deployment. accelType
+// is Ray's accelerator type of its AcceleratorConfig ("" for none); res is
+// its slice reservation when it has a topology.
+func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeployment {
+	out := rayDeployment{
+		Name:                      d.Name,
+		NumReplicas:               d.NumReplicas,
+		MaxOngoingRequests:        d.MaxOngoingRequests,
+		MaxQueuedRequests:         d.MaxQueuedRequests,
+		UserConfig:                maps.Clone(d.UserConfig),
+		GracefulShutdownWaitLoopS: d.GracefulShutdownWaitLoopS,
+		GracefulShutdownTimeoutS:  d.GracefulShutdownTimeoutS,
+		HealthCheckPeriodS:        d.HealthCheckPeriodS,
+		HealthCheckTimeoutS:       d.HealthCheckTimeoutS,
+		MaxReplicasPerNode:        d.MaxReplicasPerNode,
+	}
+	if a := d.AutoscalingConfig; a != nil {
+		c := *a
+		out.AutoscalingConfig = &c
+	}
+	if o := d.RayActorOptions; o != nil {
+		out.RayActorOptions = &rayActorOptions{
+			RuntimeEnv:      envOrNil(&o.RuntimeEnv),
+			NumCPUs:         o.NumCPUs,
+			NumGPUs:         o.NumGPUs,
+			Memory:          o.Memory,
+			Resources:       maps.Clone(o.Resources),
+			AcceleratorType: o.AcceleratorType,
+			LabelSelector:   maps.Clone(o.LabelSelector),
+		}
+	}
+	if accelType != "" && res == nil {
+		// An accelerator without a topology places the replica actor on
+		// nodes of that accelerator.
+		if out.RayActorOptions == nil {
+			out.RayActorOptions = &rayActorOptions{}
+		}
+		out.RayActorOptions.AcceleratorType = accelType
+	}
+	if res != nil {
+		// The replica reserves its slice itself: no Serve placement group.
+		if out.UserConfig == nil {
+			out.UserConfig = map[string]any{}
+		}
+		out.UserConfig[SliceReservationKey] = res
+		return out
+	}
+	out.PlacementGroupBundles = cloneBundles(d.PlacementGroupBundles)
+	out.PlacementGroupStrategy = string(d.PlacementGroupStrategy)
+	for _, s := range d.PlacementGroupBundleLabelSelector {
+		out.PlacementGroupBundleLabelSelector = append(out.PlacementGroupBundleLabelSelector, maps.Clone(s))
+	}
+	return out
+}
+
+func cloneBundles(bs []map[string]float64) []map[string]float64 {
+	if bs == nil {
+		return nil
+	}
+	out := make([]map[string]float64, len(bs))
+	for i, b := range bs {
+		out[i] = maps.Clone(b)
+	}
+	return out
+}
+
+// marshal encodes v compactly without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return slices.Clip(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}

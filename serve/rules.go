@@ -1,0 +1,138 @@
+package serve
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/runtimeenv"
+)
+
+// Ray's label syntax (ray/_private/label_utils.py).
+const labelRE = `[a-zA-Z0-9]([a-zA-Z0-9_.-]{0,61}[a-zA-Z0-9])?`
+
+var (
+	labelName     = regexp.MustCompile(`^` + labelRE + `$`)
+	labelPrefix   = regexp.MustCompile(`^((` + labelRE + `)?(\.(` + labelRE + `)?)*)$`)
+	labelSelector = regexp.MustCompile(`^!?(in)?\(` + labelRE + `(, ?` + labelRE + `)*\)$|^!?` + labelRE + `$`)
+)
+
+// validateSelector checks a label selector as Ray's validate_label_selector
+// does: keys are [prefix/]name, values v, !v, in(a,b) or !in(a,b).
+func validateSelector(p *field.Path, sel map[string]string) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		name := k
+		if i := strings.LastIndex(k, "/"); i >= 0 {
+			prefix := k[:i]
+			name = k[i+1:]
+			if len(prefix) > 253 || !labelPrefix.MatchString(prefix) {
+				errs = append(errs, field.Invalid(p.Key(k), k, "the key's prefix must be DNS labels separated by dots, at most 253 characters"))
+				continue
+			}
+		}
+		if len(name) > 63 || !labelName.MatchString(name) {
+			errs = append(errs, field.Invalid(p.Key(k), k, "the key's name must be at most 63 characters, alphanumeric at both ends, with - _ . between"))
+			continue
+		}
+		if v := sel[k]; v != "" && !labelSelector.MatchString(v) {
+			errs = append(errs, field.Invalid(p.Key(k), v, "want a value, !value, in(a,b) or !in(a,b); values are at most 63 characters, alphanumeric at both ends, with - _ . between"))
+		}
+	}
+	return errs
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// positive checks an optional float whose zero value means "Ray's default":
+// a set value must be a finite number above 0.
+func positive(p *field.Path, v float64) field.ErrorList {
+	if v == 0 {
+		return nil
+	}
+	if v < 0 || !finite(v) {
+		return field.ErrorList{field.Invalid(p, v, "must be a number greater than 0")}
+	}
+	return nil
+}
+
+// nonNegative checks an optional float where 0 is a valid setting.
+func nonNegative(p *field.Path, v *float64) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	if *v < 0 || !finite(*v) {
+		return field.ErrorList{field.Invalid(p, *v, "must be a number, 0 or more")}
+	}
+	return nil
+}
+
+// uriProtocols are the schemes Ray's parse_uri accepts in runtime_env
+// (ray/_private/runtime_env/protocol.py).
+var uriProtocols = []string{"abfss", "azure", "conda", "file", "gcs", "gs", "http", "https", "local", "pip", "s3", "uv"}
+
+// validateRuntimeEnv checks a Serve runtime_env: runtimeenv's own rules,
+// and Ray's rule that working_dir and py_modules are URIs. A plain path is
+// a local directory, which a backend uploads (to gcs://) before the config
+// reaches Ray; anything with a scheme must be one Ray knows.
+func validateRuntimeEnv(p *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
+	errs := env.Validate(p)
+	check := func(fp *field.Path, uri string) {
+		scheme, rest, ok := strings.Cut(uri, "://")
+		if !ok {
+			return // a local directory, uploaded by the backend
+		}
+		if !slices.Contains(uriProtocols, strings.ToLower(scheme)) {
+			errs = append(errs, field.NotSupported(fp, uri, uriProtocols).
+				WithDetail(fmt.Sprintf("unknown URI scheme %q", scheme)))
+			return
+		}
+		if strings.EqualFold(scheme, "local") && !strings.HasPrefix(rest, "/") {
+			errs = append(errs, field.Invalid(fp, uri, "a local:// URI names an absolute directory present on every node: local:///path/in/image"))
+		}
+	}
+	if env.WorkingDir != "" {
+		check(p.Child("workingDir"), env.WorkingDir)
+	}
+	for i, m := range env.PyModules {
+		check(p.Child("pyModules").Index(i), m)
+	}
+	return errs
+}
+
+// importPathRule is Ray's ServeApplicationSchema.import_path_format_valid.
+func importPathRule(v string) string {
+	if strings.Contains(v, ":") {
+		switch {
+		case strings.Count(v, ":") > 1:
+			return "an import path may have at most one colon"
+		case strings.HasPrefix(v, ":") || strings.HasSuffix(v, ":"):
+			return "an import path may not start or end with a colon"
+		}
+		return ""
+	}
+	switch {
+	case !strings.Contains(v, "."):
+		return `an import path must contain at least one dot or colon separating the module from the application, e.g. "module:app" or "module.app"`
+	case strings.HasPrefix(v, ".") || strings.HasSuffix(v, "."):
+		return "an import path may not start or end with a dot"
+	}
+	return ""
+}
+
+// routePrefixRule is Ray's validate_route_prefix.
+func routePrefixRule(v string) string {
+	switch {
+	case !strings.HasPrefix(v, "/"):
+		return `must start with "/"`
+	case v != "/" && strings.HasSuffix(v, "/"):
+		return `may not end with "/" unless it is just "/"`
+	case strings.ContainsAny(v, "{}"):
+		return `may not contain wildcards ("{" or "}")`
+	}
+	return ""
+}

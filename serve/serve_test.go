@@ -1,0 +1,93 @@
+package serve
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/placement"
+)
+
+func TestCompile(t *testing.T) {
+	t.Parallel()
+	if n := len(specCases); n < 40 {
+		t.Fatalf("%d spec cases; the Ray cross-check needs at least 40", n)
+	}
+	for _, tc := range specCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			plan, err := tc.app.Compile()
+			if diff := cmp.Diff(tc.want, field.Refs(err)); diff != "" {
+				t.Fatalf("errors (-want +got):\n%s\n%v", diff, err)
+			}
+			if tc.want != nil {
+				if plan != nil {
+					t.Errorf("Compile returned a plan with errors")
+				}
+				return
+			}
+			if plan.Kind != placement.KindApplication || plan.Serve == nil || len(plan.Serve.Config) == 0 {
+				t.Fatalf("plan kind %q, serve %v", plan.Kind, plan.Serve)
+			}
+			again, err := tc.app.Compile()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := plan.MarshalIndent()
+			b, _ := again.MarshalIndent()
+			if !bytes.Equal(a, b) {
+				t.Errorf("two compiles differ:\n%s\n%s", a, b)
+			}
+			if tc.golden != "" {
+				golden.Assert(t, tc.golden+".golden.json", a)
+			}
+		})
+	}
+}
+
+// TestSliceGroups checks one slice group per replica, tagged with the
+// replica's index, and the reservation the replicas read.
+func TestSliceGroups(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		dep  Deployment
+		want int
+	}{
+		{"fixed", Deployment{Name: "llm", NumReplicas: 3, AcceleratorConfig: v4Slice}, 3},
+		{"default one", Deployment{Name: "llm", AcceleratorConfig: v4Slice}, 1},
+		{"autoscaling max", Deployment{Name: "llm", AutoscalingConfig: &AutoscalingConfig{MaxReplicas: 4}, AcceleratorConfig: v4Slice}, 4},
+		{"autoscaling default max", Deployment{Name: "llm", AutoscalingConfig: &AutoscalingConfig{}, AcceleratorConfig: v4Slice}, 1},
+		{"auto default max", Deployment{Name: "llm", NumReplicas: Auto, AcceleratorConfig: v4Slice}, 100},
+		{"no topology", Deployment{Name: "llm", NumReplicas: 3, AcceleratorConfig: &AcceleratorConfig{Accelerator: "v4"}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			plan, err := Application{ImportPath: "a:b", Deployments: []Deployment{tc.dep}}.Compile()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Slices) != tc.want {
+				t.Fatalf("%d slice groups, want %d", len(plan.Slices), tc.want)
+			}
+			for i, g := range plan.Slices {
+				want := placement.Part{Role: placement.RoleReplica, Name: "llm", Index: i}
+				if g.Part != want {
+					t.Errorf("group %d part %v, want %v", i, g.Part, want)
+				}
+				if g.Hosts() != 2 || len(g.Heads) != 1 {
+					t.Errorf("group %d: %d hosts, %d heads; want a v4 2x2x2 slice", i, g.Hosts(), len(g.Heads))
+				}
+			}
+			if len(plan.Slices) > 1 {
+				plan.Slices[0].BundleResources["CPU"] = 99
+				if plan.Slices[1].BundleResources["CPU"] == 99 {
+					t.Error("replica slice groups share a map")
+				}
+			}
+		})
+	}
+}

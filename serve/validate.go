@@ -1,0 +1,176 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
+)
+
+// validTPUPerActor is Ray's TPU_VALID_CHIP_OPTIONS: what an actor may
+// request in resources["TPU"].
+var validTPUPerActor = []float64{1, 2, 4, 8}
+
+// resourceUnit is Ray's RESOURCE_UNIT_SCALING: resource amounts have four
+// decimal places.
+const resourceUnit = 10000
+
+// validate checks every option of d that Ray's DeploymentSchema,
+// DeploymentConfig and ReplicaConfig check, at p.
+func (d *Deployment) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if d.Name == "" {
+		errs = append(errs, field.Required(p.Child("name"), "the name of a deployment defined in the application's code"))
+	}
+	switch {
+	case d.NumReplicas < 0 && d.NumReplicas != Auto:
+		errs = append(errs, field.Invalid(p.Child("numReplicas"), int(d.NumReplicas), `must be a positive count, or Auto ("auto")`))
+	case d.NumReplicas > 0 && d.AutoscalingConfig != nil:
+		errs = append(errs, field.Forbidden(p.Child("numReplicas"), "manually setting num_replicas is not allowed when autoscaling_config is provided; leave it unset or use Auto"))
+	}
+	if d.AutoscalingConfig != nil {
+		errs = append(errs, d.AutoscalingConfig.validate(p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
+	}
+	if d.MaxOngoingRequests < 0 {
+		errs = append(errs, field.Invalid(p.Child("maxOngoingRequests"), d.MaxOngoingRequests, "must be at least 1"))
+	}
+	if d.MaxQueuedRequests < -1 {
+		errs = append(errs, field.Invalid(p.Child("maxQueuedRequests"), d.MaxQueuedRequests, "must be -1 (no limit) or a positive integer"))
+	}
+	if d.UserConfig != nil {
+		if _, reserved := d.UserConfig[SliceReservationKey]; reserved {
+			errs = append(errs, field.Forbidden(p.Child("userConfig").Key(SliceReservationKey), "the key is reserved for the slice a replica reserves (serve.SliceReservationKey)"))
+		}
+		if _, err := json.Marshal(d.UserConfig); err != nil {
+			errs = append(errs, field.Invalid(p.Child("userConfig"), fmt.Sprintf("%T", d.UserConfig), "must be JSON-serialisable: "+err.Error()))
+		}
+	}
+	errs = append(errs, positive(p.Child("healthCheckPeriodS"), d.HealthCheckPeriodS)...)
+	errs = append(errs, positive(p.Child("healthCheckTimeoutS"), d.HealthCheckTimeoutS)...)
+	errs = append(errs, nonNegative(p.Child("gracefulShutdownWaitLoopS"), d.GracefulShutdownWaitLoopS)...)
+	errs = append(errs, nonNegative(p.Child("gracefulShutdownTimeoutS"), d.GracefulShutdownTimeoutS)...)
+	if o := d.RayActorOptions; o != nil {
+		errs = append(errs, o.validate(p.Child("rayActorOptions"))...)
+	}
+	if d.MaxReplicasPerNode < 0 || d.MaxReplicasPerNode > maxReplicasPerNodeMax {
+		errs = append(errs, field.Invalid(p.Child("maxReplicasPerNode"), d.MaxReplicasPerNode, fmt.Sprintf("must be between 1 and %d, or unset for no limit", maxReplicasPerNodeMax)))
+	}
+	errs = append(errs, d.validatePlacement(p)...)
+	return errs
+}
+
+func (o *RayActorOptions) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if o.NumCPUs != nil {
+		errs = append(errs, quantity(p.Child("numCPUs"), *o.NumCPUs)...)
+	}
+	errs = append(errs, quantity(p.Child("numGPUs"), o.NumGPUs)...)
+	errs = append(errs, quantity(p.Child("memory"), o.Memory)...)
+	for _, k := range slices.Sorted(maps.Keys(o.Resources)) {
+		rp, v := p.Child("resources").Key(k), o.Resources[k]
+		switch {
+		case k == rayvocab.ResourceCPU || k == rayvocab.ResourceGPU:
+			errs = append(errs, field.Forbidden(rp, "use numCPUs and numGPUs instead of CPU and GPU in resources"))
+		case k == rayvocab.ResourceTPU && !slices.Contains(validTPUPerActor, v):
+			errs = append(errs, field.NotSupported(rp, v, []string{"1", "2", "4", "8"}).
+				WithDetail("an actor may request only 1, 2, 4 or 8 TPU"))
+		default:
+			errs = append(errs, quantity(rp, v)...)
+		}
+	}
+	errs = append(errs, validateSelector(p.Child("labelSelector"), o.LabelSelector)...)
+	errs = append(errs, validateRuntimeEnv(p.Child("runtimeEnv"), &o.RuntimeEnv)...)
+	return errs
+}
+
+// quantity is Ray's _validate_resource_quantity: not negative, and not
+// finer than 0.0001.
+func quantity(p *field.Path, v float64) field.ErrorList {
+	switch {
+	case v < 0 || !finite(v):
+		return field.ErrorList{field.Invalid(p, v, "must be a number, 0 or more")}
+	case v != 0 && int64(v*resourceUnit) == 0:
+		return field.ErrorList{field.Invalid(p, v, "resource amounts cannot be finer than 0.0001")}
+	}
+	return nil
+}
+
+// validatePlacement checks the per-replica placement group options as
+// DeploymentSchema and ReplicaConfig do. With a topology the bundles
+// describe the slice instead and validateAccelerator checks them.
+func (d *Deployment) validatePlacement(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	bp := p.Child("placementGroupBundles")
+	if d.PlacementGroupStrategy != "" && !slices.Contains(placement.Strategies(), string(d.PlacementGroupStrategy)) {
+		errs = append(errs, field.NotSupported(p.Child("placementGroupStrategy"), string(d.PlacementGroupStrategy), placement.Strategies()))
+	}
+	for i, b := range d.PlacementGroupBundles {
+		allZero := true
+		for _, k := range slices.Sorted(maps.Keys(b)) {
+			if v := b[k]; v != 0 {
+				allZero = false
+				errs = append(errs, quantity(bp.Index(i).Key(k), v)...)
+			}
+		}
+		if allZero {
+			errs = append(errs, field.Invalid(bp.Index(i), fmtBundle(b), "a bundle needs at least one resource above 0"))
+		}
+	}
+	if d.hasTopology() {
+		return errs
+	}
+	bundles := len(d.PlacementGroupBundles)
+	if bundles == 0 {
+		if d.PlacementGroupStrategy != "" {
+			errs = append(errs, field.Forbidden(p.Child("placementGroupStrategy"), "needs placementGroupBundles"))
+		}
+		if len(d.PlacementGroupBundleLabelSelector) > 0 {
+			errs = append(errs, field.Forbidden(p.Child("placementGroupBundleLabelSelector"), "needs placementGroupBundles"))
+		}
+		return errs
+	}
+	if d.MaxReplicasPerNode != 0 {
+		errs = append(errs, field.Forbidden(p.Child("maxReplicasPerNode"), "not allowed with placementGroupBundles"))
+	}
+	if n := len(d.PlacementGroupBundleLabelSelector); n > 0 && n != 1 && n != bundles {
+		errs = append(errs, field.Invalid(p.Child("placementGroupBundleLabelSelector"), n,
+			fmt.Sprintf("must hold one selector for every bundle, or one per bundle (%d)", bundles)))
+	}
+	for i, sel := range d.PlacementGroupBundleLabelSelector {
+		errs = append(errs, validateSelector(p.Child("placementGroupBundleLabelSelector").Index(i), sel)...)
+	}
+	errs = append(errs, d.actorFitsBundle0(p)...)
+	return errs
+}
+
+// actorFitsBundle0 is ReplicaConfig's rule: the replica actor runs in
+// bundle 0, so its CPU (default 1), GPU and resources must fit there.
+func (d *Deployment) actorFitsBundle0(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	first := d.PlacementGroupBundles[0]
+	cpus, op := 1.0, p.Child("rayActorOptions")
+	var gpus float64
+	var res map[string]float64
+	if o := d.RayActorOptions; o != nil {
+		if o.NumCPUs != nil {
+			cpus = *o.NumCPUs
+		}
+		gpus, res = o.NumGPUs, o.Resources
+	}
+	fit := func(fp *field.Path, name string, need float64) {
+		if have := first[name]; have < need {
+			errs = append(errs, field.Invalid(fp, need, fmt.Sprintf(
+				"the replica actor runs in placementGroupBundles[0], which has %g %s; add %s to bundle 0 or lower the actor's", have, name, name)))
+		}
+	}
+	fit(op.Child("numCPUs"), rayvocab.ResourceCPU, cpus)
+	fit(op.Child("numGPUs"), rayvocab.ResourceGPU, gpus)
+	for _, k := range slices.Sorted(maps.Keys(res)) {
+		fit(op.Child("resources").Key(k), k, res[k])
+	}
+	return errs
+}
