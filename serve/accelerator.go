@@ -149,7 +149,11 @@ func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *Sli
 	if strategy == "" {
 		strategy = placement.Pack // Serve LLM's placement strategy default
 	}
-	one, errs := compileSlice(p, d.AcceleratorConfig, d.workerBundle(), strategy)
+	shape, errs := resolveSlice(p, d.AcceleratorConfig, d.workerBundle(), strategy)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	one, errs := shape.Group(1)
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
@@ -171,7 +175,10 @@ func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *Sli
 	for i := range n {
 		g := one
 		if i > 0 {
-			g = cloneGroup(one)
+			// Each replica gets a group of its own: no map or slice shared.
+			if g, errs = shape.Group(1); len(errs) > 0 {
+				return nil, nil, errs
+			}
 		}
 		g.Part = placement.Part{Role: placement.RoleReplica, Name: d.Name, Index: i}
 		groups[i] = g
