@@ -1,0 +1,177 @@
+package ray
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// servePath is the Serve REST resource. Ray 2.60 matches paths exactly: the
+// trailing slash is required (without it the dashboard answers 404).
+const servePath = "/api/serve/applications/"
+
+// Proxy locations (ServeDeployConfig.ProxyLocation).
+const (
+	ProxyDisabled  = "Disabled"
+	ProxyHeadOnly  = "HeadOnly"
+	ProxyEveryNode = "EveryNode"
+)
+
+// ServeDeployConfig is the body of PUT /api/serve/applications/ (Ray's
+// ServeDeploySchema): the whole declarative set of Serve applications.
+// Zero fields are left out and take Ray's defaults.
+//
+// Applications are raw JSON objects (Ray's ServeApplicationSchema), sent
+// byte for byte as given: a config compiled elsewhere reaches Ray exactly
+// as it was built, unknown keys and all (Ray 2.60 drops unknown keys
+// silently rather than rejecting them).
+type ServeDeployConfig struct {
+	// ProxyLocation is "Disabled", "HeadOnly" or "EveryNode". Default
+	// (empty): Ray's default, "EveryNode".
+	ProxyLocation string `json:"proxy_location,omitempty"`
+	// HTTPOptions and GRPCOptions apply only when this PUT starts Serve:
+	// Ray ignores changes to them (it logs a warning) while Serve runs.
+	HTTPOptions *ServeHTTPOptions `json:"http_options,omitempty"`
+	GRPCOptions *ServeGRPCOptions `json:"grpc_options,omitempty"`
+	// LoggingConfig, ControllerOptions and TracingConfig are passed
+	// through verbatim when set. ControllerOptions apply only when the
+	// controller is created.
+	LoggingConfig     json.RawMessage `json:"logging_config,omitempty"`
+	ControllerOptions json.RawMessage `json:"controller_options,omitempty"`
+	TracingConfig     json.RawMessage `json:"tracing_config,omitempty"`
+	// TargetCapacity, a percentage in [0, 100], scales every deployment's
+	// replica counts. Nil: no scaling.
+	TargetCapacity *float64 `json:"target_capacity,omitempty"`
+	// Applications is the complete list of applications deployed through
+	// this API: an application deployed earlier through it and missing
+	// here is deleted. Each entry is one JSON object.
+	Applications []json.RawMessage `json:"applications"`
+}
+
+// ServeHTTPOptions is Ray's HTTPOptionsSchema (the HTTP proxy). Zero fields
+// take Ray's defaults (host 0.0.0.0, port 8000, keep-alive 90 s).
+type ServeHTTPOptions struct {
+	Host               string   `json:"host,omitempty"`
+	Port               int      `json:"port,omitempty"`
+	RootPath           string   `json:"root_path,omitempty"`
+	RequestTimeoutS    *float64 `json:"request_timeout_s,omitempty"`
+	KeepAliveTimeoutS  int      `json:"keep_alive_timeout_s,omitempty"`
+	SSLKeyfile         string   `json:"ssl_keyfile,omitempty"`
+	SSLCertfile        string   `json:"ssl_certfile,omitempty"`
+	SSLKeyfilePassword string   `json:"ssl_keyfile_password,omitempty"`
+	SSLCACerts         string   `json:"ssl_ca_certs,omitempty"`
+}
+
+// ServeGRPCOptions is Ray's gRPCOptionsSchema. The gRPC proxy starts only
+// when Port > 0 and GRPCServicerFunctions is non-empty.
+type ServeGRPCOptions struct {
+	// Port defaults to 9000.
+	Port                  int      `json:"port,omitempty"`
+	GRPCServicerFunctions []string `json:"grpc_servicer_functions,omitempty"`
+	RequestTimeoutS       *float64 `json:"request_timeout_s,omitempty"`
+	// EnableReflection defaults to true.
+	EnableReflection *bool `json:"enable_reflection,omitempty"`
+}
+
+// MarshalJSON encodes the config with every application's bytes exactly as
+// given (encoding/json would re-compact and HTML-escape a RawMessage). It
+// fails when an application is not a JSON object.
+func (c ServeDeployConfig) MarshalJSON() ([]byte, error) {
+	for i, a := range c.Applications {
+		if err := checkAppObject(a); err != nil {
+			return nil, fmt.Errorf("applications[%d]: %w", i, err)
+		}
+	}
+	type plain ServeDeployConfig // no MarshalJSON: encodes the envelope
+	env := plain(c)
+	env.Applications = nil
+	head, err := json.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	// head ends in `"applications":null}`; splice the list in verbatim.
+	const tail = `"applications":null}`
+	if !bytes.HasSuffix(head, []byte(tail)) {
+		return nil, fmt.Errorf("ray: encoding ServeDeployConfig: unexpected envelope %s", head)
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-len(tail)])
+	b.WriteString(`"applications":[`)
+	for i, a := range c.Applications {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(a)
+	}
+	b.WriteString("]}")
+	return b.Bytes(), nil
+}
+
+// checkAppObject reports whether a is one JSON object.
+func checkAppObject(a json.RawMessage) error {
+	t := bytes.TrimSpace(a)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return fmt.Errorf("%w: an application must be a JSON object, got %s", ErrInvalid, abbrev(a))
+	}
+	return nil
+}
+
+func abbrev(b []byte) string {
+	if len(b) > 80 {
+		return fmt.Sprintf("%q...", b[:80])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// ServeApplications returns Serve's status document (GET
+// /api/serve/applications/): every application with its deployments and
+// replicas. When Serve is not running, Applications is empty. The read is
+// retried like every safe call.
+func (c *Client) ServeApplications(ctx context.Context) (ServeDetails, error) {
+	var d ServeDetails
+	err := c.getJSON(ctx, servePath, &d)
+	return d, err
+}
+
+// DeployServeApplications replaces the whole declarative set of Serve
+// applications with cfg (PUT /api/serve/applications/), starting Serve
+// when it is not running. Applications deployed earlier through this API
+// and missing from cfg are deleted; applications deployed from Python
+// (serve.run) are left alone. The PUT returns once Ray has accepted the
+// config; the deploy continues in the background (see
+// WaitServeApplication). A working_dir or py_modules entry that is a
+// local path is refused with ErrInvalid: upload it first with
+// PrepareRuntimeEnv.
+//
+// Ray rejects an invalid config with HTTP 400 (ErrInvalid) and its
+// pydantic message.
+func (c *Client) DeployServeApplications(ctx context.Context, cfg ServeDeployConfig) error {
+	for i, a := range cfg.Applications {
+		if err := checkServeApp(fmt.Sprintf("applications[%d]", i), a); err != nil {
+			return fmt.Errorf("ray: DeployServeApplications: %w", err)
+		}
+	}
+	body, err := cfg.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("ray: DeployServeApplications: %w", err)
+	}
+	// The PUT is retried: a full declarative config is idempotent in Ray.
+	// Applying the same config again sets the same target state; an
+	// application whose import_path, runtime_env and args are unchanged is
+	// not rebuilt and keeps its replicas. A retry after a lost answer
+	// therefore lands where the first attempt would have. (A concurrent
+	// writer is overwritten either way: Ray's PUT is last-writer-wins.)
+	_, _, err = c.do(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json", retry: true})
+	return err
+}
+
+// ShutdownServe shuts down all of Serve (DELETE /api/serve/applications/):
+// every application, whether deployed through this API or from Python,
+// the proxies and the controller. Shutting down a Serve that is not
+// running succeeds, so the call is retried like every safe call.
+func (c *Client) ShutdownServe(ctx context.Context) error {
+	_, _, err := c.do(ctx, request{method: http.MethodDelete, path: servePath, retry: true})
+	return err
+}
