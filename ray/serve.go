@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // servePath is the Serve REST resource. Ray 2.60 matches paths exactly: the
@@ -164,7 +166,35 @@ func (c *Client) DeployServeApplications(ctx context.Context, cfg ServeDeployCon
 	// therefore lands where the first attempt would have. (A concurrent
 	// writer is overwritten either way: Ray's PUT is last-writer-wins.)
 	_, _, err = c.do(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json", retry: true})
-	return err
+	return serveError(err)
+}
+
+// serveError gives a rejected Serve config (HTTP 400, whose body is
+// pydantic's multi-line report) a one-line message that keeps every
+// validation error. The error stays an *APIError.
+func serveError(err error) error {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+		return err
+	}
+	var parts []string
+	for _, l := range strings.Split(ae.Body, "\n") {
+		l = strings.TrimSpace(l)
+		if i := strings.Index(l, " [type="); i >= 0 {
+			l = l[:i]
+		}
+		if l == "" || strings.HasPrefix(l, "For further information visit") {
+			continue
+		}
+		parts = append(parts, l)
+	}
+	msg := strings.Join(parts, "; ")
+	if len(msg) > 2048 {
+		msg = msg[:2048] + "..."
+	}
+	cp := *ae
+	cp.Message = msg
+	return &cp
 }
 
 // ShutdownServe shuts down all of Serve (DELETE /api/serve/applications/):

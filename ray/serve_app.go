@@ -264,7 +264,7 @@ func (c *Client) rewriteServeOnce(ctx context.Context, op string, attempt int, c
 		return fmt.Errorf("ray: %s: %w", op, err)
 	}
 	_, err = c.once(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json"})
-	return err
+	return serveError(err)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -360,3 +360,40 @@ func serveFreePort(t *testing.T, ip string) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// TestServeInvalidConfig checks that Ray's rejection of a config (HTTP
+// 400, before Serve starts) is ErrInvalid with pydantic's message kept.
+func TestServeInvalidConfig(t *testing.T) {
+	t.Parallel()
+	c := realClient(t)
+	tests := []struct {
+		name string
+		apps []json.RawMessage
+		want string
+	}{
+		{"duplicate names", []json.RawMessage{
+			json.RawMessage(`{"name": "dup", "route_prefix": "/1", "import_path": "m:a"}`),
+			json.RawMessage(`{"name": "dup", "route_prefix": "/2", "import_path": "m:a"}`),
+		}, `Found multiple configs for application "dup". Please remove all duplicates.`},
+		{"port inside an application", []json.RawMessage{
+			json.RawMessage(`{"name": "p", "import_path": "m:a", "port": 9001}`),
+		}, "Port 9001 is set in the config for application `p`. Please remove it and set port in the top level deploy config only."},
+		{"bad import path", []json.RawMessage{
+			json.RawMessage(`{"name": "i", "import_path": "app"}`),
+		}, `Got invalid import path "app".`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := c.DeployServeApplications(t.Context(), ray.ServeDeployConfig{Applications: tt.apps})
+			var ae *ray.APIError
+			if !errors.Is(err, ray.ErrInvalid) || !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+				t.Fatalf("err = %v, want an HTTP 400 *APIError matching ErrInvalid", err)
+			}
+			t.Logf("%v", err)
+			if !strings.Contains(ae.Message, tt.want) || strings.Contains(ae.Message, "\n") {
+				t.Errorf("message %q, want one line containing %q", ae.Message, tt.want)
+			}
+		})
+	}
+}
