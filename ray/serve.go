@@ -10,6 +10,28 @@ import (
 	"strings"
 )
 
+// The Serve REST API of Ray 2.60, as checked against the installed
+// dashboard (ray/dashboard/modules/serve/serve_head.py) and real Serve:
+//
+//   - GET /api/serve/applications/ answers the status document; with Serve
+//     not running, {"controller_info": {}, "proxies": {}, "applications":
+//     {}, "target_capacity": null}. A controller that does not answer is a
+//     503 ("... please retry later").
+//   - PUT /api/serve/applications/ validates the whole config (HTTP 400 with
+//     pydantic's report, before Serve is started), starts Serve if needed,
+//     applies the config synchronously (the application exists when the PUT
+//     is answered, with an empty 200) and deploys in the background.
+//     Applications deployed earlier through the PUT and missing from it are
+//     deleted. Every application in the PUT shows DEPLOYING until the
+//     controller's next loop, even when its config is unchanged; its
+//     replicas are kept when import_path, runtime_env and args are.
+//   - deployed_app_config echoes the submitted application (only the keys
+//     that were set, unknown keys dropped).
+//   - DELETE /api/serve/applications/ is serve.shutdown(): all of Serve, the
+//     applications deployed from Python included. It succeeds when Serve is
+//     not running, and returns once Serve is down.
+//   - Paths need the trailing slash.
+
 // servePath is the Serve REST resource. Ray 2.60 matches paths exactly: the
 // trailing slash is required (without it the dashboard answers 404).
 const servePath = "/api/serve/applications/"
