@@ -3,6 +3,7 @@ package ray_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -262,5 +263,38 @@ func TestWaitServeApplicationUnhealthy(t *testing.T) {
 	}
 	if diff := cmp.Diff([]ray.ServeApplicationStatus{ray.ServeAppDeploying, ray.ServeAppUnhealthy}, seen); diff != "" {
 		t.Errorf("transitions (-want +got):\n%s", diff)
+	}
+}
+
+// TestDeployServeApplicationConcurrent deploys applications from several
+// goroutines against a dashboard that keeps the last PUT: the
+// read-modify-write cycles of one process are serialised, so none is lost.
+func TestDeployServeApplicationConcurrent(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(&serveDashboard{})
+	t.Cleanup(srv.Close)
+	c, err := ray.NewClient(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			app := fmt.Sprintf(`{"name": "app%d", "route_prefix": "/%d", "import_path": "m:app"}`, i, i)
+			errs[i] = c.DeployServeApplication(t.Context(), json.RawMessage(app))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.ServeApplications(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(d.Applications); got != n {
+		t.Errorf("%d applications after %d concurrent deploys, want %d: %v", got, n, n, d.Applications)
 	}
 }
