@@ -227,8 +227,10 @@ var errShutdown = errors.New("shut down Serve")
 // from 1.
 func (c *Client) rewriteServe(ctx context.Context, op string, change func(d ServeDetails, attempt int) (*ServeDeployConfig, error)) error {
 	for attempt := 1; ; attempt++ {
-		err := c.rewriteServeOnce(ctx, op, attempt, change)
-		if err == nil || attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
+		writeFailed, err := c.rewriteServeOnce(ctx, op, attempt, change)
+		// A failed read has had its own retries; only a failed write
+		// starts another cycle.
+		if err == nil || !writeFailed || attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
 			return err
 		}
 		wait := c.retry.backoff(attempt)
@@ -240,31 +242,34 @@ func (c *Client) rewriteServe(ctx context.Context, op string, change func(d Serv
 	}
 }
 
-func (c *Client) rewriteServeOnce(ctx context.Context, op string, attempt int, change func(ServeDetails, int) (*ServeDeployConfig, error)) error {
+// rewriteServeOnce runs one cycle; writeFailed reports that err came from
+// the PUT.
+func (c *Client) rewriteServeOnce(ctx context.Context, op string, attempt int, change func(ServeDetails, int) (*ServeDeployConfig, error)) (writeFailed bool, err error) {
 	unlock, err := c.lockServe(ctx)
 	if err != nil {
-		return fmt.Errorf("ray: %s: %w", op, err)
+		return false, fmt.Errorf("ray: %s: %w", op, err)
 	}
 	defer unlock()
 	d, err := c.ServeApplications(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	cfg, err := change(d, attempt)
 	switch {
 	case errors.Is(err, errShutdown):
-		return c.ShutdownServe(ctx)
+		// DELETE is idempotent: ShutdownServe retries it itself.
+		return false, c.ShutdownServe(ctx)
 	case err != nil:
-		return err
+		return false, err
 	case cfg == nil:
-		return nil
+		return false, nil
 	}
 	body, err := cfg.MarshalJSON()
 	if err != nil {
-		return fmt.Errorf("ray: %s: %w", op, err)
+		return false, fmt.Errorf("ray: %s: %w", op, err)
 	}
 	_, err = c.once(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json"})
-	return serveError(err)
+	return err != nil, serveError(err)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -298,3 +298,21 @@ func TestDeployServeApplicationConcurrent(t *testing.T) {
 		t.Errorf("%d applications after %d concurrent deploys, want %d: %v", got, n, n, d.Applications)
 	}
 }
+
+// TestDeployServeApplicationReadFails: when the read fails after its own
+// retries, nothing is written and the cycle is not repeated.
+func TestDeployServeApplicationReadFails(t *testing.T) {
+	t.Parallel()
+	f := &fakeServe{docs: []string{docWithX}, getStatus: []int{503, 503, 503, 503}}
+	err := fakeClient(t, f).DeployServeApplication(t.Context(), json.RawMessage(`{"name": "y", "import_path": "m:y"}`))
+	if !errors.Is(err, ray.ErrUnavailable) {
+		t.Errorf("err = %v, want ErrUnavailable", err)
+	}
+	var methods []string
+	for _, r := range f.requests() {
+		methods = append(methods, r.method)
+	}
+	if diff := cmp.Diff([]string{"GET", "GET", "GET"}, methods); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
