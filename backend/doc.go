@@ -3,7 +3,14 @@
 //
 // Front ends (train, serve, data) compile a workload to a
 // [placement.Plan] and hand it to a backend through the interfaces here,
-// mirroring Ray's verbs: train.JaxTrainer.Fit(ctx, r) is trainer.fit().
+// mirroring Ray's verbs: train.JaxTrainer.Fit(ctx, r) is trainer.fit(),
+// serve.Application.Run(ctx, s) is serve.run(app).
+//
+// Work that runs to completion (a training run, a data pipeline) goes
+// through a [Runner]; services that run until deleted (a Serve
+// application) through a [Server]. The two are separate because their
+// lifecycles are: a run has one outcome, a service has a status that
+// changes, and is updated and deleted by name.
 // Backends implement them:
 //
 //	sim         the in-process simulated TPU cluster: places every slice

@@ -105,19 +105,23 @@ func (e *RunError) Error() string {
 func (e *RunError) Is(target error) bool { return target == ErrRunFailed }
 
 // PlacementError is a simulated placement whose diagnosis has errors: on a
-// real cluster the run would hang or fail to start.
+// real cluster the run would hang or fail to start, or a replica would
+// wait in DEPLOYING for ever.
 type PlacementError struct {
-	Outcome *Outcome
+	// Backend and Name say which backend placed which plan.
+	Backend, Name string
+	// Diagnosis holds every finding; at least one is an error.
+	Diagnosis placement.Diagnosis
 }
 
 func (e *PlacementError) Error() string {
 	var codes []string
-	for _, f := range e.Outcome.Diagnosis {
+	for _, f := range e.Diagnosis {
 		if f.Severity == placement.SeverityError {
 			codes = append(codes, f.String())
 		}
 	}
-	return fmt.Sprintf("%s: the plan cannot be placed as it needs: %s", e.Outcome.Backend, strings.Join(codes, "; "))
+	return fmt.Sprintf("%s: plan %q cannot be placed as it needs: %s", e.Backend, e.Name, strings.Join(codes, "; "))
 }
 
 // Is reports ErrPlacement.

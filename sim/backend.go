@@ -50,7 +50,7 @@ func (c *Cluster) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 		opts.OnStatus(backend.Status{ID: out.ID, State: out.State, Message: out.Message})
 	}
 	if res.Diagnosis.HasErrors() {
-		return out, &backend.PlacementError{Outcome: out}
+		return out, &backend.PlacementError{Backend: BackendName, Name: p.Name, Diagnosis: out.Diagnosis}
 	}
 	return out, nil
 }

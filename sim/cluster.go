@@ -60,6 +60,11 @@ type Cluster struct {
 	// scan makes every bundle look at every host (tests compare it with
 	// the indexed search).
 	scan bool
+
+	// services are the applications deployed as a backend.Server, by
+	// name; svcMu orders Deploy and Delete (which take mu themselves).
+	svcMu    sync.Mutex
+	services map[string]*service
 }
 
 type sliceInfo struct {

@@ -1,0 +1,121 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/raytpu/raytpu/placement"
+)
+
+// Server deploys plans that serve until they are deleted
+// (placement.KindApplication: a Ray Serve application) and follows them.
+//
+// Deploy is declarative: deploying the same plan again changes nothing,
+// and deploying or deleting one application leaves every other application
+// on the backend running.
+type Server interface {
+	// Deploy creates or updates the plan's application and returns its
+	// status once the backend has accepted it (Wait follows it to RUNNING).
+	Deploy(ctx context.Context, p *placement.Plan) (*ServiceStatus, error)
+	// Wait follows the named application until it is RUNNING. An
+	// application that failed is a *ServiceError; a ctx that ends first
+	// returns a *ServiceError holding the last status seen, which says why
+	// it is not running yet.
+	Wait(ctx context.Context, name string, opts WaitOptions) (*ServiceStatus, error)
+	// Status reads the named application's status; ErrNotFound when the
+	// backend has none of that name.
+	Status(ctx context.Context, name string) (*ServiceStatus, error)
+	// Delete removes the named application and frees what it held;
+	// ErrNotFound when the backend has none of that name.
+	Delete(ctx context.Context, name string) error
+}
+
+// WaitOptions tune a Wait. The zero value is valid.
+type WaitOptions struct {
+	// OnStatus, if set, is called with the first status seen and with
+	// every status that differs from the one before. Optional.
+	OnStatus func(*ServiceStatus)
+}
+
+// ServiceState is an application's state, in Ray Serve's terms.
+type ServiceState string
+
+// The states. ServiceSimulated is the simulator's: the replicas' slices are
+// placed, nothing runs.
+const (
+	ServiceNotStarted   ServiceState = "NOT_STARTED"
+	ServiceDeploying    ServiceState = "DEPLOYING"
+	ServiceRunning      ServiceState = "RUNNING"
+	ServiceDeployFailed ServiceState = "DEPLOY_FAILED"
+	ServiceUnhealthy    ServiceState = "UNHEALTHY"
+	ServiceDeleting     ServiceState = "DELETING"
+	ServiceSimulated    ServiceState = "SIMULATED"
+)
+
+// ServiceStatus is what a backend reports about an application.
+type ServiceStatus struct {
+	// Backend names the backend: "sim", "ray", "kuberay".
+	Backend string `json:"backend"`
+	// Name of the application.
+	Name string `json:"name"`
+	// Ran is false when nothing runs: the simulator only places.
+	Ran bool `json:"ran"`
+	// State and Message are the application's, as the backend reports them.
+	State   ServiceState `json:"state"`
+	Message string       `json:"message,omitempty"`
+	// Deployments are the application's deployments, by name.
+	Deployments []DeploymentStatus `json:"deployments,omitempty"`
+	// Landings say where every replica's slice bundles landed and
+	// Diagnosis what that means (the simulator reports both).
+	Landings  []placement.Landing `json:"landings,omitempty"`
+	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
+	// Time is when the status was read.
+	Time time.Time `json:"time"`
+}
+
+// DeploymentStatus is one deployment of an application.
+type DeploymentStatus struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+	// Replicas running out of wanted.
+	Replicas       int `json:"replicas"`
+	TargetReplicas int `json:"targetReplicas"`
+}
+
+// ServiceError is an application that failed to deploy or became
+// unhealthy, or a Wait that ended (with its context) before it was
+// RUNNING. It matches ErrDeployFailed or ErrUnhealthy by state, and the
+// context's error when Err is set.
+type ServiceError struct {
+	Status *ServiceStatus
+	// Err is the context's error when a Wait was cut short.
+	Err error
+}
+
+func (e *ServiceError) Error() string {
+	s := e.Status
+	msg := fmt.Sprintf("%s: application %q is %s", s.Backend, s.Name, s.State)
+	if e.Err != nil {
+		msg += fmt.Sprintf(" (wait ended: %v)", e.Err)
+	}
+	if s.Message != "" {
+		msg += ": " + s.Message
+	}
+	return msg
+}
+
+// Is maps the state onto ErrDeployFailed and ErrUnhealthy.
+func (e *ServiceError) Is(target error) bool {
+	switch target {
+	case ErrDeployFailed:
+		return e.Status.State == ServiceDeployFailed
+	case ErrUnhealthy:
+		return e.Status.State == ServiceUnhealthy
+	}
+	return false
+}
+
+// Unwrap returns the context's error, if the wait was cut short.
+func (e *ServiceError) Unwrap() error { return e.Err }
