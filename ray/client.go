@@ -42,9 +42,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
-	"net/textproto"
 	"net/url"
 	"strings"
 	"time"
@@ -68,112 +66,6 @@ type Client struct {
 	sleep   func(context.Context, time.Duration) error
 	newID   func() string
 	tlsConf *tls.Config
-}
-
-// RetryPolicy says how often and how patiently a retry-safe request is
-// retried. Backoff is jittered: attempt n waits a random duration in
-// [d/2, d] where d = min(InitialBackoff * 2^(n-1), MaxBackoff).
-type RetryPolicy struct {
-	// MaxAttempts counts the first attempt: 1 disables retries. Default 4.
-	MaxAttempts int
-	// InitialBackoff is the wait before the first retry. Default 200ms.
-	InitialBackoff time.Duration
-	// MaxBackoff caps the wait. Default 5s.
-	MaxBackoff time.Duration
-	// AttemptTimeout bounds each attempt, answer body included, so that a
-	// stalled answer is retried. Default 0: only ctx bounds an attempt.
-	AttemptTimeout time.Duration
-}
-
-// DefaultRetryPolicy is used when no WithRetry option is given.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 4, InitialBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second}
-
-// An Option configures a Client. Options validate their input and copy
-// anything mutable.
-type Option interface {
-	apply(*Client) error
-}
-
-type optionFunc func(*Client) error
-
-func (f optionFunc) apply(c *Client) error { return f(c) }
-
-// WithHTTPClient sets the HTTP client. Default: a client with no overall
-// timeout (use contexts) over a clone of http.DefaultTransport. The client
-// is copied; its Transport is shared.
-func WithHTTPClient(hc *http.Client) Option {
-	return optionFunc(func(c *Client) error {
-		if hc == nil {
-			return errors.New("ray: WithHTTPClient(nil)")
-		}
-		cp := *hc
-		c.hc = &cp
-		return nil
-	})
-}
-
-// WithHeader adds a header to every request, e.g. an Authorization token.
-// Header values are never logged.
-func WithHeader(key, value string) Option {
-	return optionFunc(func(c *Client) error {
-		if key == "" || strings.ContainsAny(key, " \t\r\n:") {
-			return fmt.Errorf("ray: WithHeader: invalid header name %q", key)
-		}
-		if strings.ContainsAny(value, "\r\n") {
-			return fmt.Errorf("ray: WithHeader(%q): value contains a line break", key)
-		}
-		c.header.Add(textproto.CanonicalMIMEHeaderKey(key), value)
-		return nil
-	})
-}
-
-// WithTLSConfig sets the TLS configuration (a clone is kept). It applies to
-// the client's transport when that is an *http.Transport.
-func WithTLSConfig(cfg *tls.Config) Option {
-	return optionFunc(func(c *Client) error {
-		if cfg == nil {
-			return errors.New("ray: WithTLSConfig(nil)")
-		}
-		c.tlsConf = cfg.Clone()
-		return nil
-	})
-}
-
-// WithLogger sets the logger for requests and retries. Default: silent.
-// Logged URLs have their credentials removed; header values are never
-// logged.
-func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *Client) error {
-		if l == nil {
-			return errors.New("ray: WithLogger(nil)")
-		}
-		c.logger = l
-		return nil
-	})
-}
-
-// WithRetry sets the retry policy for retry-safe requests. Zero fields take
-// their defaults from DefaultRetryPolicy.
-func WithRetry(p RetryPolicy) Option {
-	return optionFunc(func(c *Client) error {
-		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 || p.AttemptTimeout < 0 {
-			return fmt.Errorf("ray: WithRetry: negative field in %+v", p)
-		}
-		if p.MaxAttempts == 0 {
-			p.MaxAttempts = DefaultRetryPolicy.MaxAttempts
-		}
-		if p.InitialBackoff == 0 {
-			p.InitialBackoff = DefaultRetryPolicy.InitialBackoff
-		}
-		if p.MaxBackoff == 0 {
-			p.MaxBackoff = max(DefaultRetryPolicy.MaxBackoff, p.InitialBackoff)
-		}
-		if p.MaxBackoff < p.InitialBackoff {
-			return fmt.Errorf("ray: WithRetry: MaxBackoff %v < InitialBackoff %v", p.MaxBackoff, p.InitialBackoff)
-		}
-		c.retry = p
-		return nil
-	})
 }
 
 // NewClient returns a client for the dashboard at baseURL, e.g.
@@ -243,30 +135,6 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // BaseURL returns the dashboard URL without credentials.
 func (c *Client) BaseURL() string { return Redact(c.base) }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// backoff returns the wait before retry number n (1-based).
-func (p RetryPolicy) backoff(n int) time.Duration {
-	d := p.InitialBackoff
-	for i := 1; i < n && d < p.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, p.MaxBackoff)
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
 // request describes one logical call.
 type request struct {
 	method string
@@ -300,22 +168,12 @@ func (c *Client) do(ctx context.Context, r request) (ans answer, attempts int, e
 	if r.retry {
 		max = c.retry.MaxAttempts
 	}
-	for attempt := 1; ; attempt++ {
+	attempts, err = c.withRetry(ctx, max, "request", func() error {
+		var err error
 		ans, err = c.once(ctx, r)
-		if err == nil {
-			return ans, attempt, nil
-		}
-		if attempt >= max || !transient(err) || ctx.Err() != nil {
-			return ans, attempt, err
-		}
-		wait := c.retry.backoff(attempt)
-		c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: retrying",
-			slog.String("method", r.method), slog.String("url", Redact(c.url(r.path))),
-			slog.Int("attempt", attempt), slog.Duration("backoff", wait), slog.String("error", err.Error()))
-		if serr := c.sleep(ctx, wait); serr != nil {
-			return ans, attempt, fmt.Errorf("%w (last error: %v)", serr, err)
-		}
-	}
+		return err
+	}, slog.String("method", r.method), slog.String("url", Redact(c.url(r.path))))
+	return ans, attempts, err
 }
 
 // transient reports whether err may go away on a retry.
