@@ -46,6 +46,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // maxErrorBody bounds how much of an error answer is read.
@@ -66,6 +68,8 @@ type Client struct {
 	sleep   func(context.Context, time.Duration) error
 	newID   func() string
 	tlsConf *tls.Config
+	// uploads joins concurrent UploadDir calls for the same package.
+	uploads singleflight.Group
 }
 
 // NewClient returns a client for the dashboard at baseURL, e.g.

@@ -144,7 +144,6 @@ func TestStopJob(t *testing.T) {
 	}
 }
 
-// waitStatus polls until the job has status want.
 // dashboardProxy starts a fault proxy in front of the shared cluster's
 // dashboard, closed when the test ends.
 func dashboardProxy(t *testing.T) *faultproxy.Proxy {
@@ -176,6 +175,7 @@ func runJob(t *testing.T, c *ray.Client, sub ray.JobSubmission) (string, ray.Job
 	return id, job, logs
 }
 
+// waitStatus polls until the job has status want.
 func waitStatus(t *testing.T, c *ray.Client, id string, want ray.JobStatus) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)

@@ -2,10 +2,12 @@ package ray
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Package limits, as in Ray 2.60.
@@ -103,38 +105,25 @@ func HashDir(dir string, opts PackageOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	acc := hashSeed
-	var mu sync.Mutex
-	var firstErr error
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range opts.Workers {
-		wg.Go(func() {
-			local := [8]byte{}
-			for i := range next {
-				h, err := hashEntry(&entries[i])
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					continue
-				}
-				xor8(&local, h)
-			}
-			mu.Lock()
-			xor8(&acc, local)
-			mu.Unlock()
+	hashes := make([][8]byte, len(entries))
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(opts.Workers)
+	for i := range entries {
+		if ctx.Err() != nil {
+			break // a file failed: the rest need not be read
+		}
+		g.Go(func() error {
+			var err error
+			hashes[i], err = hashEntry(&entries[i])
+			return err
 		})
 	}
-	for i := range entries {
-		next <- i
+	if err := g.Wait(); err != nil {
+		return "", err
 	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return "", firstErr
+	acc := hashSeed
+	for _, h := range hashes {
+		xor8(&acc, h)
 	}
 	uri, _ := uriForHash(acc)
 	return uri, nil

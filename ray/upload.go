@@ -2,10 +2,16 @@ package ray
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -74,7 +80,58 @@ func (c *Client) putPackage(ctx context.Context, pkg *Package) error {
 // written (the zip is never held whole). uploaded reports whether it
 // uploaded. A failed upload is retried like other package requests,
 // zipping again.
+//
+// Concurrent calls on one Client for the same directory and options share
+// one hash, check and upload (they all report the one upload).
 func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions) (uri string, uploaded bool, err error) {
+	key, err := uploadKey(dir, opts)
+	if err != nil {
+		return "", false, err
+	}
+	type result struct {
+		uri      string
+		uploaded bool
+	}
+	v, err, shared := c.uploads.Do(key, func() (any, error) {
+		uri, uploaded, err := c.uploadDir(ctx, dir, opts)
+		return result{uri, uploaded}, err
+	})
+	if err != nil && shared && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The call this one joined gave up (its context ended); this one
+		// still wants the package.
+		return c.uploadDir(ctx, dir, opts)
+	}
+	if err != nil {
+		return "", false, err
+	}
+	r := v.(result)
+	return r.uri, r.uploaded, nil
+}
+
+// uploadKey names what UploadDir would upload: the directory and every
+// option that changes the package.
+func uploadKey(dir string, opts PackageOptions) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("ray: package %s: %w", dir, err)
+	}
+	h := sha256.New()
+	field := func(s string) { fmt.Fprintf(h, "%d:%s", len(s), s) }
+	field(abs)
+	fmt.Fprintf(h, "%d|%t|%t|%d|%t|%t|%t", len(opts.Excludes), opts.NoDefaultExcludes, opts.IgnoreGitignore,
+		opts.MaxSize, opts.Store, opts.includeParentDir, opts.allowFile)
+	for _, e := range opts.Excludes {
+		field(e)
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.Extra)) {
+		field(name)
+		sum := sha256.Sum256(opts.Extra[name])
+		h.Write(sum[:])
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (c *Client) uploadDir(ctx context.Context, dir string, opts PackageOptions) (uri string, uploaded bool, err error) {
 	uri, err = HashDir(dir, opts)
 	if err != nil {
 		return "", false, err
@@ -96,6 +153,8 @@ func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions)
 var errUploadEnded = errors.New("ray: upload ended")
 
 // uploadStreaming zips dir straight into PUT /api/packages/... for uri.
+// A failed PUT is retried (zipping again); a failure of packaging itself
+// (size limit, unreadable file, the directory changed) is not.
 func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts PackageOptions) (*Package, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
@@ -108,44 +167,34 @@ func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts Pack
 	if err != nil {
 		return nil, err
 	}
-	type result struct {
-		pkg *Package
-		err error
-	}
 	start := time.Now()
-	for attempt := 1; ; attempt++ {
+	var pkg *Package
+	_, err = c.withRetry(ctx, c.retry.MaxAttempts, "package upload", func() error {
 		pr, pw := io.Pipe()
-		res := make(chan result, 1)
+		var perr error
+		packed := make(chan struct{})
 		go func() {
-			pkg, err := writePackage(pw, dir, entries, opts)
-			if err == nil && pkg.URI != uri {
-				err = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, pkg.URI)
+			defer close(packed)
+			pkg, perr = writePackage(pw, dir, entries, opts)
+			if perr == nil && pkg.URI != uri {
+				perr = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, pkg.URI)
 			}
-			pw.CloseWithError(err) // nil: the reader sees EOF
-			res <- result{pkg, err}
+			pw.CloseWithError(perr) // nil: the reader sees EOF
 		}()
 		_, err := c.once(ctx, request{method: http.MethodPut, path: path, stream: pr, ctype: "application/zip"})
 		pr.CloseWithError(errUploadEnded)
-		r := <-res
-		if r.err != nil && !errors.Is(r.err, errUploadEnded) {
-			// Packaging itself failed (size limit, unreadable file, the
-			// directory changed): retrying would not help.
-			return nil, r.err
+		<-packed
+		switch {
+		case perr != nil && !errors.Is(perr, errUploadEnded):
+			return perr // not transient: ends the attempts
+		case err == nil && perr != nil:
+			return fmt.Errorf("ray: upload of %s: answered before the package was sent", uri)
 		}
-		if err == nil {
-			if r.err != nil {
-				return nil, fmt.Errorf("ray: upload of %s: answered before the package was sent", uri)
-			}
-			c.logger.DebugContext(ctx, "ray: uploaded package", "uri", uri, "bytes", r.pkg.Size, "took", time.Since(start))
-			return r.pkg, nil
-		}
-		if attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
-			return nil, err
-		}
-		wait := c.retry.backoff(attempt)
-		c.logger.DebugContext(ctx, "ray: retrying package upload", "uri", uri, "attempt", attempt, "backoff", wait, "error", err.Error())
-		if serr := c.sleep(ctx, wait); serr != nil {
-			return nil, fmt.Errorf("%w (last error: %v)", serr, err)
-		}
+		return err
+	}, slog.String("uri", uri))
+	if err != nil {
+		return nil, err
 	}
+	c.logger.DebugContext(ctx, "ray: uploaded package", "uri", uri, "bytes", pkg.Size, "took", time.Since(start))
+	return pkg, nil
 }

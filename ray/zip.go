@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/flate"
+	"golang.org/x/sync/errgroup"
 )
 
 // largeFile: files at least this big are streamed into the zip by the
@@ -112,18 +113,21 @@ func writePackage(w io.Writer, dir string, entries []entry, opts PackageOptions)
 		prefix = filepath.Base(abs) + "/"
 	}
 
+	// Entries are prepared (read, hashed, compressed) by up to
+	// opts.Workers goroutines at once and written in order; the order
+	// channel bounds how far preparing runs ahead of writing.
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	window := 4 * opts.Workers
 	type job struct {
 		i   int
 		out chan prepared
 	}
-	jobs := make(chan job)
-	order := make(chan job, window)
+	order := make(chan job, 4*opts.Workers)
+	var g errgroup.Group
+	g.SetLimit(opts.Workers)
+	queued := make(chan struct{})
 	go func() {
+		defer close(queued)
 		defer close(order)
-		defer close(jobs)
 		for i := range entries {
 			j := job{i: i, out: make(chan prepared, 1)}
 			select {
@@ -131,23 +135,17 @@ func writePackage(w io.Writer, dir string, entries []entry, opts PackageOptions)
 			case <-ctx.Done():
 				return
 			}
-			select {
-			case jobs <- j:
-			case <-ctx.Done():
-				return
-			}
+			g.Go(func() error {
+				j.out <- prepare(&entries[i], opts.Store)
+				return nil
+			})
 		}
 	}()
-	var wg sync.WaitGroup
-	for range opts.Workers {
-		wg.Go(func() {
-			for j := range jobs {
-				j.out <- prepare(&entries[j.i], opts.Store)
-			}
-		})
-	}
-	defer wg.Wait()
-	defer cancel()
+	defer func() {
+		cancel()
+		<-queued // no g.Go after this
+		g.Wait()
+	}()
 
 	lw := &limitWriter{w: w, max: opts.MaxSize, dir: dir}
 	zw := zip.NewWriter(lw)
