@@ -12,6 +12,8 @@
 // # Ray 2.60 as checked against the installed dashboard
 //
 //   - GET /api/version reports API version "4".
+//   - With token authentication on, requests without a token are answered
+//     401 and with a wrong one 403; both match ErrUnauthenticated.
 //   - A second job with an existing submission_id is answered HTTP 500 (not
 //     400 or 409) with a traceback ending in "ValueError: Job with
 //     submission_id <id> already exists."; it matches ErrAlreadyExists.
@@ -68,12 +70,19 @@ type Client struct {
 	sleep   func(context.Context, time.Duration) error
 	newID   func() string
 	tlsConf *tls.Config
+	// token is the bearer token sent (never logged nor in an error), and
+	// tokenSource where it came from, for error messages.
+	token, tokenSource string
 	// uploads joins concurrent UploadDir calls for the same package.
 	uploads singleflight.Group
 }
 
 // NewClient returns a client for the dashboard at baseURL, e.g.
-// "http://127.0.0.1:8265". Userinfo in baseURL becomes basic auth.
+// "http://127.0.0.1:8265". Userinfo in baseURL becomes basic auth. Unless
+// WithToken or an Authorization header is given, the client finds a Ray
+// token the way Ray's clients do (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH,
+// ~/.ray/auth_token; see EnvAuthToken) and sends it on every request;
+// a token path that is set but unreadable is an error.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
@@ -133,7 +142,19 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		}
 		u.User = nil
 	}
+	if err := c.setupAuth(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// apiError describes an error answer.
+func (c *Client) apiError(status int, method, path string, body []byte) *APIError {
+	e := &APIError{Status: status, Method: method, Path: path, Message: condense(string(body)), Body: string(body)}
+	if e.kind() == ErrUnauthenticated {
+		e.hint = c.authHint(status)
+	}
+	return e
 }
 
 // BaseURL returns the dashboard URL without credentials.
@@ -255,10 +276,7 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 		return answer{}, scrubURLError(r.method, u, fmt.Errorf("reading answer: %w", rerr))
 	}
 	if !accepted {
-		return answer{status: resp.StatusCode}, &APIError{
-			Status: resp.StatusCode, Method: r.method, Path: u.Path,
-			Message: condense(string(data)), Body: string(data),
-		}
+		return answer{status: resp.StatusCode}, c.apiError(resp.StatusCode, r.method, u.Path, data)
 	}
 	return answer{status: resp.StatusCode, body: data}, nil
 }

@@ -24,8 +24,7 @@ func (c *Cluster) waitDashboard(ctx context.Context) error {
 		if p := c.exited(); p != nil {
 			return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.DashboardURL+"/api/version", nil)
-		resp, err := hc.Do(req)
+		resp, err := c.get(ctx, hc, "/api/version")
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()

@@ -28,12 +28,8 @@ func (n NodeInfo) Alive() bool { return n.State == "ALIVE" }
 // Nodes lists the cluster's nodes (dead ones included) from the dashboard's
 // state API.
 func (c *Cluster) Nodes(ctx context.Context) ([]NodeInfo, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.DashboardURL+"/api/v0/nodes?detail=1&limit=1000", nil)
-	if err != nil {
-		return nil, err
-	}
 	hc := &http.Client{Timeout: 10 * time.Second}
-	resp, err := hc.Do(req)
+	resp, err := c.get(ctx, hc, "/api/v0/nodes?detail=1&limit=1000")
 	if err != nil {
 		return nil, fmt.Errorf("raycluster: list nodes: %w", err)
 	}

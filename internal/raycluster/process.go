@@ -46,6 +46,7 @@ func baseEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "TPU_") || k == markerEnv || k == "RAY_ADDRESS" || k == "RAY_TMPDIR" ||
+			k == envAuthMode || k == envAuthToken || k == envAuthTokenPath ||
 			k == "JAX_PLATFORMS" || k == "XLA_FLAGS" || k == "VIRTUAL_ENV" || k == "PYTHONPATH" || k == "PYTHONHOME" || k == "TMPDIR" {
 			continue
 		}
@@ -99,6 +100,7 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		"RAY_ADDRESS="+c.GCSAddress,
 		markerEnv+"="+marker,
 	)
+	e = append(e, c.authEnv()...)
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		e = append(e, k+"="+env[k])
 	}

@@ -91,6 +91,15 @@ type Config struct {
 	Detach bool
 	// Logger receives progress messages. Default: discard.
 	Logger *slog.Logger
+	// TokenAuth starts the cluster with Ray's token authentication on
+	// (RAY_AUTH_MODE=token): every dashboard request but a few health
+	// checks then needs "Authorization: Bearer <token>" (see
+	// Cluster.AuthToken). Without it the cluster runs with
+	// RAY_AUTH_MODE=disabled, whatever ~/.ray/auth_token holds.
+	TokenAuth bool
+	// AuthToken is the token when TokenAuth is set. Default: a fresh
+	// random one (64 hex digits, as `ray get-auth-token --generate`).
+	AuthToken string
 }
 
 // ErrNoRay is returned (wrapped) when the virtualenv or its ray binary is
@@ -109,6 +118,9 @@ type Cluster struct {
 	tempDir string
 	ownTemp bool
 	logger  *slog.Logger
+	// token authenticates dashboard requests when token auth is on;
+	// tokenPath is the file nodes read it from.
+	token, tokenPath string
 
 	mu      sync.Mutex
 	procs   []*proc // head first
@@ -181,6 +193,10 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			_ = c.Stop()
 		}
 	}()
+
+	if err := c.setupAuth(cfg); err != nil {
+		return nil, err
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
