@@ -34,6 +34,17 @@
 // Posing nodes also get JAX_PLATFORMS=cpu and
 // XLA_FLAGS=--xla_force_host_platform_device_count=<chips> unless Env sets
 // them, so JAX in their workers sees one CPU device per posed chip.
+//
+// # Token authentication
+//
+// Config.TokenAuth starts every node with RAY_AUTH_MODE=token and
+// RAY_AUTH_TOKEN_PATH naming a file under the cluster's temp dir, the
+// switch Ray 2.60's `ray start` reads (it has no flag for it). The
+// dashboard then answers 401 without "Authorization: Bearer <token>" and
+// 403 with a wrong token; job drivers find the token through the inherited
+// RAY_AUTH_TOKEN_PATH. Without TokenAuth nodes get RAY_AUTH_MODE=disabled,
+// since `ray start` would otherwise turn authentication on whenever
+// ~/.ray/auth_token exists.
 package raycluster
 
 import (
