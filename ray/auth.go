@@ -37,11 +37,6 @@ const (
 	EnvAuthTokenPath = "RAY_AUTH_TOKEN_PATH"
 )
 
-// ErrUnauthenticated: the dashboard refused the request's token (HTTP 401:
-// none was sent; HTTP 403: it was wrong). The error's message says how to
-// supply one.
-var ErrUnauthenticated = errors.New("ray: not authenticated")
-
 // DefaultTokenPath returns ~/.ray/auth_token, where ray.init() writes the
 // token of a cluster it starts.
 func DefaultTokenPath() (string, error) {

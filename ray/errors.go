@@ -25,6 +25,10 @@ var (
 	// ErrUnavailable: the dashboard could not be reached or answered with a
 	// server error, after retries.
 	ErrUnavailable = errors.New("ray: dashboard unavailable")
+	// ErrUnauthenticated: the dashboard refused the request's token (HTTP
+	// 401: none was sent; HTTP 403: it was wrong). The error's message says
+	// how to supply one (see EnvAuthToken).
+	ErrUnauthenticated = errors.New("ray: not authenticated")
 )
 
 // APIError is an error answer from the Ray dashboard.
