@@ -12,6 +12,8 @@
 // # Ray 2.60 as checked against the installed dashboard
 //
 //   - GET /api/version reports API version "4".
+//   - With token authentication on, requests without a token are answered
+//     401 and with a wrong one 403; both match ErrUnauthenticated.
 //   - A second job with an existing submission_id is answered HTTP 500 (not
 //     400 or 409) with a traceback ending in "ValueError: Job with
 //     submission_id <id> already exists."; it matches ErrAlreadyExists.
@@ -42,12 +44,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
-	"net/textproto"
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // maxErrorBody bounds how much of an error answer is read.
@@ -68,116 +70,19 @@ type Client struct {
 	sleep   func(context.Context, time.Duration) error
 	newID   func() string
 	tlsConf *tls.Config
-}
-
-// RetryPolicy says how often and how patiently a retry-safe request is
-// retried. Backoff is jittered: attempt n waits a random duration in
-// [d/2, d] where d = min(InitialBackoff * 2^(n-1), MaxBackoff).
-type RetryPolicy struct {
-	// MaxAttempts counts the first attempt: 1 disables retries. Default 4.
-	MaxAttempts int
-	// InitialBackoff is the wait before the first retry. Default 200ms.
-	InitialBackoff time.Duration
-	// MaxBackoff caps the wait. Default 5s.
-	MaxBackoff time.Duration
-	// AttemptTimeout bounds each attempt, answer body included, so that a
-	// stalled answer is retried. Default 0: only ctx bounds an attempt.
-	AttemptTimeout time.Duration
-}
-
-// DefaultRetryPolicy is used when no WithRetry option is given.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 4, InitialBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second}
-
-// An Option configures a Client. Options validate their input and copy
-// anything mutable.
-type Option interface {
-	apply(*Client) error
-}
-
-type optionFunc func(*Client) error
-
-func (f optionFunc) apply(c *Client) error { return f(c) }
-
-// WithHTTPClient sets the HTTP client. Default: a client with no overall
-// timeout (use contexts) over a clone of http.DefaultTransport. The client
-// is copied; its Transport is shared.
-func WithHTTPClient(hc *http.Client) Option {
-	return optionFunc(func(c *Client) error {
-		if hc == nil {
-			return errors.New("ray: WithHTTPClient(nil)")
-		}
-		cp := *hc
-		c.hc = &cp
-		return nil
-	})
-}
-
-// WithHeader adds a header to every request, e.g. an Authorization token.
-// Header values are never logged.
-func WithHeader(key, value string) Option {
-	return optionFunc(func(c *Client) error {
-		if key == "" || strings.ContainsAny(key, " \t\r\n:") {
-			return fmt.Errorf("ray: WithHeader: invalid header name %q", key)
-		}
-		if strings.ContainsAny(value, "\r\n") {
-			return fmt.Errorf("ray: WithHeader(%q): value contains a line break", key)
-		}
-		c.header.Add(textproto.CanonicalMIMEHeaderKey(key), value)
-		return nil
-	})
-}
-
-// WithTLSConfig sets the TLS configuration (a clone is kept). It applies to
-// the client's transport when that is an *http.Transport.
-func WithTLSConfig(cfg *tls.Config) Option {
-	return optionFunc(func(c *Client) error {
-		if cfg == nil {
-			return errors.New("ray: WithTLSConfig(nil)")
-		}
-		c.tlsConf = cfg.Clone()
-		return nil
-	})
-}
-
-// WithLogger sets the logger for requests and retries. Default: silent.
-// Logged URLs have their credentials removed; header values are never
-// logged.
-func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *Client) error {
-		if l == nil {
-			return errors.New("ray: WithLogger(nil)")
-		}
-		c.logger = l
-		return nil
-	})
-}
-
-// WithRetry sets the retry policy for retry-safe requests. Zero fields take
-// their defaults from DefaultRetryPolicy.
-func WithRetry(p RetryPolicy) Option {
-	return optionFunc(func(c *Client) error {
-		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 || p.AttemptTimeout < 0 {
-			return fmt.Errorf("ray: WithRetry: negative field in %+v", p)
-		}
-		if p.MaxAttempts == 0 {
-			p.MaxAttempts = DefaultRetryPolicy.MaxAttempts
-		}
-		if p.InitialBackoff == 0 {
-			p.InitialBackoff = DefaultRetryPolicy.InitialBackoff
-		}
-		if p.MaxBackoff == 0 {
-			p.MaxBackoff = max(DefaultRetryPolicy.MaxBackoff, p.InitialBackoff)
-		}
-		if p.MaxBackoff < p.InitialBackoff {
-			return fmt.Errorf("ray: WithRetry: MaxBackoff %v < InitialBackoff %v", p.MaxBackoff, p.InitialBackoff)
-		}
-		c.retry = p
-		return nil
-	})
+	// token is the bearer token sent (never logged nor in an error), and
+	// tokenSource where it came from, for error messages.
+	token, tokenSource string
+	// uploads joins concurrent UploadDir calls for the same package.
+	uploads singleflight.Group
 }
 
 // NewClient returns a client for the dashboard at baseURL, e.g.
-// "http://127.0.0.1:8265". Userinfo in baseURL becomes basic auth.
+// "http://127.0.0.1:8265". Userinfo in baseURL becomes basic auth. Unless
+// WithToken or an Authorization header is given, the client finds a Ray
+// token the way Ray's clients do (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH,
+// ~/.ray/auth_token; see EnvAuthToken) and sends it on every request;
+// a token path that is set but unreadable is an error.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
@@ -237,35 +142,23 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		}
 		u.User = nil
 	}
+	if err := c.setupAuth(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// apiError describes an error answer.
+func (c *Client) apiError(status int, method, path string, body []byte) *APIError {
+	e := &APIError{Status: status, Method: method, Path: path, Message: condense(string(body)), Body: string(body)}
+	if e.kind() == ErrUnauthenticated {
+		e.hint = c.authHint(status)
+	}
+	return e
 }
 
 // BaseURL returns the dashboard URL without credentials.
 func (c *Client) BaseURL() string { return Redact(c.base) }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// backoff returns the wait before retry number n (1-based).
-func (p RetryPolicy) backoff(n int) time.Duration {
-	d := p.InitialBackoff
-	for i := 1; i < n && d < p.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, p.MaxBackoff)
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
-}
 
 // request describes one logical call.
 type request struct {
@@ -300,22 +193,12 @@ func (c *Client) do(ctx context.Context, r request) (ans answer, attempts int, e
 	if r.retry {
 		max = c.retry.MaxAttempts
 	}
-	for attempt := 1; ; attempt++ {
+	attempts, err = c.withRetry(ctx, max, "request", func() error {
+		var err error
 		ans, err = c.once(ctx, r)
-		if err == nil {
-			return ans, attempt, nil
-		}
-		if attempt >= max || !transient(err) || ctx.Err() != nil {
-			return ans, attempt, err
-		}
-		wait := c.retry.backoff(attempt)
-		c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: retrying",
-			slog.String("method", r.method), slog.String("url", Redact(c.url(r.path))),
-			slog.Int("attempt", attempt), slog.Duration("backoff", wait), slog.String("error", err.Error()))
-		if serr := c.sleep(ctx, wait); serr != nil {
-			return ans, attempt, fmt.Errorf("%w (last error: %v)", serr, err)
-		}
-	}
+		return err
+	}, slog.String("method", r.method), slog.String("url", Redact(c.url(r.path))))
+	return ans, attempts, err
 }
 
 // transient reports whether err may go away on a retry.
@@ -393,10 +276,7 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 		return answer{}, scrubURLError(r.method, u, fmt.Errorf("reading answer: %w", rerr))
 	}
 	if !accepted {
-		return answer{status: resp.StatusCode}, &APIError{
-			Status: resp.StatusCode, Method: r.method, Path: u.Path,
-			Message: condense(string(data)), Body: string(data),
-		}
+		return answer{status: resp.StatusCode}, c.apiError(resp.StatusCode, r.method, u.Path, data)
 	}
 	return answer{status: resp.StatusCode, body: data}, nil
 }

@@ -25,6 +25,10 @@ var (
 	// ErrUnavailable: the dashboard could not be reached or answered with a
 	// server error, after retries.
 	ErrUnavailable = errors.New("ray: dashboard unavailable")
+	// ErrUnauthenticated: the dashboard refused the request's token (HTTP
+	// 401: none was sent; HTTP 403: it was wrong). The error's message says
+	// how to supply one (see EnvAuthToken).
+	ErrUnauthenticated = errors.New("ray: not authenticated")
 )
 
 // APIError is an error answer from the Ray dashboard.
@@ -34,12 +38,17 @@ type APIError struct {
 	Path    string // URL path, without query or credentials
 	Message string // the server's message, condensed (last line of a Python traceback)
 	Body    string // the answer's body, at most 64 KiB
+
+	hint string // what to do about it (for 401 and 403)
 }
 
 func (e *APIError) Error() string {
 	msg := e.Message
 	if msg == "" {
 		msg = http.StatusText(e.Status)
+	}
+	if e.hint != "" {
+		msg += "; " + e.hint
 	}
 	return fmt.Sprintf("ray: %s %s: HTTP %d: %s", e.Method, e.Path, e.Status, msg)
 }
@@ -57,6 +66,8 @@ func (e *APIError) Is(target error) bool {
 		return e.kind() == ErrInvalid
 	case ErrUnavailable:
 		return e.kind() == ErrUnavailable
+	case ErrUnauthenticated:
+		return e.kind() == ErrUnauthenticated
 	}
 	return false
 }
@@ -66,6 +77,8 @@ func (e *APIError) kind() error {
 	switch {
 	case e.Status == http.StatusNotFound:
 		return ErrNotFound
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		return ErrUnauthenticated
 	case e.Status == http.StatusConflict || strings.Contains(body, "already exists"):
 		return ErrAlreadyExists
 	case strings.Contains(body, "non-terminal state"):

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -179,49 +180,39 @@ func (c *Client) SubmitJob(ctx context.Context, sub JobSubmission) (string, erro
 		return "", fmt.Errorf("ray: SubmitJob: %w", err)
 	}
 	r := request{method: http.MethodPost, path: "/api/jobs/", body: body, ctype: "application/json"}
-	// Attempts are made one by one here rather than by c.do, because a
-	// duplicate answer means different things on the first and later tries.
-	var last error
-	sent := false // an earlier attempt may have reached the server
-	for attempt := 1; ; attempt++ {
-		ans, err := c.once(ctx, r)
-		if err == nil {
-			var out struct {
-				SubmissionID string `json:"submission_id"`
-			}
-			if derr := decode(r.method, r.path, ans.body, &out); derr != nil {
-				return sub.SubmissionID, derr
-			}
-			if out.SubmissionID == "" {
-				out.SubmissionID = sub.SubmissionID
-			}
-			return out.SubmissionID, nil
+	var ans answer
+	attempts, err := c.withRetry(ctx, c.retry.MaxAttempts, "job submission", func() error {
+		var err error
+		ans, err = c.once(ctx, r)
+		return err
+	}, slog.String("submission_id", sub.SubmissionID))
+	switch {
+	case err == nil:
+		var out struct {
+			SubmissionID string `json:"submission_id"`
 		}
-		last = err
-		if errors.Is(err, ErrAlreadyExists) {
-			if !sent {
-				return "", err
-			}
-			return c.confirmSubmitted(ctx, sub, err)
+		if derr := decode(r.method, r.path, ans.body, &out); derr != nil {
+			return sub.SubmissionID, derr
 		}
-		sent = true
-		if attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
-			break
+		if out.SubmissionID == "" {
+			out.SubmissionID = sub.SubmissionID
 		}
-		wait := c.retry.backoff(attempt)
-		c.logger.DebugContext(ctx, "ray: retrying job submission", "submission_id", sub.SubmissionID,
-			"attempt", attempt, "backoff", wait, "error", err.Error())
-		if c.sleep(ctx, wait) != nil {
-			break
+		return out.SubmissionID, nil
+	case errors.Is(err, ErrAlreadyExists):
+		// A duplicate is not transient, so it ends the attempts. On the
+		// first attempt the id was someone else's; on a retry an earlier
+		// attempt of ours may have created the job: read it back.
+		if attempts == 1 {
+			return "", err
 		}
-	}
-	// Every attempt failed, but one may have reached the server: look.
-	if transient(last) && ctx.Err() == nil {
-		if id, err := c.confirmSubmitted(ctx, sub, last); err == nil {
+		return c.confirmSubmitted(ctx, sub, err)
+	case transient(err) && ctx.Err() == nil:
+		// Every attempt failed, but one may have reached the server: look.
+		if id, cerr := c.confirmSubmitted(ctx, sub, err); cerr == nil {
 			return id, nil
 		}
 	}
-	return "", last
+	return "", err
 }
 
 // confirmSubmitted reads the job back after an ambiguous submission and

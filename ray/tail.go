@@ -45,8 +45,7 @@ func (c *Client) TailJobLogs(ctx context.Context, id string) iter.Seq2[string, e
 					body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 					resp.Body.Close()
 				}
-				yield("", &APIError{Status: resp.StatusCode, Method: http.MethodGet, Path: u.Path,
-					Message: condense(string(body)), Body: string(body)})
+				yield("", c.apiError(resp.StatusCode, http.MethodGet, u.Path, body))
 				return
 			}
 			if ctx.Err() != nil {

@@ -18,6 +18,9 @@ type state struct {
 	TempDir      string  `json:"temp_dir"`
 	OwnTempDir   bool    `json:"own_temp_dir"`
 	Nodes        []*proc `json:"nodes"`
+	// AuthTokenPath is the token's file when token auth is on (the
+	// token itself is not copied into the state file).
+	AuthTokenPath string `json:"auth_token_path,omitempty"`
 }
 
 // WriteState saves the cluster's addresses and process ids to path (JSON),
@@ -28,6 +31,7 @@ func (c *Cluster) WriteState(path string) error {
 	s := state{
 		ID: c.id, GCSAddress: c.GCSAddress, DashboardURL: c.DashboardURL,
 		Venv: c.venv, TempDir: c.tempDir, OwnTempDir: c.ownTemp, Nodes: c.procs,
+		AuthTokenPath: c.tokenPath,
 	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	c.mu.Unlock()
@@ -61,11 +65,15 @@ func LoadState(path string) (*Cluster, error) {
 			return nil, fmt.Errorf("raycluster: %s: bad node entry %q", path, p.Name)
 		}
 	}
-	return &Cluster{
+	c := &Cluster{
 		GCSAddress: s.GCSAddress, DashboardURL: s.DashboardURL,
 		id: s.ID, venv: s.Venv, tempDir: s.TempDir, ownTemp: s.OwnTempDir,
-		logger: slog.New(slog.DiscardHandler), procs: s.Nodes,
-	}, nil
+		logger: slog.New(slog.DiscardHandler), procs: s.Nodes, tokenPath: s.AuthTokenPath,
+	}
+	if err := c.loadToken(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // FindVenv returns the virtualenv Start would use for Config.Venv = venv

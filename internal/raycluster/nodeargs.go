@@ -1,0 +1,89 @@
+package raycluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/raytpu/raytpu/rayvocab"
+)
+
+func commonArgs(cfg Config, res map[string]float64, labels map[string]string) []string {
+	args := []string{
+		"--object-store-memory=" + strconv.FormatInt(cfg.ObjectStoreMemory, 10),
+		"--min-worker-port=0", "--max-worker-port=0",
+		"--disable-usage-stats",
+	}
+	if len(res) > 0 {
+		b, _ := json.Marshal(res)
+		args = append(args, "--resources="+string(b))
+	}
+	if len(labels) > 0 {
+		keys := slices.Sorted(maps.Keys(labels))
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, k+"="+labels[k])
+		}
+		args = append(args, "--labels="+strings.Join(parts, ","))
+	}
+	return args
+}
+
+// posingEnv adds JAX-on-CPU defaults to a node posing as a TPU host.
+func posingEnv(n Node) map[string]string {
+	env := maps.Clone(n.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	if _, ok := env[rayvocab.EnvTPUName]; !ok {
+		return env
+	}
+	if _, ok := env["JAX_PLATFORMS"]; !ok {
+		env["JAX_PLATFORMS"] = "cpu"
+	}
+	if _, ok := env["XLA_FLAGS"]; !ok {
+		if chips := n.Resources[rayvocab.ResourceTPU]; chips > 0 {
+			env["XLA_FLAGS"] = fmt.Sprintf("--xla_force_host_platform_device_count=%d", int(chips))
+		}
+	}
+	return env
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("raycluster: pick a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// TPUNodes builds the worker nodes of one slice: hosts nodes named
+// "<slice>/<i>" with TPU_WORKER_ID i, chipsPerHost TPU and cpus CPUs each.
+// podType is Ray's pod type (e.g. "v4-16"), topology e.g. "2x2x2".
+func TPUNodes(sliceName, podType, topology string, hosts, chipsPerHost, cpus int) []Node {
+	nodes := make([]Node, 0, hosts)
+	for i := range hosts {
+		nodes = append(nodes, Node{
+			Name:      fmt.Sprintf("%s/%d", sliceName, i),
+			NumCPUs:   cpus,
+			Resources: map[string]float64{rayvocab.ResourceTPU: float64(chipsPerHost)},
+			Env:       rayvocab.HostEnv(sliceName, i, podType, topology),
+		})
+	}
+	return nodes
+}

@@ -1,0 +1,164 @@
+package raycluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+type proc struct {
+	Name    string `json:"name"`
+	IP      string `json:"ip"`
+	PID     int    `json:"pid"`
+	Dir     string `json:"dir"`
+	Marker  string `json:"marker"`
+	cmd     *exec.Cmd
+	done    chan struct{}
+	waitErr error
+
+	// What spawn was called with, to start the node again.
+	args     []string
+	env      map[string]string
+	sub      string
+	detach   bool
+	restarts int
+}
+
+// maxRestarts bounds how often Start starts a worker node again whose
+// `ray start` exited: on a loaded 2-core machine a raylet can miss Ray's
+// fixed 30 s registration deadline and abort, and a second start usually
+// succeeds.
+const maxRestarts = 2
+
+const markerEnv = "RAYTPU_DEVCLUSTER"
+
+// baseEnv is the parent environment less anything that would make a node
+// think it is a TPU host or change where Ray puts things.
+func baseEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "TPU_") || k == markerEnv || k == "RAY_ADDRESS" || k == "RAY_TMPDIR" ||
+			k == envAuthMode || k == envAuthToken || k == envAuthTokenPath ||
+			k == "JAX_PLATFORMS" || k == "XLA_FLAGS" || k == "VIRTUAL_ENV" || k == "PYTHONPATH" || k == "PYTHONHOME" || k == "TMPDIR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string, env map[string]string, detach bool) (*proc, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return nil, errors.New("raycluster: cluster stopped")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(c.tempDir, sub)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	args = append(args, "--temp-dir="+dir)
+	logf, err := os.OpenFile(filepath.Join(dir, "ray-start.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+
+	marker := c.id + "/" + sub
+	cmd := exec.Command(filepath.Join(c.venv, "bin", "ray"), args...)
+	cmd.Dir = dir
+	cmd.Stdin = nil
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	e := baseEnv()
+	// Python's tempfile users (multiprocessing's pymp-* dirs in the
+	// dashboard, job drivers) write under the cluster's dir, removed by Stop.
+	tmp := filepath.Join(c.tempDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	e = append(e,
+		"TMPDIR="+tmp,
+		"PATH="+filepath.Join(c.venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"VIRTUAL_ENV="+c.venv,
+		"RAY_USAGE_STATS_ENABLED=0",
+		// Workers and actors inherit the raylet's environment. Ray code
+		// that finds "the" cluster by itself (Ray Train's
+		// PlacementGroupCleaner, for one) fails when several clusters
+		// run on one machine unless RAY_ADDRESS names this one.
+		"RAY_ADDRESS="+c.GCSAddress,
+		markerEnv+"="+marker,
+	)
+	e = append(e, c.authEnv()...)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		e = append(e, k+"="+env[k])
+	}
+	cmd.Env = e
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if !detach {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("raycluster: start %s: %w", name, err)
+	}
+	p := &proc{Name: name, IP: ip, PID: cmd.Process.Pid, Dir: dir, Marker: marker, cmd: cmd, done: make(chan struct{}),
+		args: args[:len(args)-1], env: env, sub: sub, detach: detach}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	c.procs = append(c.procs, p)
+	return p, nil
+}
+
+// exited returns a node whose `ray start` exited, if any.
+func (c *Cluster) exited() *proc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.procs {
+		if p.done == nil {
+			continue
+		}
+		select {
+		case <-p.done:
+			return p
+		default:
+		}
+	}
+	return nil
+}
+
+// restart starts worker p again, in a fresh temp dir, after its `ray
+// start` exited; it reports false when p is the head or out of restarts.
+func (c *Cluster) restart(ctx context.Context, p *proc) (bool, error) {
+	c.mu.Lock()
+	i := slices.Index(c.procs, p)
+	c.mu.Unlock()
+	if i <= 0 || p.restarts >= maxRestarts {
+		return false, nil
+	}
+	killAll([]int{p.PID}, func(m string) bool { return m == p.Marker })
+	c.logger.Info("restarting ray worker whose ray start exited", "node", p.Name, "error", fmt.Sprint(p.waitErr), "log", tailFile(filepath.Join(p.Dir, "ray-start.log"), 3))
+	np, err := c.spawn(ctx, p.Name, p.IP, p.sub+"r", p.args, p.env, p.detach)
+	if err != nil {
+		return false, err
+	}
+	np.restarts = p.restarts + 1
+	c.mu.Lock()
+	// spawn appended np; put it in p's place so procs stay in node order.
+	c.procs = c.procs[:len(c.procs)-1]
+	c.procs[i] = np
+	c.mu.Unlock()
+	return true, nil
+}

@@ -1,0 +1,75 @@
+package ray
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// An Option configures a Client. Options validate their input and copy
+// anything mutable.
+type Option interface {
+	apply(*Client) error
+}
+
+type optionFunc func(*Client) error
+
+func (f optionFunc) apply(c *Client) error { return f(c) }
+
+// WithHTTPClient sets the HTTP client. Default: a client with no overall
+// timeout (use contexts) over a clone of http.DefaultTransport. The client
+// is copied; its Transport is shared.
+func WithHTTPClient(hc *http.Client) Option {
+	return optionFunc(func(c *Client) error {
+		if hc == nil {
+			return errors.New("ray: WithHTTPClient(nil)")
+		}
+		cp := *hc
+		c.hc = &cp
+		return nil
+	})
+}
+
+// WithHeader adds a header to every request, e.g. an Authorization token.
+// Header values are never logged.
+func WithHeader(key, value string) Option {
+	return optionFunc(func(c *Client) error {
+		if key == "" || strings.ContainsAny(key, " \t\r\n:") {
+			return fmt.Errorf("ray: WithHeader: invalid header name %q", key)
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return fmt.Errorf("ray: WithHeader(%q): value contains a line break", key)
+		}
+		c.header.Add(textproto.CanonicalMIMEHeaderKey(key), value)
+		return nil
+	})
+}
+
+// WithTLSConfig sets the TLS configuration (a clone is kept). It applies to
+// the client's transport when that is an *http.Transport.
+func WithTLSConfig(cfg *tls.Config) Option {
+	return optionFunc(func(c *Client) error {
+		if cfg == nil {
+			return errors.New("ray: WithTLSConfig(nil)")
+		}
+		c.tlsConf = cfg.Clone()
+		return nil
+	})
+}
+
+// WithLogger sets the logger for requests and retries. Default: silent.
+// Logged URLs have their credentials removed; header values are never
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *Client) error {
+		if l == nil {
+			return errors.New("ray: WithLogger(nil)")
+		}
+		c.logger = l
+		return nil
+	})
+}

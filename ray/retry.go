@@ -1,0 +1,98 @@
+package ray
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+)
+
+// RetryPolicy says how often and how patiently a retry-safe request is
+// retried. Backoff is jittered: attempt n waits a random duration in
+// [d/2, d] where d = min(InitialBackoff * 2^(n-1), MaxBackoff).
+type RetryPolicy struct {
+	// MaxAttempts counts the first attempt: 1 disables retries. Default 4.
+	MaxAttempts int
+	// InitialBackoff is the wait before the first retry. Default 200ms.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the wait. Default 5s.
+	MaxBackoff time.Duration
+	// AttemptTimeout bounds each attempt, answer body included, so that a
+	// stalled answer is retried. Default 0: only ctx bounds an attempt.
+	AttemptTimeout time.Duration
+}
+
+// DefaultRetryPolicy is used when no WithRetry option is given.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 4, InitialBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second}
+
+// WithRetry sets the retry policy for retry-safe requests. Zero fields take
+// their defaults from DefaultRetryPolicy.
+func WithRetry(p RetryPolicy) Option {
+	return optionFunc(func(c *Client) error {
+		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 || p.AttemptTimeout < 0 {
+			return fmt.Errorf("ray: WithRetry: negative field in %+v", p)
+		}
+		if p.MaxAttempts == 0 {
+			p.MaxAttempts = DefaultRetryPolicy.MaxAttempts
+		}
+		if p.InitialBackoff == 0 {
+			p.InitialBackoff = DefaultRetryPolicy.InitialBackoff
+		}
+		if p.MaxBackoff == 0 {
+			p.MaxBackoff = max(DefaultRetryPolicy.MaxBackoff, p.InitialBackoff)
+		}
+		if p.MaxBackoff < p.InitialBackoff {
+			return fmt.Errorf("ray: WithRetry: MaxBackoff %v < InitialBackoff %v", p.MaxBackoff, p.InitialBackoff)
+		}
+		c.retry = p
+		return nil
+	})
+}
+
+// withRetry runs try until it succeeds, fails with an error that is not
+// transient, has run maxAttempts times, or ctx ends, sleeping the policy's
+// backoff between attempts. It returns how many attempts ran and the last
+// error. Only calls that are safe to repeat (reads, stop, delete, package
+// GET/PUT, a submission under a fixed submission_id) may come here.
+func (c *Client) withRetry(ctx context.Context, maxAttempts int, what string, try func() error, attrs ...slog.Attr) (attempts int, err error) {
+	for attempt := 1; ; attempt++ {
+		err = try()
+		if err == nil {
+			return attempt, nil
+		}
+		if attempt >= maxAttempts || !transient(err) || ctx.Err() != nil {
+			return attempt, err
+		}
+		wait := c.retry.backoff(attempt)
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: retrying "+what, append(attrs,
+			slog.Int("attempt", attempt), slog.Duration("backoff", wait), slog.String("error", err.Error()))...)
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return attempt, fmt.Errorf("%w (last error: %v)", serr, err)
+		}
+	}
+}
+
+// backoff returns the wait before retry number n (1-based).
+func (p RetryPolicy) backoff(n int) time.Duration {
+	d := p.InitialBackoff
+	for i := 1; i < n && d < p.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxBackoff)
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

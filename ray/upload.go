@@ -1,0 +1,200 @@
+package ray
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// packagePath turns "gcs://_ray_pkg_x.zip" into "/api/packages/gcs/_ray_pkg_x.zip".
+func packagePath(uri string) (string, error) {
+	scheme, name, ok := strings.Cut(uri, "://")
+	if !ok || scheme == "" || name == "" || strings.ContainsAny(name, "/?#") {
+		return "", fmt.Errorf("ray: %w: bad package URI %q (want gcs://<name>.zip)", ErrInvalid, uri)
+	}
+	return "/api/packages/" + scheme + "/" + name, nil
+}
+
+// PackageExists reports whether the cluster holds the package. Like Ray's
+// client, the check also pins the package in the GCS for a while so it is
+// not collected before a job uses it.
+func (c *Client) PackageExists(ctx context.Context, uri string) (bool, error) {
+	p, err := packagePath(uri)
+	if err != nil {
+		return false, err
+	}
+	_, _, err = c.do(ctx, request{method: http.MethodGet, path: p, retry: true})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// UploadPackage uploads pkg unless the cluster already has it (GET first,
+// then PUT). It reports whether it uploaded. Both requests are retried:
+// a package is named by its content, so a repeated PUT is harmless.
+func (c *Client) UploadPackage(ctx context.Context, pkg *Package) (bool, error) {
+	if pkg == nil {
+		return false, fmt.Errorf("ray: UploadPackage: %w: nil package", ErrInvalid)
+	}
+	exists, err := c.PackageExists(ctx, pkg.URI)
+	if err != nil {
+		return false, err
+	}
+	if exists {
+		c.logger.DebugContext(ctx, "ray: package already on the cluster", "uri", pkg.URI)
+		return false, nil
+	}
+	return true, c.putPackage(ctx, pkg)
+}
+
+func (c *Client) putPackage(ctx context.Context, pkg *Package) error {
+	p, err := packagePath(pkg.URI)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	_, _, err = c.do(ctx, request{method: http.MethodPut, path: p, body: pkg.Bytes, ctype: "application/zip", retry: true})
+	if err == nil {
+		c.logger.DebugContext(ctx, "ray: uploaded package", "uri", pkg.URI, "bytes", pkg.Size, "took", time.Since(start))
+	}
+	return err
+}
+
+// UploadDir makes dir's package available on the cluster and returns its
+// URI: it hashes dir, asks whether the cluster has that package, and only
+// if not zips it and uploads it, streaming the zip into the PUT as it is
+// written (the zip is never held whole). uploaded reports whether it
+// uploaded. A failed upload is retried like other package requests,
+// zipping again.
+//
+// Concurrent calls on one Client for the same directory and options share
+// one hash, check and upload (they all report the one upload).
+func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions) (uri string, uploaded bool, err error) {
+	key, err := uploadKey(dir, opts)
+	if err != nil {
+		return "", false, err
+	}
+	type result struct {
+		uri      string
+		uploaded bool
+	}
+	v, err, shared := c.uploads.Do(key, func() (any, error) {
+		uri, uploaded, err := c.uploadDir(ctx, dir, opts)
+		return result{uri, uploaded}, err
+	})
+	if err != nil && shared && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The call this one joined gave up (its context ended); this one
+		// still wants the package.
+		return c.uploadDir(ctx, dir, opts)
+	}
+	if err != nil {
+		return "", false, err
+	}
+	r := v.(result)
+	return r.uri, r.uploaded, nil
+}
+
+// uploadKey names what UploadDir would upload: the directory and every
+// option that changes the package.
+func uploadKey(dir string, opts PackageOptions) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("ray: package %s: %w", dir, err)
+	}
+	h := sha256.New()
+	field := func(s string) { fmt.Fprintf(h, "%d:%s", len(s), s) }
+	field(abs)
+	fmt.Fprintf(h, "%d|%t|%t|%d|%t|%t|%t", len(opts.Excludes), opts.NoDefaultExcludes, opts.IgnoreGitignore,
+		opts.MaxSize, opts.Store, opts.includeParentDir, opts.allowFile)
+	for _, e := range opts.Excludes {
+		field(e)
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.Extra)) {
+		field(name)
+		sum := sha256.Sum256(opts.Extra[name])
+		h.Write(sum[:])
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (c *Client) uploadDir(ctx context.Context, dir string, opts PackageOptions) (uri string, uploaded bool, err error) {
+	uri, err = HashDir(dir, opts)
+	if err != nil {
+		return "", false, err
+	}
+	exists, err := c.PackageExists(ctx, uri)
+	if err != nil {
+		return "", false, err
+	}
+	if exists {
+		return uri, false, nil
+	}
+	if _, err := c.uploadStreaming(ctx, uri, dir, opts); err != nil {
+		return "", false, err
+	}
+	return uri, true, nil
+}
+
+// errUploadEnded stops a packaging goroutine whose upload has ended.
+var errUploadEnded = errors.New("ray: upload ended")
+
+// uploadStreaming zips dir straight into PUT /api/packages/... for uri.
+// A failed PUT is retried (zipping again); a failure of packaging itself
+// (size limit, unreadable file, the directory changed) is not.
+func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts PackageOptions) (*Package, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	path, err := packagePath(uri)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := walk(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var pkg *Package
+	_, err = c.withRetry(ctx, c.retry.MaxAttempts, "package upload", func() error {
+		pr, pw := io.Pipe()
+		var perr error
+		packed := make(chan struct{})
+		go func() {
+			defer close(packed)
+			pkg, perr = writePackage(pw, dir, entries, opts)
+			if perr == nil && pkg.URI != uri {
+				perr = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, pkg.URI)
+			}
+			pw.CloseWithError(perr) // nil: the reader sees EOF
+		}()
+		_, err := c.once(ctx, request{method: http.MethodPut, path: path, stream: pr, ctype: "application/zip"})
+		pr.CloseWithError(errUploadEnded)
+		<-packed
+		switch {
+		case perr != nil && !errors.Is(perr, errUploadEnded):
+			return perr // not transient: ends the attempts
+		case err == nil && perr != nil:
+			return fmt.Errorf("ray: upload of %s: answered before the package was sent", uri)
+		}
+		return err
+	}, slog.String("uri", uri))
+	if err != nil {
+		return nil, err
+	}
+	c.logger.DebugContext(ctx, "ray: uploaded package", "uri", uri, "bytes", pkg.Size, "took", time.Since(start))
+	return pkg, nil
+}
