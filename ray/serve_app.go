@@ -226,21 +226,28 @@ var errShutdown = errors.New("shut down Serve")
 // not resent: the next cycle reads the set again. attempt counts cycles
 // from 1.
 func (c *Client) rewriteServe(ctx context.Context, op string, change func(d ServeDetails, attempt int) (*ServeDeployConfig, error)) error {
-	for attempt := 1; ; attempt++ {
+	attempt := 0
+	_, err := c.withRetry(ctx, c.retry.MaxAttempts, op+" after a failed write", func() error {
+		attempt++
 		writeFailed, err := c.rewriteServeOnce(ctx, op, attempt, change)
-		// A failed read has had its own retries; only a failed write
-		// starts another cycle.
-		if err == nil || !writeFailed || attempt >= c.retry.MaxAttempts || !transient(err) || ctx.Err() != nil {
-			return err
+		if err != nil && !writeFailed {
+			// A failed read has had its own retries; only a failed write
+			// starts another cycle.
+			return readFailed{err}
 		}
-		wait := c.retry.backoff(attempt)
-		c.logger.DebugContext(ctx, "ray: reading Serve applications again after a failed write",
-			"op", op, "attempt", attempt, "backoff", wait, "error", err.Error())
-		if serr := c.sleep(ctx, wait); serr != nil {
-			return fmt.Errorf("%w (last error: %v)", serr, err)
-		}
+		return err
+	})
+	if rf, ok := err.(readFailed); ok {
+		return rf.err
 	}
+	return err
 }
+
+// readFailed carries a read's error through withRetry, which must not
+// retry it: it hides the error from transient.
+type readFailed struct{ err error }
+
+func (r readFailed) Error() string { return r.err.Error() }
 
 // rewriteServeOnce runs one cycle; writeFailed reports that err came from
 // the PUT.
