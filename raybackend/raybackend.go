@@ -87,7 +87,7 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 	if err != nil {
 		return nil, err
 	}
-	return b.Wait(ctx, id, opts)
+	return b.WaitRun(ctx, id, opts)
 }
 
 // MetadataPlanDigest is the job metadata key holding the digest of the
@@ -199,9 +199,9 @@ func planDigest(p *placement.Plan) (string, error) {
 	return hex.EncodeToString(sum[:8]), nil
 }
 
-// Wait follows a submitted job to its end and returns its outcome, as Run
-// does.
-func (b *Backend) Wait(ctx context.Context, id string, opts backend.RunOptions) (*backend.Outcome, error) {
+// WaitRun follows a submitted job to its end and returns its outcome, as
+// Run does.
+func (b *Backend) WaitRun(ctx context.Context, id string, opts backend.RunOptions) (*backend.Outcome, error) {
 	var wg sync.WaitGroup
 	tailCtx, stopTail := context.WithCancel(ctx)
 	defer func() {

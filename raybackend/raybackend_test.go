@@ -133,6 +133,8 @@ func TestRunOnRealRay(t *testing.T) {
 		}
 	})
 
+	t.Run("serve", func(t *testing.T) { serveOnRealRay(t, cluster, client, b) })
+
 	t.Run("launcher result", func(t *testing.T) {
 		// A launcher job whose launcher entry does not exist: the launcher
 		// reports the error on its result line, which comes back as Output.
