@@ -70,8 +70,9 @@ type ServiceStatus struct {
 	// Diagnosis what that means (the simulator reports both).
 	Landings  []placement.Landing `json:"landings,omitempty"`
 	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
-	// Time is when the status was read.
-	Time time.Time `json:"time"`
+	// Time is when the status was read; zero on the simulator, whose
+	// answers do not depend on time.
+	Time time.Time `json:"time,omitzero"`
 }
 
 // DeploymentStatus is one deployment of an application.

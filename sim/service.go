@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
@@ -121,11 +120,11 @@ func (c *Cluster) releaseService(svc *service) error {
 	return errors.Join(errs...)
 }
 
-// statusOf copies the status, stamped now, so callers cannot change the
-// cluster's record.
+// statusOf copies the status, so callers cannot change the cluster's
+// record. Its Time stays zero: the simulator's answers do not depend on
+// when they are asked.
 func (c *Cluster) statusOf(svc *service) *backend.ServiceStatus {
 	st := *svc.status
-	st.Time = time.Now()
 	return &st
 }
 

@@ -36,6 +36,10 @@ func TestGolden(t *testing.T) {
 		"plan-pending.txt":        {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
 		// A plan whose diagnosis has an error still prints in full, and exits 1.
 		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
+		// A Serve application file: every replica's slice on the simulator.
+		"plan-app-chat.txt":     {[]string{"plan", "-f", "testdata/apps/chat.yaml"}, cli.ExitOK},
+		"plan-app-chat.json":    {[]string{"plan", "-f", "testdata/apps/chat.yaml", "-o", "json"}, cli.ExitOK},
+		"plan-app-one-free.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -163,6 +167,43 @@ func TestExitCodes(t *testing.T) {
 			}
 			if strings.Contains(errOut, "goroutine ") || strings.Contains(errOut, "panic") {
 				t.Errorf("stderr has a stack trace: %s", errOut)
+			}
+		})
+	}
+}
+
+// Application files are checked in full before anything is placed or
+// sent: a misspelt key and an invalid topology fail with their names, and
+// serve deploy never contacts the (unreachable) dashboard.
+func TestApplicationFileErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"unknown key", []string{"plan", "-f", "testdata/apps/typo.yaml"}, cli.ExitInvalid, []string{`unknown field "num_replica"`}},
+		{"invalid topology", []string{"plan", "-f", "testdata/apps/invalid.yaml"}, cli.ExitInvalid, []string{"app.deployments[LLM].acceleratorConfig.topology", "2x2x3"}},
+		{"deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"acceleratorConfig.topology"}},
+		{"deploy needs a file", []string{"serve", "deploy", "--address", "http://127.0.0.1:1"}, cli.ExitUsage, []string{"-f APP.yaml"}},
+		{"missing file", []string{"plan", "-f", "testdata/apps/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
+		{"-f with a slice spec", []string{"plan", "-f", "testdata/apps/chat.yaml", "--topology", "4x4"}, cli.ExitUsage, []string{"drop --accelerator"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := run(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut)
+			}
+			for _, s := range c.stderr {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr %q lacks %q", errOut, s)
+				}
+			}
+			if strings.Contains(errOut, "connection refused") {
+				t.Errorf("stderr %q: the command contacted the dashboard", errOut)
 			}
 		})
 	}

@@ -26,13 +26,14 @@ type planFlags struct {
 	cluster    string
 	clusterYML string
 	compare    bool
+	file       string
 	out        output
 }
 
 func newPlanCmd() *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
-		Use:   "plan --accelerator GEN --topology T",
+		Use:   "plan (--accelerator GEN --topology T | -f APP.yaml)",
 		Short: "Compile a slice placement as Ray builds it and schedule it on the simulated cluster",
 		Long: `Compile a slice placement group exactly as Ray's slice_placement_group builds
 it, place it on the simulated TPU cluster, and print where every bundle lands
@@ -43,6 +44,11 @@ the first collective.
 The default cluster holds one more slice of the requested shape than the
 plan needs, plus one CPU-only node. --cluster takes the simulated cluster's
 spec, e.g. "2*v6e-16,v4-16,cpu:2".
+
+With -f APP.yaml it compiles a Serve application file and places every
+replica's slice (one per replica of a deployment with a topology) on the
+simulated cluster; the default cluster then holds the slices the replicas
+need plus one spare of each shape.
 
 Exit status: 1 when the requested placement's diagnosis has an error
 finding (for example HeadReservationFailed, SpansSlices, Infeasible), after
@@ -66,6 +72,7 @@ scripts and CI gate on the plan itself.`,
 	fl.StringVar(&f.cluster, "cluster", "", "simulated cluster spec (default: the plan's slices plus one spare, and cpu:1)")
 	fl.StringVar(&f.clusterYML, "cluster-file", "", "simulated cluster spec file in YAML")
 	fl.BoolVar(&f.compare, "compare", false, "also place the same chips requested per chip without a topology")
+	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML): place every replica's slice instead of one slice spec")
 	addOutput(cmd, &f.out, "table", "json", "svg")
 	return cmd
 }
@@ -82,6 +89,12 @@ type planReport struct {
 func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
+	}
+	if f.file != "" {
+		if f.spec.Accelerator != "" || f.spec.Topology != "" || f.compare {
+			return usagef("-f takes the slices from the application file: drop --accelerator, --topology and --compare")
+		}
+		return runPlanApp(cmd, f)
 	}
 	if f.resources != "" {
 		if err := json.Unmarshal([]byte(f.resources), &f.spec.ResourcesPerBundle); err != nil {
@@ -260,6 +273,10 @@ func printDiagnosis(w io.Writer, title string, d sim.Diagnosis) {
 		return
 	}
 	for _, f := range d {
+		if f.Part != "" {
+			fmt.Fprintf(w, "  %-7s %s: %s: %s\n", f.Severity, f.Code, f.Part, f.Message)
+			continue
+		}
 		fmt.Fprintf(w, "  %-7s %s: %s\n", f.Severity, f.Code, f.Message)
 	}
 }

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/sim"
+)
+
+// appPlanReport is the JSON form of `raytpu plan -f APP.yaml -o json`.
+type appPlanReport struct {
+	Cluster string                 `json:"cluster"`
+	Plan    *placement.Plan        `json:"plan"`
+	Status  *backend.ServiceStatus `json:"status"`
+}
+
+// runPlanApp compiles a Serve application file and deploys it on the
+// simulated cluster: where every replica's slice lands, and the diagnosis.
+func runPlanApp(cmd *cobra.Command, f *planFlags) error {
+	if f.out.value == "svg" {
+		return usagef("-o svg draws one slice placement; with -f use table or json")
+	}
+	app, err := readApplication(f.file)
+	if err != nil {
+		return err
+	}
+	plan, err := app.Compile()
+	if err != nil {
+		return err
+	}
+	spec, err := appClusterSpec(f, plan)
+	if err != nil {
+		return err
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		return err
+	}
+	st, derr := cluster.Deploy(cmd.Context(), plan)
+	if st == nil {
+		return derr
+	}
+	w := cmd.OutOrStdout()
+	if f.out.value == "json" {
+		if err := writeJSON(w, appPlanReport{Cluster: spec.String(), Plan: plan, Status: st}); err != nil {
+			return err
+		}
+	} else {
+		printAppPlan(w, spec, plan, st)
+	}
+	return diagnosisError(st.Diagnosis)
+}
+
+// appClusterSpec is --cluster (or --cluster-file), or by default the
+// slices the application's replicas need plus one spare of each shape,
+// and one CPU-only node.
+func appClusterSpec(f *planFlags, p *placement.Plan) (sim.Spec, error) {
+	if f.cluster != "" || f.clusterYML != "" {
+		return clusterSpec(f, nil)
+	}
+	need := map[string]int{}
+	for _, g := range p.Slices {
+		need[g.PodType+":"+g.Topology] += g.NumSlices
+	}
+	var items []string
+	for _, k := range slices.Sorted(maps.Keys(need)) {
+		items = append(items, fmt.Sprintf("%d*%s", need[k]+1, k))
+	}
+	return sim.ParseSpec(strings.Join(append(items, "cpu:1"), ","))
+}
+
+func printAppPlan(w io.Writer, spec sim.Spec, p *placement.Plan, st *backend.ServiceStatus) {
+	fmt.Fprintf(w, "Application: %s (%d replica slices)\n", p.Name, len(p.Slices))
+	fmt.Fprintf(w, "Cluster:     %s (simulated)\n\n", spec)
+	if len(st.Landings) == 0 {
+		fmt.Fprintln(w, "No deployment has a topology: Serve places each replica with its own placement group.")
+	} else {
+		tw := newTable(w)
+		fmt.Fprintln(tw, "PART\tBUNDLE\tSTATE\tNODE\tSLICE")
+		for _, l := range st.Landings {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", l.Part, l.Bundle, l.State, dash(l.Node), dash(l.SliceName))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w)
+	printDiagnosis(w, "Diagnosis", st.Diagnosis)
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/raybackend"
+	"github.com/raytpu/raytpu/serve"
+)
+
+func newServeCmd() *cobra.Command {
+	var address string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Deploy, watch and delete Ray Serve applications through the dashboard",
+		Long: `Deploy, watch and delete Ray Serve applications on a Ray cluster through
+its dashboard's Serve REST API. An application file is YAML with the field
+names of serve.Application (name, route_prefix, import_path, runtime_env,
+deployments with num_replicas, autoscaling_config, accelerator_config, ...);
+it is validated in full before anything is sent. Deploying or deleting one
+application leaves every other one running.
+
+To see where an application's replicas would land, use
+'raytpu plan -f app.yaml' on the simulated cluster.`,
+	}
+	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, http://127.0.0.1:8265)")
+	server := func() (*raybackend.Backend, error) {
+		a := address
+		if a == "" {
+			a = defaultAddress()
+		}
+		c, err := ray.NewClient(a)
+		if err != nil {
+			return nil, usagef("--address: %v", err)
+		}
+		return raybackend.New(c), nil
+	}
+
+	var file string
+	var wait bool
+	var timeout time.Duration
+	deploy := &cobra.Command{
+		Use:   "deploy -f APP.yaml",
+		Short: "Validate and deploy an application (declarative: the same file again changes nothing)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if file == "" {
+				return usagef("deploy needs -f APP.yaml")
+			}
+			app, err := readApplication(file)
+			if err != nil {
+				return err
+			}
+			plan, err := app.Compile() // every problem, before any request
+			if err != nil {
+				return err
+			}
+			s, err := server()
+			if err != nil {
+				return err
+			}
+			st, err := s.Deploy(cmd.Context(), plan)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			printStatus(w, st)
+			if !wait {
+				return nil
+			}
+			return waitApp(cmd.Context(), w, s, plan.Name, timeout)
+		},
+	}
+	deploy.Flags().StringVarP(&file, "file", "f", "", "application file (YAML)")
+	deploy.Flags().BoolVar(&wait, "wait", false, "wait until the application is RUNNING")
+	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait")
+
+	status := &cobra.Command{
+		Use:   "status NAME",
+		Short: "Print an application's status and its deployments",
+		Args:  exactArgs("NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := server()
+			if err != nil {
+				return err
+			}
+			st, err := s.Status(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			printStatus(cmd.OutOrStdout(), st)
+			return nil
+		},
+	}
+
+	var waitTimeout time.Duration
+	waitCmd := &cobra.Command{
+		Use:   "wait NAME",
+		Short: "Wait until an application is RUNNING, printing each change; exit 1 if it fails or the timeout passes",
+		Args:  exactArgs("NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := server()
+			if err != nil {
+				return err
+			}
+			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, args[0], waitTimeout)
+		},
+	}
+	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait")
+
+	del := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete one application; the others keep running",
+		Args:  exactArgs("NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := server()
+			if err != nil {
+				return err
+			}
+			if err := serve.Delete(cmd.Context(), s, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(deploy, status, waitCmd, del)
+	return cmd
+}
+
+// waitApp waits for the application, printing a timestamped line per
+// change; a failure or a timeout prints the last status (Ray's messages
+// say why) and fails the command.
+func waitApp(ctx context.Context, w io.Writer, s backend.Server, name string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	st, err := s.Wait(ctx, name, backend.WaitOptions{OnStatus: func(st *backend.ServiceStatus) {
+		fmt.Fprintf(w, "%s +%s %s %s\n", time.Now().Format(time.TimeOnly), time.Since(start).Round(time.Second), st.Name, st.State)
+	}})
+	var se *backend.ServiceError
+	if errors.As(err, &se) {
+		printStatus(w, se.Status)
+	} else if st != nil {
+		printStatus(w, st)
+	}
+	return err
+}
+
+func printStatus(w io.Writer, st *backend.ServiceStatus) {
+	fmt.Fprintf(w, "application %s: %s\n", st.Name, st.State)
+	if st.Message != "" {
+		fmt.Fprintf(w, "  %s\n", st.Message)
+	}
+	if len(st.Deployments) > 0 {
+		tw := newTable(w)
+		fmt.Fprintln(tw, "DEPLOYMENT\tSTATUS\tREPLICAS\tMESSAGE")
+		for _, d := range st.Deployments {
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", d.Name, d.Status, d.Replicas, d.TargetReplicas, dash(d.Message))
+		}
+		tw.Flush()
+	}
+}
