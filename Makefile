@@ -5,14 +5,18 @@
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: test venv vet unit bench dev-cluster-up dev-cluster-down
+.PHONY: test venv kube vet unit bench dev-cluster-up dev-cluster-down
 
-test: venv vet
+test: venv kube vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # Python side: Ray (dashboard, train, data, serve), JAX for CPU, pyarrow.
 venv:
 	./scripts/setup-venv.sh
+
+# Kubernetes control plane (etcd, kube-apiserver) for the kuberay tests, built once into .cache/kube.
+kube:
+	./scripts/setup-kube.sh
 
 vet:
 	$(GO) vet ./...
