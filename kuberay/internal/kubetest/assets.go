@@ -1,0 +1,96 @@
+package kubetest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// OperatorModule is the module whose controllers and CRDs the harness runs.
+const OperatorModule = "github.com/ray-project/kuberay/ray-operator"
+
+// Assets are the files a control plane needs.
+type Assets struct {
+	// Dir holds etcd and kube-apiserver.
+	Dir string
+	// Etcd and APIServer are the binaries.
+	Etcd, APIServer string
+	// CRDs is the directory of KubeRay's CRD manifests.
+	CRDs string
+}
+
+// envAssets is envtest's variable naming the binary directory.
+const envAssets = "KUBEBUILDER_ASSETS"
+
+// FindAssets locates the control-plane binaries and KubeRay's CRDs. The
+// binaries come from $KUBEBUILDER_ASSETS when set, else from the cache
+// scripts/setup-kube.sh fills; a missing one is an error that says how to
+// build it.
+func FindAssets() (Assets, error) {
+	dir := os.Getenv(envAssets)
+	if dir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return Assets{}, err
+		}
+		dir = filepath.Join(root, ".cache", "kube", "bin")
+	}
+	a := Assets{Dir: dir, Etcd: filepath.Join(dir, "etcd"), APIServer: filepath.Join(dir, "kube-apiserver")}
+	for _, bin := range []string{a.Etcd, a.APIServer} {
+		if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return Assets{}, fmt.Errorf("kubetest: control-plane binary %s is missing (from %s): run scripts/setup-kube.sh (or make test) to build etcd and kube-apiserver", bin, source(dir))
+		}
+	}
+	crds, err := crdDir()
+	if err != nil {
+		return Assets{}, err
+	}
+	a.CRDs = crds
+	return a, nil
+}
+
+func source(dir string) string {
+	if os.Getenv(envAssets) != "" {
+		return "$" + envAssets + "=" + dir
+	}
+	return "the cache " + dir
+}
+
+// repoRoot is the directory of the module's go.mod, found from this file.
+func repoRoot() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("kubetest: cannot locate the source tree")
+	}
+	// file is <root>/kuberay/internal/kubetest/assets.go.
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return "", fmt.Errorf("kubetest: no go.mod at %s: %w", root, err)
+	}
+	return filepath.Clean(root), nil
+}
+
+// crdDir is config/crd/bases of the operator module in the module cache.
+func crdDir() (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", OperatorModule)
+	if root, err := repoRoot(); err == nil {
+		cmd.Dir = root
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, ee.Stderr)
+		}
+		return "", fmt.Errorf("kubetest: locating %s: %w (run go mod download)", OperatorModule, err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases")
+	if _, err := os.Stat(filepath.Join(dir, "ray.io_rayjobs.yaml")); err != nil {
+		return "", fmt.Errorf("kubetest: KubeRay CRDs not found in %s: %w", dir, err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,22 @@
+// Package kubetest runs a real Kubernetes control plane with the real
+// KubeRay operator for tests of the kuberay backend.
+//
+// Start launches etcd and kube-apiserver through controller-runtime's
+// envtest, from the binaries scripts/setup-kube.sh builds into
+// <repo>/.cache/kube/bin (or from $KUBEBUILDER_ASSETS when it is set; the
+// apiserver runs with --endpoint-reconciler-type=none), installs the CRDs
+// that ship in github.com/ray-project/kuberay/ray-operator (config/crd/bases
+// of the module version in go.mod), and runs KubeRay's own RayCluster, RayJob
+// and RayService reconcilers in-process under a controller-runtime manager,
+// with the RayMultiHostIndexing feature gate on.
+//
+// What is not real: there is no kubelet, scheduler or kube-controller-manager.
+// A small pod-status driver running beside the operator (podstatus.go) marks
+// every pod Running and Ready with an IP as soon as it exists, which is what
+// a kubelet would report once the containers started. Nothing runs inside
+// the pods, so no Ray process answers the operator's dashboard calls, and
+// batch Jobs (the RayJob submitter) never start.
+//
+// A missing binary fails the test with a message saying to run
+// scripts/setup-kube.sh (or make test); it never skips.
+package kubetest

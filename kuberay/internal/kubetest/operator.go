@@ -1,0 +1,91 @@
+package kubetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	configapi "github.com/ray-project/kuberay/ray-operator/apis/config/v1alpha1"
+	ray "github.com/ray-project/kuberay/ray-operator/controllers/ray"
+	"github.com/ray-project/kuberay/ray-operator/pkg/features"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// FeatureGates are the KubeRay feature gates the harness turns on:
+// RayMultiHostIndexing labels each pod of a multi-host slice with its
+// replica and host index and treats the slice as one unit.
+var FeatureGates = map[string]bool{string(features.RayMultiHostIndexing): true}
+
+// operator is KubeRay's controllers plus the pod-status driver, in one
+// controller-runtime manager.
+type operator struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*operator, error) {
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(FeatureGates); err != nil {
+		return nil, fmt.Errorf("kubetest: setting KubeRay feature gates %v: %w", FeatureGates, err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Tests in one process may run several managers.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kubetest: creating the operator's manager: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	// The operator's own configuration type is its dashboard and HTTP proxy
+	// client provider: the real clients, as the deployed operator uses.
+	provider := configapi.Configuration{}
+	setups := []struct {
+		name  string
+		setup func() error
+	}{
+		{"RayCluster", func() error {
+			return ray.NewReconciler(ctx, mgr, ray.RayClusterReconcilerOptions{}).SetupWithManager(mgr, 1)
+		}},
+		{"RayJob", func() error {
+			return ray.NewRayJobReconciler(ctx, mgr, ray.RayJobReconcilerOptions{}, provider).SetupWithManager(mgr, 1)
+		}},
+		{"RayService", func() error {
+			return ray.NewRayServiceReconciler(ctx, mgr, provider).SetupWithManager(mgr, 1)
+		}},
+		{"pod status driver", func() error { return setupPodDriver(mgr) }},
+	}
+	for _, s := range setups {
+		if err := s.setup(); err != nil {
+			cancel()
+			return nil, fmt.Errorf("kubetest: setting up the %s controller: %w", s.name, err)
+		}
+	}
+	op := &operator{cancel: cancel, done: make(chan error, 1)}
+	go func() { op.done <- mgr.Start(ctx) }()
+	sync, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if !mgr.GetCache().WaitForCacheSync(sync) {
+		cancel()
+		return nil, errors.Join(errors.New("kubetest: the operator's caches did not sync within a minute"), <-op.done)
+	}
+	return op, nil
+}
+
+func (o *operator) stop() error {
+	o.cancel()
+	select {
+	case err := <-o.done:
+		return err
+	case <-time.After(30 * time.Second):
+		return errors.New("kubetest: the operator did not stop within 30s")
+	}
+}
