@@ -1,0 +1,262 @@
+package kuberay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// Names raytpu puts on the objects it creates.
+const (
+	// FieldManager owns the fields raytpu applies.
+	FieldManager = "raytpu"
+	// LabelManagedBy marks objects raytpu created.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// LabelPlan carries the plan's name (made a valid label value).
+	LabelPlan = "raytpu.dev/plan"
+	// AnnotationPlanDigest holds the digest of the plan a RayJob runs, by
+	// which a retried Run recognises its own RayJob.
+	AnnotationPlanDigest = "raytpu.dev/plan-digest"
+	// MetadataPlanDigest is the Ray job metadata key with the same digest.
+	MetadataPlanDigest = "raytpu.plan-digest"
+	// HeadContainer and WorkerContainer name the Ray containers.
+	HeadContainer   = "ray-head"
+	WorkerContainer = "ray-worker"
+	// DefaultNamespace is used when Options.Namespace is empty.
+	DefaultNamespace = "default"
+)
+
+// ErrLocalWorkingDir means the plan's working_dir is a local directory,
+// which this backend cannot ship yet. kubectl ray job submit ships one by
+// creating the RayJob in InteractiveMode, port-forwarding the head's
+// dashboard once the RayCluster is ready, uploading the directory with
+// `ray job submit --working-dir` through it and writing the Ray job id
+// into spec.jobId. Use a remote URI (gs://, https://) meanwhile.
+var ErrLocalWorkingDir = errors.New("a local working_dir cannot be shipped to a KubeRay cluster yet")
+
+// Options shape a rendered RayJob. The zero value is valid.
+type Options struct {
+	// Name of the RayJob (the run's id). Default: NameFor(plan name).
+	Name string
+	// Namespace of the RayJob. Default: "default".
+	Namespace string
+	// Image runs every Ray container; when set it wins over the defaults
+	// (DefaultImage for the head, DefaultTPUImage for TPU workers).
+	Image string
+	// RayVersion and PythonVersion pick the default images and
+	// spec.rayClusterSpec.rayVersion. Default: RayVersion, PythonVersion.
+	RayVersion, PythonVersion string
+	// ActiveDeadline bounds the whole RayJob; KubeRay fails it when the
+	// deadline passes. 0: none.
+	ActiveDeadline time.Duration
+}
+
+func (o Options) withDefaults(p *placement.Plan) Options {
+	if o.Namespace == "" {
+		o.Namespace = DefaultNamespace
+	}
+	if o.Name == "" {
+		o.Name = NameFor(p.Name)
+	}
+	if o.RayVersion == "" {
+		o.RayVersion = RayVersion
+	}
+	if o.PythonVersion == "" {
+		o.PythonVersion = PythonVersion
+	}
+	return o
+}
+
+// Render turns a run-to-completion plan into a RayJob that creates its
+// own RayCluster: a head without TPUs and one TPU worker group per slice
+// group. The result passed Validate; every problem found in the plan or
+// the manifest comes back at once as a field.ErrorList.
+func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults(p)
+	var errs field.ErrorList
+	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
+	for i, g := range p.Slices {
+		wg, gerrs := workerGroup(p, i, g, o)
+		errs = append(errs, gerrs...)
+		groups = append(groups, wg)
+	}
+	entrypoint, err := jobEntrypoint(p)
+	if err != nil {
+		return nil, err
+	}
+	env, err := runtimeEnvYAML(p)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := PlanDigest(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
+	if o.Image != "" {
+		headImage = o.Image
+	}
+	cluster := rayv1ac.RayClusterSpec().
+		WithRayVersion(o.RayVersion).
+		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
+			WithRayStartParams(map[string]string{}).
+			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
+				WithContainers(corev1ac.Container().WithName(HeadContainer).WithImage(headImage))))).
+		WithWorkerGroupSpecs(groups...)
+	metadata := maps.Clone(p.Job.Metadata)
+	if metadata == nil {
+		metadata = map[string]string{}
+	}
+	metadata[MetadataPlanDigest] = digest
+	spec := rayv1ac.RayJobSpec().
+		WithEntrypoint(entrypoint).
+		WithSubmissionMode(rayv1.K8sJobMode).
+		WithShutdownAfterJobFinishes(true).
+		WithMetadata(metadata).
+		WithRayClusterSpec(cluster)
+	if env != "" {
+		spec.WithRuntimeEnvYAML(env)
+	}
+	if p.Job.EntrypointNumCPUs > 0 {
+		spec.WithEntrypointNumCpus(float32(p.Job.EntrypointNumCPUs))
+	}
+	if len(p.Job.EntrypointResources) > 0 {
+		b, err := json.Marshal(p.Job.EntrypointResources)
+		if err != nil {
+			return nil, fmt.Errorf("kuberay: encoding entrypoint resources: %w", err)
+		}
+		spec.WithEntrypointResources(string(b))
+	}
+	if o.ActiveDeadline > 0 {
+		spec.WithActiveDeadlineSeconds(int32(max(1, o.ActiveDeadline.Round(time.Second)/time.Second)))
+	}
+	job := rayv1ac.RayJob(o.Name, o.Namespace).
+		WithLabels(map[string]string{LabelManagedBy: FieldManager, LabelPlan: labelValue(p.Name)}).
+		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
+		WithSpec(spec)
+	if err := Validate(job); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// checkPlan refuses plans this backend cannot run, before rendering.
+func checkPlan(p *placement.Plan) error {
+	switch {
+	case p == nil:
+		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
+	case !p.Kind.RunsToCompletion():
+		return fmt.Errorf("kuberay: %w: plan %q of kind %s does not run to completion (kinds that do: %s, %s, %s)",
+			backend.ErrUnsupported, p.Name, p.Kind, placement.KindJaxTrainer, placement.KindPipeline, placement.KindBatchInference)
+	case p.Job == nil:
+		return fmt.Errorf("kuberay: %w: plan %q has no job to run", backend.ErrUnsupported, p.Name)
+	case len(p.Slices) == 0:
+		return field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")}
+	}
+	if wd := p.Job.RuntimeEnv.WorkingDir; wd != "" && !isURI(wd) {
+		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, ErrLocalWorkingDir.Error()+"; use a remote URI (gs://, https://)")
+		return fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{e})
+	}
+	for i, m := range p.Job.RuntimeEnv.PyModules {
+		if !isURI(m) {
+			e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "pyModules").Index(i), m, "a local py_module cannot be shipped to a KubeRay cluster yet; use a remote URI")
+			return fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{e})
+		}
+	}
+	return nil
+}
+
+// workerGroup renders slice group i as one worker group: replicas count
+// slices, numOfHosts the hosts of one slice, each pod one host.
+func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (*rayv1ac.WorkerGroupSpecApplyConfiguration, field.ErrorList) {
+	path := field.NewPath("plan", "slices").Index(i)
+	sl, errs := tpu.SliceSpec{Generation: g.Generation, Topology: g.Topology, ChipsPerHost: g.ChipsPerHost}.Resolve(tpu.TargetGKE, tpu.FieldsUnder(path))
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if sl.GKEAccelerator() == "" {
+		return nil, field.ErrorList{field.Invalid(path.Child("generation"), g.Generation, "GKE offers no TPU node pools of this generation")}
+	}
+	if g.NumSlices < 1 {
+		return nil, field.ErrorList{field.Invalid(path.Child("numSlices"), g.NumSlices, "at least 1")}
+	}
+	image := DefaultTPUImage(o.RayVersion, o.PythonVersion)
+	if o.Image != "" {
+		image = o.Image
+	}
+	chips := *resource.NewQuantity(int64(sl.ChipsPerHost), resource.DecimalSI)
+	// Two maps: requests and limits must not alias.
+	c := corev1ac.Container().WithName(WorkerContainer).WithImage(image).
+		WithResources(corev1ac.ResourceRequirements().
+			WithRequests(corev1.ResourceList{tpu.ResourceGKETPU: chips}).
+			WithLimits(corev1.ResourceList{tpu.ResourceGKETPU: chips.DeepCopy()}))
+	if g.NumSlices > 1 {
+		c.WithEnv(corev1ac.EnvVar().WithName(rayvocab.EnvMegascaleNumSlices).WithValue(strconv.Itoa(g.NumSlices)))
+	}
+	n := int32(g.NumSlices)
+	name := sl.PodType()
+	if len(p.Slices) > 1 {
+		name += "-" + strconv.Itoa(i)
+	}
+	return rayv1ac.WorkerGroupSpec().
+		WithGroupName(name).
+		WithReplicas(n).WithMinReplicas(n).WithMaxReplicas(n).
+		WithNumOfHosts(int32(sl.Hosts())).
+		WithRayStartParams(map[string]string{}).
+		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
+			WithNodeSelector(sl.GKENodeSelector()).
+			WithContainers(c))), nil
+}
+
+// runtimeEnvYAML is the job's runtime_env as YAML, "" when empty.
+// Excludes only shape local uploads, which never happen here.
+func runtimeEnvYAML(p *placement.Plan) (string, error) {
+	env := p.Job.RuntimeEnv.Clone()
+	env.Excludes = nil
+	b, err := json.Marshal(env)
+	if err != nil {
+		return "", fmt.Errorf("kuberay: encoding runtime_env: %w", err)
+	}
+	if string(b) == "{}" {
+		return "", nil
+	}
+	y, err := yaml.JSONToYAML(b)
+	if err != nil {
+		return "", fmt.Errorf("kuberay: runtime_env as YAML: %w", err)
+	}
+	return string(y), nil
+}
+
+// PlanDigest is the first 16 hex digits of the SHA-256 of the plan's JSON.
+func PlanDigest(p *placement.Plan) (string, error) {
+	raw, err := p.MarshalIndent()
+	if err != nil {
+		return "", fmt.Errorf("kuberay: encoding plan %q: %w", p.Name, err)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:8]), nil
+}

@@ -1,0 +1,257 @@
+package kuberay
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// Validate checks a RayJob against the rules KubeRay, its CRD schema and
+// GKE's TPU webhook enforce once it is sent, and returns every violation
+// as a field.ErrorList with manifest paths (spec.rayClusterSpec...).
+//
+// Where each rule lives upstream:
+//   - name DNS-1035 and at most 47 characters: KubeRay's
+//     ValidateRayJobMetadata (the RayJob goes ValidationFailed);
+//   - exactly one of rayClusterSpec and clusterSelector, a head container:
+//     KubeRay's ValidateRayJobSpec / ValidateRayClusterSpec;
+//   - minReplicas and maxReplicas set, min <= replicas <= max: KubeRay
+//     dereferences both when it scales a group;
+//   - google.com/tpu equal in requests and limits (KubeRay passes the limit
+//     to ray start --resources), the two GKE TPU node selectors, numOfHosts
+//     == chips of the topology / google.com/tpu per pod, and
+//     MEGASCALE_NUM_SLICES on multi-slice groups: GKE's kuberay-tpu-webhook
+//     (ai-on-gke ray-on-gke/tpu/kuberay-tpu-webhook), which rejects pods or
+//     injects TPU_WORKER_ID, TPU_NAME and the MEGASCALE_* environment only
+//     when they hold.
+func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
+	var errs field.ErrorList
+	meta := field.NewPath("metadata")
+	switch name := deref(job.Name); {
+	case name == "":
+		errs = append(errs, field.Required(meta.Child("name"), "the RayJob name"))
+	case len(name) > MaxRayJobName:
+		errs = append(errs, field.Invalid(meta.Child("name"), name, fmt.Sprintf("at most %d characters (KubeRay's limit; the RayCluster and its Services append suffixes), got %d", MaxRayJobName, len(name))))
+	default:
+		for _, m := range validation.IsDNS1035Label(name) {
+			errs = append(errs, field.Invalid(meta.Child("name"), name, "a DNS-1035 label: "+m))
+		}
+	}
+	if ns := deref(job.Namespace); ns != "" {
+		for _, m := range validation.IsDNS1123Label(ns) {
+			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, "a DNS-1123 label: "+m))
+		}
+	}
+	spec := field.NewPath("spec")
+	if job.Spec == nil {
+		return append(errs, field.Required(spec, "a RayJob spec"))
+	}
+	s := job.Spec
+	switch hasCluster, hasSelector := s.RayClusterSpec != nil, len(s.ClusterSelector) > 0; {
+	case hasCluster && hasSelector:
+		errs = append(errs, field.Forbidden(spec.Child("clusterSelector"), "set exactly one of rayClusterSpec and clusterSelector, not both"))
+	case !hasCluster && !hasSelector:
+		errs = append(errs, field.Required(spec.Child("rayClusterSpec"), "exactly one of rayClusterSpec and clusterSelector"))
+	}
+	if strings.TrimSpace(deref(s.Entrypoint)) == "" {
+		errs = append(errs, field.Required(spec.Child("entrypoint"), "the command the Ray job runs"))
+	}
+	if s.RayClusterSpec != nil {
+		errs = append(errs, validateCluster(s.RayClusterSpec, spec.Child("rayClusterSpec"))...)
+	}
+	return errs.Err()
+}
+
+func validateCluster(c *rayv1ac.RayClusterSpecApplyConfiguration, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	head := path.Child("headGroupSpec")
+	if c.HeadGroupSpec == nil {
+		errs = append(errs, field.Required(head, "a head group"))
+	} else {
+		tmpl := head.Child("template", "spec", "containers")
+		cs := containers(c.HeadGroupSpec.Template)
+		if len(cs) == 0 {
+			errs = append(errs, field.Required(tmpl, "the Ray head container"))
+		}
+		for i, ctr := range cs {
+			errs = append(errs, checkImage(ctr, tmpl.Index(i))...)
+			if _, ok := limit(ctr, tpu.ResourceGKETPU); ok {
+				errs = append(errs, field.Forbidden(tmpl.Index(i).Child("resources"), "the head holds no TPUs; TPU hosts are worker groups"))
+			}
+		}
+	}
+	names := map[string]bool{}
+	for i, g := range c.WorkerGroupSpecs {
+		errs = append(errs, validateGroup(&g, path.Child("workerGroupSpecs").Index(i), names)...)
+	}
+	return errs
+}
+
+func validateGroup(g *rayv1ac.WorkerGroupSpecApplyConfiguration, path *field.Path, seen map[string]bool) field.ErrorList {
+	var errs field.ErrorList
+	name := deref(g.GroupName)
+	switch {
+	case name == "":
+		errs = append(errs, field.Required(path.Child("groupName"), "a worker group name"))
+	case seen[name]:
+		errs = append(errs, field.Invalid(path.Child("groupName"), name, "worker group names must be unique"))
+	}
+	seen[name] = true
+	for _, f := range []struct {
+		name string
+		v    *int32
+	}{{"replicas", g.Replicas}, {"minReplicas", g.MinReplicas}, {"maxReplicas", g.MaxReplicas}} {
+		if f.v == nil {
+			errs = append(errs, field.Required(path.Child(f.name), "always set: KubeRay dereferences it when scaling the group"))
+		} else if *f.v < 0 {
+			errs = append(errs, field.Invalid(path.Child(f.name), *f.v, "must not be negative"))
+		}
+	}
+	if g.Replicas != nil && g.MinReplicas != nil && g.MaxReplicas != nil && !(*g.MinReplicas <= *g.Replicas && *g.Replicas <= *g.MaxReplicas) {
+		errs = append(errs, field.Invalid(path.Child("replicas"), *g.Replicas, fmt.Sprintf("must lie within minReplicas %d and maxReplicas %d", *g.MinReplicas, *g.MaxReplicas)))
+	}
+	hosts := int32(1)
+	if g.NumOfHosts != nil {
+		hosts = *g.NumOfHosts
+		if hosts < 1 {
+			errs = append(errs, field.Invalid(path.Child("numOfHosts"), hosts, "at least 1"))
+		}
+	}
+	tmpl := path.Child("template", "spec")
+	cs := containers(g.Template)
+	if len(cs) == 0 {
+		return append(errs, field.Required(tmpl.Child("containers"), "the Ray worker container"))
+	}
+	for i, ctr := range cs {
+		errs = append(errs, checkImage(ctr, tmpl.Child("containers").Index(i))...)
+	}
+	ray := cs[0]
+	res := tmpl.Child("containers").Index(0).Child("resources")
+	lim, hasLim := limit(ray, tpu.ResourceGKETPU)
+	req, hasReq := request(ray, tpu.ResourceGKETPU)
+	var sel map[string]string
+	if g.Template != nil && g.Template.Spec != nil {
+		sel = g.Template.Spec.NodeSelector
+	}
+	if !hasLim && !hasReq && sel[tpu.LabelGKEAccelerator] == "" && sel[tpu.LabelGKETopology] == "" {
+		return errs // not a TPU group
+	}
+	switch {
+	case !hasLim:
+		errs = append(errs, field.Required(res.Child("limits").Key(tpu.ResourceGKETPU), "TPU chips per pod; KubeRay passes the limit to ray start --resources"))
+	case !hasReq:
+		errs = append(errs, field.Required(res.Child("requests").Key(tpu.ResourceGKETPU), "equal to the limit"))
+	case lim.Cmp(req) != 0:
+		errs = append(errs, field.Invalid(res.Child("requests").Key(tpu.ResourceGKETPU), req.String(), "must equal limits "+lim.String()))
+	}
+	selPath := tmpl.Child("nodeSelector")
+	accel, topo := sel[tpu.LabelGKEAccelerator], sel[tpu.LabelGKETopology]
+	if accel == "" {
+		errs = append(errs, field.Required(selPath.Key(tpu.LabelGKEAccelerator), "the GKE TPU accelerator of the slice"))
+	} else if valid := gkeAccelerators(); !slices.Contains(valid, accel) {
+		errs = append(errs, field.NotSupported(selPath.Key(tpu.LabelGKEAccelerator), accel, valid))
+	}
+	if topo == "" {
+		errs = append(errs, field.Required(selPath.Key(tpu.LabelGKETopology), "the slice topology (e.g. 4x4)"))
+	} else if t, err := tpu.ParseTopology(topo); err != nil {
+		errs = append(errs, field.Invalid(selPath.Key(tpu.LabelGKETopology), topo, err.Error()))
+	} else if hasLim && lim.Value() > 0 {
+		perPod := lim.Value()
+		if int64(t.Chips())%perPod != 0 || int64(t.Chips())/perPod != int64(hosts) {
+			errs = append(errs, field.Invalid(path.Child("numOfHosts"), hosts, fmt.Sprintf("must equal the chips of topology %s (%d) / %s per pod (%d) = %s", topo, t.Chips(), tpu.ResourceGKETPU, perPod, hostsWanted(t.Chips(), perPod))))
+		}
+	}
+	if g.Replicas != nil && *g.Replicas > 1 {
+		want := strconv.Itoa(int(*g.Replicas))
+		if v, ok := envValue(ray, rayvocab.EnvMegascaleNumSlices); !ok {
+			errs = append(errs, field.Required(tmpl.Child("containers").Index(0).Child("env").Key(rayvocab.EnvMegascaleNumSlices), "set to the number of slices ("+want+") so GKE's TPU webhook injects MEGASCALE_SLICE_ID and the coordinator address"))
+		} else if v != want {
+			errs = append(errs, field.Invalid(tmpl.Child("containers").Index(0).Child("env").Key(rayvocab.EnvMegascaleNumSlices), v, "must equal replicas ("+want+"): one replica is one slice"))
+		}
+	}
+	return errs
+}
+
+func hostsWanted(chips int, perPod int64) string {
+	if int64(chips)%perPod != 0 {
+		return "not a whole number"
+	}
+	return strconv.FormatInt(int64(chips)/perPod, 10)
+}
+
+// gkeAccelerators lists every cloud.google.com/gke-tpu-accelerator value
+// the catalog knows.
+func gkeAccelerators() []string {
+	var out []string
+	for _, g := range tpu.Generations() {
+		for _, a := range []string{g.GKEAccelerator, g.GKEAcceleratorSingleHost} {
+			if a != "" && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func checkImage(c *corev1ac.ContainerApplyConfiguration, path *field.Path) field.ErrorList {
+	if strings.TrimSpace(deref(c.Image)) == "" {
+		return field.ErrorList{field.Required(path.Child("image"), "a container image")}
+	}
+	return nil
+}
+
+func containers(t *corev1ac.PodTemplateSpecApplyConfiguration) []*corev1ac.ContainerApplyConfiguration {
+	if t == nil || t.Spec == nil {
+		return nil
+	}
+	out := make([]*corev1ac.ContainerApplyConfiguration, len(t.Spec.Containers))
+	for i := range t.Spec.Containers {
+		out[i] = &t.Spec.Containers[i]
+	}
+	return out
+}
+
+func limit(c *corev1ac.ContainerApplyConfiguration, name string) (resource.Quantity, bool) {
+	if c.Resources == nil || c.Resources.Limits == nil {
+		return resource.Quantity{}, false
+	}
+	q, ok := (*c.Resources.Limits)[corev1.ResourceName(name)]
+	return q, ok
+}
+
+func request(c *corev1ac.ContainerApplyConfiguration, name string) (resource.Quantity, bool) {
+	if c.Resources == nil || c.Resources.Requests == nil {
+		return resource.Quantity{}, false
+	}
+	q, ok := (*c.Resources.Requests)[corev1.ResourceName(name)]
+	return q, ok
+}
+
+func envValue(c *corev1ac.ContainerApplyConfiguration, name string) (string, bool) {
+	for _, e := range c.Env {
+		if deref(e.Name) == name {
+			return deref(e.Value), true
+		}
+	}
+	return "", false
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
