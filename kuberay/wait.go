@@ -1,0 +1,112 @@
+package kuberay
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/raytpu/raytpu/backend"
+)
+
+// Wait follows RayJob name until KubeRay reports its deployment Complete,
+// Failed or ValidationFailed, calling opts.OnStatus on every change of the
+// deployment status, the Ray job status or the message, and returns the
+// outcome as Run does.
+func (b *Backend) Wait(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
+	ns := b.opts.Namespace
+	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayjobs", ns, fields.OneTermEqualSelector("metadata.name", name))
+	var last backend.Status
+	var final *rayv1.RayJob
+	_, err := watchtools.UntilWithSync(ctx, lw, &rayv1.RayJob{}, nil, func(ev watch.Event) (bool, error) {
+		switch ev.Type {
+		case watch.Deleted:
+			return false, fmt.Errorf("kuberay: RayJob %s/%s was deleted before it finished", ns, name)
+		case watch.Added, watch.Modified:
+		default:
+			return false, nil
+		}
+		job, ok := ev.Object.(*rayv1.RayJob)
+		if !ok {
+			return false, nil
+		}
+		st := StatusOf(job)
+		if st.State != last.State || st.Message != last.Message {
+			last = st
+			b.logger.DebugContext(ctx, "kuberay: RayJob status", "rayjob", name, "state", st.State, "message", st.Message)
+			if opts.OnStatus != nil {
+				opts.OnStatus(st)
+			}
+		}
+		if Finished(job) {
+			final = job
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kuberay: following RayJob %s/%s: %w", ns, name, err)
+	}
+	st := StatusOf(final)
+	out := &backend.Outcome{Backend: Name, Ran: true, ID: name, State: st.State, Message: st.Message}
+	if st.State != backend.StateSucceeded {
+		return out, &backend.RunError{Outcome: out}
+	}
+	return out, nil
+}
+
+// Finished reports whether KubeRay is done with the RayJob's run.
+func Finished(job *rayv1.RayJob) bool {
+	switch job.Status.JobDeploymentStatus {
+	case rayv1.JobDeploymentStatusComplete, rayv1.JobDeploymentStatusFailed, rayv1.JobDeploymentStatusValidationFailed:
+		return true
+	}
+	return false
+}
+
+// StatusOf reads a RayJob's status as a backend.Status. The message names
+// KubeRay's deployment status, then Ray's job status and KubeRay's reason
+// and message when there are any:
+// "Running", "Running/RUNNING", "Failed: DeadlineExceeded: ...".
+func StatusOf(job *rayv1.RayJob) backend.Status {
+	s := job.Status
+	st := backend.Status{ID: job.Name, Time: time.Now()}
+	switch s.JobDeploymentStatus {
+	case rayv1.JobDeploymentStatusComplete:
+		st.State = backend.StateSucceeded
+		if s.JobStatus == rayv1.JobStatusStopped {
+			st.State = backend.StateStopped
+		}
+	case rayv1.JobDeploymentStatusFailed, rayv1.JobDeploymentStatusValidationFailed:
+		st.State = backend.StateFailed
+	case rayv1.JobDeploymentStatusRunning:
+		st.State = backend.StateRunning
+		if s.JobStatus == rayv1.JobStatusPending {
+			st.State = backend.StatePending
+		}
+	case rayv1.JobDeploymentStatusSuspended:
+		st.State = backend.StateStopped
+	default: // New, Initializing, Waiting, Suspending, Retrying
+		st.State = backend.StatePending
+	}
+	msg := string(s.JobDeploymentStatus)
+	if msg == "" {
+		msg = "New"
+	}
+	if s.JobStatus != "" {
+		msg += "/" + string(s.JobStatus)
+	}
+	if s.Reason != "" {
+		msg += ": " + string(s.Reason)
+	}
+	if s.Message != "" {
+		msg += ": " + s.Message
+	}
+	st.Message = msg
+	return st
+}
