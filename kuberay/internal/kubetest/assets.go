@@ -60,19 +60,33 @@ func source(dir string) string {
 	return "the cache " + dir
 }
 
-// repoRoot is the directory of the module's go.mod, found from this file.
+// repoRoot is the directory of raytpu's go.mod: found from this source
+// file, or (when the build trimmed paths) from the working directory up.
 func repoRoot() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("kubetest: cannot locate the source tree")
+	var starts []string
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		starts = append(starts, filepath.Dir(file))
 	}
-	// file is <root>/kuberay/internal/kubetest/assets.go.
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		return "", fmt.Errorf("kubetest: no go.mod at %s: %w", root, err)
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
 	}
-	return filepath.Clean(root), nil
+	for _, dir := range starts {
+		for {
+			if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module "+module+"\n") {
+				return dir, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "", fmt.Errorf("kubetest: cannot find the go.mod of %s above %v", module, starts)
 }
+
+// module is raytpu's module path.
+const module = "github.com/raytpu/raytpu"
 
 // crdDir is config/crd/bases of the operator module in the module cache.
 func crdDir() (string, error) {
