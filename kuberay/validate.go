@@ -28,13 +28,17 @@ import (
 //     KubeRay's ValidateRayJobSpec / ValidateRayClusterSpec;
 //   - minReplicas and maxReplicas set, min <= replicas <= max: KubeRay
 //     dereferences both when it scales a group;
-//   - google.com/tpu equal in requests and limits (KubeRay passes the limit
-//     to ray start --resources), the two GKE TPU node selectors, numOfHosts
-//     == chips of the topology / google.com/tpu per pod, and
-//     MEGASCALE_NUM_SLICES on multi-slice groups: GKE's kuberay-tpu-webhook
-//     (ai-on-gke ray-on-gke/tpu/kuberay-tpu-webhook), which rejects pods or
-//     injects TPU_WORKER_ID, TPU_NAME and the MEGASCALE_* environment only
-//     when they hold.
+//   - google.com/tpu equal in requests and limits: KubeRay passes the limit
+//     to ray start --resources, GKE's TPU webhook
+//     (GoogleCloudPlatform/ai-on-gke, ray-on-gke/tpu/kuberay-tpu-webhook)
+//     reads min(request, limit) as the chips per pod;
+//   - both TPU node selectors, and numOfHosts == chips of the topology /
+//     google.com/tpu per pod: the webhook's RayCluster validation rejects
+//     the RayCluster otherwise (only when KubeRay creates it, so a bad
+//     RayJob would be accepted and then never get a cluster);
+//   - MEGASCALE_NUM_SLICES on multi-slice groups: the webhook injects
+//     MEGASCALE_SLICE_ID, MEGASCALE_COORDINATOR_ADDRESS and MEGASCALE_PORT
+//     only into containers that already carry it.
 func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 	var errs field.ErrorList
 	meta := field.NewPath("metadata")

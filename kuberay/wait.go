@@ -101,7 +101,7 @@ func StatusOf(job *rayv1.RayJob) backend.Status {
 	if s.JobStatus != "" {
 		msg += "/" + string(s.JobStatus)
 	}
-	if s.Reason != "" {
+	if s.Reason != "" && string(s.Reason) != string(s.JobDeploymentStatus) {
 		msg += ": " + string(s.Reason)
 	}
 	if s.Message != "" {
