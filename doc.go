@@ -23,13 +23,14 @@
 // runtime_env, or a Serve application).
 //
 // A backend runs a plan. The contract is package backend: front ends call
-// it with Ray's verbs (trainer.Fit(ctx, b) is trainer.fit()), and every
-// backend implements it:
+// it with Ray's verbs (trainer.Fit(ctx, b) is trainer.fit(), app.Run(ctx,
+// s) is serve.run(app)), and the backends implement it:
 //
 //	sim.Cluster        places the plan on a simulated TPU cluster as Ray
 //	                   would and diagnoses it (a group spread over two
 //	                   slices, a head that cannot be reserved); runs nothing
 //	raybackend.Backend runs it on a Ray cluster through its dashboard
+//	kuberay.Backend    runs it on Kubernetes as a KubeRay RayJob
 //
 // Changing the backend value is the only change a program needs to go from
 // one to another; see the example of this package.
@@ -45,9 +46,11 @@
 //	placement   slice placement groups as Ray builds them; the compiled Plan
 //	backend     the contract between front ends and backends
 //	train       Ray Train's JaxTrainer, compiled to a Plan, fitted on a backend
+//	serve       Ray Serve applications, compiled to a Plan, run on a backend
 //	sim         the simulated TPU cluster (embedded default backend)
 //	ray         the Ray dashboard client: Jobs API, packages, log tail
 //	raybackend  the Ray cluster backend, on top of the ray client
+//	kuberay     the KubeRay backend (the only importer of k8s.io packages)
 //	cmd/raytpu  the command-line tool over the same packages
 //	internal    the embedded Python launcher, the local Ray test cluster
 //
