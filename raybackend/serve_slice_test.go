@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +252,11 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 			if name == "" || h1.Labels["ray.io/tpu-slice-name"] != name || h0.NodeID == h1.NodeID ||
 				h0.Labels["ray.io/tpu-worker-id"] == h1.Labels["ray.io/tpu-worker-id"] || h0.Labels["ray.io/tpu-pod-type"] != "v4-16" {
 				t.Errorf("replica %s hosts %+v, want distinct hosts of one v4-16 slice", a.Replica, a.Hosts)
+			}
+			for r, h := range a.Hosts {
+				if h.Rank != r || h.Labels["ray.io/tpu-worker-id"] != strconv.Itoa(r) {
+					t.Errorf("replica %s host %d: rank %d on TPU worker %s, want JAX process i on TPU worker i", a.Replica, r, h.Rank, h.Labels["ray.io/tpu-worker-id"])
+				}
 			}
 			bySlice[a.Replica] = name
 		}

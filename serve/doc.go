@@ -61,9 +61,10 @@
 // first calls its reconfigure(user_config), it takes the reservation out
 // of user_config, reserves the slice (slice_placement_group, no lifetime,
 // so the slice fate-shares with the replica), starts one host worker actor
-// per TPU host in bundle i with the bundle's resources, joins them into one
-// JAX distributed program (jax.distributed.initialize with the coordinator
-// on host 0; tpu_slice(jax_distributed=False) skips it), builds the class
+// per TPU host in bundle i with the bundle's resources, ranks them by TPU
+// worker id (Ray may put bundle i on any host of the slice), joins them
+// into one JAX distributed program (jax.distributed.initialize, process i
+// on TPU worker i, coordinator on host 0; tpu_slice(jax_distributed=False) skips it), builds the class
 // on every host with the deployment's constructor arguments and passes the
 // rest of user_config to its reconfigure. Each request, HTTP or through a
 // handle, goes to every host in the same order (SPMD) and host 0's result

@@ -18,8 +18,8 @@ reconfigure(user_config) while the replica initialises; the orchestrator
 takes its slice reservation out of user_config["raytpu_slice"], reserves the
 slice with ray.util.tpu.slice_placement_group (no lifetime: the placement
 groups die with the replica), starts one host worker actor per TPU host in
-bundle i of the slice, joins the workers into one JAX distributed program
-(coordinator on host 0) and builds the user's class on every host with the
+bundle i of the slice, ranks them by TPU worker id, joins them into one JAX
+distributed program (process i on TPU worker i, coordinator on host 0) and builds the user's class on every host with the
 deployment's constructor arguments. The rest of user_config goes to the
 class's reconfigure on every host. Each request (HTTP or handle call) is
 sent to every host in the same order, SPMD, and host 0's result is the
@@ -111,19 +111,18 @@ def _node_labels():
 class _HostWorker:
     """Runs the user's class on one TPU host of the replica's slice."""
 
-    def __init__(self, rank, num_hosts):
-        self._rank = rank
+    def __init__(self, bundle, num_hosts):
+        self._bundle = bundle
         self._num_hosts = num_hosts
+        self._rank = None
         self._obj = None
 
     def info(self):
-        port = 0
-        if self._rank == 0:
-            with socket.socket() as s:
-                s.bind(("", 0))
-                port = s.getsockname()[1]
+        with socket.socket() as s:
+            s.bind(("", 0))
+            port = s.getsockname()[1]  # used if this host becomes rank 0
         return {
-            "rank": self._rank,
+            "bundle": self._bundle,
             "node_id": ray.get_runtime_context().get_node_id(),
             "node_ip": ray.util.get_node_ip_address(),
             "labels": _node_labels(),
@@ -131,7 +130,8 @@ class _HostWorker:
             "port": port,
         }
 
-    def setup(self, name, coordinator, hosts, reservation, user_cls, args, kwargs, jax_distributed):
+    def setup(self, name, rank, coordinator, hosts, reservation, user_cls, args, kwargs, jax_distributed):
+        self._rank = rank
         if jax_distributed and self._num_hosts > 1:
             import jax
 
@@ -181,6 +181,13 @@ async def _copy_request(arg):
         headers=dict(arg.headers),
         body=await arg.body(),
     )
+
+
+def _worker_id(info):
+    try:
+        return (int(info["labels"].get("ray.io/tpu-worker-id", "")), info["bundle"])
+    except ValueError:
+        return (1 << 30, info["bundle"])
 
 
 def _bundle_options(bundle):
@@ -302,13 +309,20 @@ class _SliceOrchestrator:
         ]
         self._raytpu_hosts = hosts
         infos = ray.get([h.info.remote() for h in hosts])
+        # Ray puts bundle i on any host of the slice: rank the hosts by
+        # their TPU worker id, so JAX process i runs on TPU worker i.
+        order = sorted(range(len(infos)), key=lambda i: _worker_id(infos[i]))
+        hosts = [hosts[i] for i in order]
+        infos = [infos[i] for i in order]
+        self._raytpu_hosts = hosts
         coordinator = "%s:%d" % (infos[0]["node_ip"], infos[0]["port"])
-        for info in infos:
+        for rank, info in enumerate(infos):
             info.pop("port")
+            info["rank"] = rank
         ray.get([
-            h.setup.remote(name, coordinator, infos, res, self._raytpu_user_class,
+            h.setup.remote(name, rank, coordinator, infos, res, self._raytpu_user_class,
                            self._raytpu_args, self._raytpu_kwargs, self._raytpu_jax_distributed)
-            for h in hosts
+            for rank, h in enumerate(hosts)
         ])
         self._raytpu_reservation = res
         logger.info("raytpu: %s holds slice %s: %s", name,
