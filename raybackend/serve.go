@@ -27,22 +27,42 @@ var _ backend.Server = (*Backend)(nil)
 // Ray's default proxy options; to choose them, start Serve first with
 // ray.Client.DeployServeApplications.
 //
-// A deployment with a topology is refused (backend.ErrUnsupported): its
-// replicas reserve their slice through raytpu's replica runtime, which this
-// backend does not ship yet. Plan it on the simulator, or deploy it without
-// acceleratorConfig.topology.
+// A deployment with a topology (its user_config carries a slice
+// reservation, and the plan one slice group per replica) needs raytpu's
+// replica runtime: Deploy checks that the reservations and the slice groups
+// agree and that the runtime reads their format (ray.ErrInvalid before
+// anything is sent otherwise), uploads the runtime as a single-file
+// py_module and adds it to the application's runtime_env.py_modules (and to
+// a slice deployment's own py_modules, which Serve would put in their
+// place). The deployment's code imports it (see package serve).
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
 	if p == nil || p.Kind != placement.KindApplication || p.Serve == nil {
 		return nil, fmt.Errorf("raybackend: Deploy: %w: want a plan of kind %s with a Serve application", backend.ErrUnsupported, placement.KindApplication)
 	}
-	if len(p.Slices) > 0 {
-		g := p.Slices[0]
-		return nil, fmt.Errorf("raybackend: Deploy %q: %w: %s needs a %s %s slice of its own, which raytpu's replica runtime reserves; the Ray backend does not ship that runtime yet (plan it on the simulator, or deploy without acceleratorConfig.topology)",
-			p.Name, backend.ErrUnsupported, g.Part, g.Generation, g.Topology)
+	var app map[string]json.RawMessage
+	if err := json.Unmarshal(p.Serve.Config, &app); err != nil {
+		return nil, fmt.Errorf("raybackend: the plan's Serve config is not a JSON object: %w", err)
 	}
-	config, err := b.uploadServeEnv(ctx, p.Serve.Config)
+	sliceDeps, err := sliceDeployments(p, app)
 	if err != nil {
 		return nil, err
+	}
+	config := p.Serve.Config
+	if changed, err := b.uploadServeEnv(ctx, app); err != nil {
+		return nil, err
+	} else if changed || len(sliceDeps) > 0 {
+		if len(sliceDeps) > 0 {
+			uri, err := b.uploadReplicaRuntime(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := shipReplicaRuntime(app, sliceDeps, uri); err != nil {
+				return nil, err
+			}
+		}
+		if config, err = json.Marshal(app); err != nil { // encoding/json sorts the keys: stable bytes
+			return nil, err
+		}
 	}
 	if err := b.client.DeployServeApplication(ctx, config); err != nil {
 		return nil, err
@@ -51,33 +71,29 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 }
 
 // uploadServeEnv packages the local directories of the application's
-// runtime_env and returns the config with their URIs.
-func (b *Backend) uploadServeEnv(ctx context.Context, config json.RawMessage) (json.RawMessage, error) {
-	var app map[string]json.RawMessage
-	if err := json.Unmarshal(config, &app); err != nil {
-		return nil, fmt.Errorf("raybackend: the plan's Serve config is not a JSON object: %w", err)
-	}
+// runtime_env and puts their URIs into app; it reports whether it did.
+func (b *Backend) uploadServeEnv(ctx context.Context, app map[string]json.RawMessage) (bool, error) {
 	raw, ok := app["runtime_env"]
 	if !ok {
-		return config, nil
+		return false, nil
 	}
 	var env runtimeenv.RuntimeEnv
 	if err := json.Unmarshal(raw, &env); err != nil {
-		return nil, fmt.Errorf("raybackend: the Serve config's runtime_env: %w", err)
+		return false, fmt.Errorf("raybackend: the Serve config's runtime_env: %w", err)
 	}
 	local := env.WorkingDir != "" && !ray.IsURI(env.WorkingDir) || slices.ContainsFunc(env.PyModules, func(m string) bool { return !ray.IsURI(m) })
 	if !local {
-		return config, nil
+		return false, nil
 	}
 	prepared, err := b.client.PrepareRuntimeEnv(ctx, &env, b.pkg)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	prepared.Excludes = nil // applied while packaging
 	if app["runtime_env"], err = json.Marshal(prepared); err != nil {
-		return nil, err
+		return false, err
 	}
-	return json.Marshal(app) // encoding/json sorts the keys: stable bytes
+	return true, nil
 }
 
 // Wait follows the application until it is RUNNING, reporting each change

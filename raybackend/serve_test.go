@@ -103,12 +103,18 @@ func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Clien
 		t.Errorf("GET /hello = %d %q, want 200 \"hello from raytpu\"", resp.StatusCode, body)
 	}
 
-	// A topology needs the replica runtime: refused before anything is sent.
+	// A slice reservation without the plan's slice groups (a hand-edited
+	// plan) is refused before anything is sent.
 	tpuApp := serve.Application{Name: "llm", ImportPath: "hello:app", Deployments: []serve.Deployment{{
 		Name: "Hello", NumReplicas: 1, AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 	}}}
-	if _, err := tpuApp.Deploy(t.Context(), b); !errors.Is(err, backend.ErrUnsupported) {
-		t.Errorf("Deploy with a topology = %v, want backend.ErrUnsupported", err)
+	plan, err := tpuApp.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.Slices = nil
+	if _, err := b.Deploy(t.Context(), plan); !errors.Is(err, ray.ErrInvalid) {
+		t.Errorf("Deploy of a reservation without slice groups = %v, want ray.ErrInvalid", err)
 	}
 	if _, err := b.Status(t.Context(), "llm"); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("Status(llm) = %v, want backend.ErrNotFound: nothing may have been deployed", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
@@ -31,6 +32,12 @@ type AcceleratorConfig struct {
 	// Optional. Default: none (replicas take TPU through RayActorOptions
 	// or PlacementGroupBundles like any resource).
 	Topology string `json:"topology,omitempty"`
+	// HeadReservationTimeout bounds how long a starting replica waits for
+	// a free slice (slice_placement_group's head_reservation_timeout_s);
+	// past it the replica fails to start with a "slice reservation
+	// pending" error and Serve retries it. Negative: wait indefinitely.
+	// Needs a Topology. Optional. Default: 100s (Ray's).
+	HeadReservationTimeout time.Duration `json:"head_reservation_timeout,omitempty"`
 }
 
 // SliceReservationKey is the key of the deployment's user_config under
@@ -96,6 +103,9 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 			fmt.Sprintf("the deployment's accelerator is %s; leave acceleratorType empty or set it to %s", accelType, accelType)))
 	}
 	if a.Topology == "" {
+		if a.HeadReservationTimeout != 0 {
+			errs = append(errs, field.Forbidden(ap.Child("headReservationTimeout"), "needs a topology: only a replica that owns a slice reserves one"))
+		}
 		return accelType, errs
 	}
 	if o := d.RayActorOptions; o != nil && o.Resources[rayvocab.ResourceTPU] > 0 {

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"time"
+
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -240,6 +242,9 @@ var specCases = []specCase{
 		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1, "TPU": 3}}
 		d.AcceleratorConfig = v4Slice
 	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundles[0][TPU]", invalid)}},
+	{name: "head timeout without topology", app: one(d(func(d *Deployment) {
+		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", HeadReservationTimeout: time.Second}
+	})), want: []field.Ref{ref("app.deployments[d].acceleratorConfig.headReservationTimeout", forbidden)}},
 	{name: "gpu kind", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Kind: "gpu", Accelerator: "v4"} })),
 		want: []field.Ref{ref("app.deployments[d].acceleratorConfig.kind", notSupported)}},
 	{name: "unknown accelerator", app: one(d(func(d *Deployment) { d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v9"} })),

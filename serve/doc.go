@@ -38,6 +38,51 @@
 //     without a max), so a backend or the simulator can check that the
 //     cluster holds the largest the deployment may grow to.
 //
+// # The replica runtime
+//
+// The replica that owns a slice runs raytpu's replica runtime, a small
+// Python module (raytpu_replica) that the Ray backend ships with the
+// application as a py_modules entry. The deployment's code applies its
+// class decorator under @serve.deployment:
+//
+//	from ray import serve
+//	from raytpu_replica import tpu_slice, get_slice_context
+//
+//	@serve.deployment
+//	@tpu_slice
+//	class Model:
+//	    def __init__(self, scale): ...     # built on every TPU host
+//	    def reconfigure(self, config): ... # optional; every host
+//	    def __call__(self, request): ...   # every host; host 0 answers
+//
+//	app = Model.bind(scale=2.0)
+//
+// The Serve replica itself is then a CPU-only orchestrator. When Serve
+// first calls its reconfigure(user_config), it takes the reservation out
+// of user_config, reserves the slice (slice_placement_group, no lifetime,
+// so the slice fate-shares with the replica), starts one host worker actor
+// per TPU host in bundle i with the bundle's resources, ranks them by TPU
+// worker id (Ray may put bundle i on any host of the slice), joins them
+// into one JAX distributed program (jax.distributed.initialize, process i
+// on TPU worker i, coordinator on host 0; tpu_slice(jax_distributed=False) skips it), builds the class
+// on every host with the deployment's constructor arguments and passes the
+// rest of user_config to its reconfigure. Each request, HTTP or through a
+// handle, goes to every host in the same order (SPMD) and host 0's result
+// is the answer; an HTTP request arrives as raytpu_replica.Request (method,
+// path, query_params, headers, body, .json()). On a host,
+// get_slice_context() says its rank and every host's node and labels.
+//
+// The slice is released when Serve stops the replica (scale-down, delete,
+// redeploy of new code: the runtime's __del__) or when the replica dies;
+// a restarted replica reserves again. A replica that finds no free slice
+// within AcceleratorConfig.HeadReservationTimeout fails to start with
+// "raytpu: slice reservation pending: ...", which Serve shows in the
+// deployment's message ("A replica failed to start with exception.
+// Retrying N more time(s)") while the application stays DEPLOYING, until
+// its retries run out (DEPLOY_FAILED). The replica actor keeps Serve's
+// ray_actor_options (default num_cpus 1); give it num_cpus 0 when TPU hosts
+// have no CPU to spare beyond their slice bundles.
+//
 // A deployment without a topology gets no slice group: Serve's own
 // per-replica placement group (placement_group_bundles) stays in the config
 // exactly as Ray builds it.

@@ -26,6 +26,7 @@ var deliberateDifferences = map[string]string{
 	"heterogeneous bundles with topology": "Serve LLM's rule for a slice's bundles; Serve's schema accepts mixed bundles",
 	"chips do not divide into bundles":    "slice placement's rule; Serve does not check TPU amounts inside bundles",
 	"gpu kind":                            "raytpu compiles TPU deployments only",
+	"head timeout without topology":       "the head timeout bounds the slice reservation of raytpu's replica runtime; without a topology there is none",
 	"unknown accelerator":                 "the TPU catalog; Ray's accelerator_type is any string",
 	"accelerator type mismatch":           "raytpu's accelerator config and the actor's accelerator_type must agree",
 	"actor tpu with topology":             "with a topology the slice holds the TPU; Ray would let the actor hold chips outside it",

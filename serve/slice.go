@@ -21,5 +21,7 @@ func resolveSlice(p *field.Path, a *AcceleratorConfig, bundle map[string]float64
 		Accelerator:        a.Accelerator,
 		ResourcesPerBundle: bundle,
 		Strategy:           strategy,
+		// A negative timeout waits indefinitely, as placement reads it.
+		HeadReservationTimeout: a.HeadReservationTimeout,
 	}.Resolve(f)
 }
