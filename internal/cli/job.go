@@ -24,14 +24,12 @@ func defaultAddress() string {
 	return "http://127.0.0.1:8265"
 }
 
-func newJobCmd() *cobra.Command {
+// dashboardFlag adds --address to cmd and returns how to get a client of
+// the dashboard it names (or the default address).
+func dashboardFlag(cmd *cobra.Command) func() (*ray.Client, error) {
 	var address string
-	cmd := &cobra.Command{
-		Use:   "job",
-		Short: "List, inspect, follow and stop Ray jobs through the dashboard",
-	}
 	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, http://127.0.0.1:8265)")
-	client := func() (*ray.Client, error) {
+	return func() (*ray.Client, error) {
 		a := address
 		if a == "" {
 			a = defaultAddress()
@@ -42,6 +40,14 @@ func newJobCmd() *cobra.Command {
 		}
 		return c, nil
 	}
+}
+
+func newJobCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "job",
+		Short: "List, inspect, follow and stop Ray jobs through the dashboard",
+	}
+	client := dashboardFlag(cmd)
 
 	var listOut output
 	list := &cobra.Command{

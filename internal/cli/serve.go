@@ -10,13 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/serve"
 )
 
 func newServeCmd() *cobra.Command {
-	var address string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Deploy, watch and delete Ray Serve applications through the dashboard",
@@ -30,15 +28,11 @@ application leaves every other one running.
 To see where an application's replicas would land, use
 'raytpu plan -f app.yaml' on the simulated cluster.`,
 	}
-	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, http://127.0.0.1:8265)")
+	client := dashboardFlag(cmd)
 	server := func() (*raybackend.Backend, error) {
-		a := address
-		if a == "" {
-			a = defaultAddress()
-		}
-		c, err := ray.NewClient(a)
+		c, err := client()
 		if err != nil {
-			return nil, usagef("--address: %v", err)
+			return nil, err
 		}
 		return raybackend.New(c), nil
 	}
