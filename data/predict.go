@@ -1,0 +1,226 @@
+package data
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// Hosts describes the JaxTrainer workers that iterate a dataset: one worker
+// per host.
+type Hosts struct {
+	// Workers is the number of train workers (world size). Required.
+	Workers int
+	// Accelerator is the TPU generation of the workers (v6e, TPU-V4); ""
+	// for CPU workers. With a TPU, JaxTrainer initialises jax.distributed,
+	// so jax.process_count() is Workers; without, every worker is its own
+	// one-process JAX program.
+	Accelerator string
+	// ChipsPerHost is the TPU chips of each worker. Optional when the
+	// generation ships one host size (v4, v5p: 4). Default: that size.
+	ChipsPerHost int
+	// LocalDevices overrides jax.local_device_count(), e.g. for CPU hosts
+	// run with --xla_force_host_platform_device_count. Optional. Default:
+	// ChipsPerHost × the generation's devices per chip; 1 on CPU.
+	LocalDevices int
+	// NotSplit says the dataset is outside DataConfig.datasets_to_split:
+	// every worker iterates all of it. Optional. Default: false (split).
+	NotSplit bool
+}
+
+// Severity ranks a finding.
+type Severity string
+
+// The severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityNote    Severity = "note"
+)
+
+// Finding is one thing Predict found, at the path of the option it is about.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Field    string   `json:"field"`
+	Message  string   `json:"message"`
+}
+
+func (f Finding) String() string { return string(f.Severity) + ": " + f.Field + ": " + f.Message }
+
+// HostGroup is a run of hosts whose first epoch is the same.
+type HostGroup struct {
+	// Hosts counts the hosts; Ranks lists them, or is nil when the group
+	// holds every host.
+	Hosts   int         `json:"hosts"`
+	Ranks   []int       `json:"ranks,omitempty"`
+	Batches HostBatches `json:"batches"`
+}
+
+// Prediction is what Predict expects one epoch of iter_jax_batches to do.
+type Prediction struct {
+	// Rows of the dataset, -1 when unknown before running.
+	Rows      int    `json:"rows"`
+	Workers   int    `json:"workers"`
+	Devices   int    `json:"devices"`
+	BatchSize int    `json:"batchSize"`
+	Policy    string `json:"policy"`
+	// Synchronized is true when Ray takes the synchronising path.
+	Synchronized bool `json:"synchronized"`
+	// SplitDropped rows never reach a worker: Ray Train's equal split
+	// drops Rows mod Workers.
+	SplitDropped int `json:"splitDropped"`
+	// Groups are the hosts' epochs; empty when Rows is unknown.
+	Groups []HostGroup `json:"groups,omitempty"`
+	// RowsDropped counts rows no host yields (split and batching), PadRows
+	// padding rows yielded, over all hosts.
+	RowsDropped int `json:"rowsDropped"`
+	PadRows     int `json:"padRows"`
+	// Fails is true when some host does not complete the first epoch.
+	Fails    bool      `json:"fails"`
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// devices resolves the JAX devices of one host.
+func (h Hosts) devices(p *field.Path) (int, string, field.ErrorList) {
+	if h.LocalDevices < 0 {
+		return 0, "", field.ErrorList{field.Invalid(p.Child("localDevices"), h.LocalDevices, "must be positive, or 0 for the catalog's count")}
+	}
+	if h.Accelerator == "" {
+		if h.ChipsPerHost != 0 {
+			return 0, "", field.ErrorList{field.Forbidden(p.Child("chipsPerHost"), "applies only with a TPU accelerator")}
+		}
+		return max(h.LocalDevices, 1), "one CPU device per worker", nil
+	}
+	g, e := tpu.ResolveGeneration(h.Accelerator, p.Child("accelerator"))
+	if e != nil {
+		return 0, "", field.ErrorList{e}
+	}
+	chips := h.ChipsPerHost
+	if chips == 0 {
+		if len(g.ChipsPerHostOptions) != 1 {
+			return 0, "", field.ErrorList{field.Required(p.Child("chipsPerHost"),
+				fmt.Sprintf("%s hosts come with %v chips; say which", g.Name, g.ChipsPerHostOptions))}
+		}
+		chips = g.ChipsPerHostOptions[0]
+	}
+	if !slices.Contains(g.ChipsPerHostOptions, chips) {
+		return 0, "", field.ErrorList{field.NotSupported(p.Child("chipsPerHost"), fmt.Sprint(chips), intStrings(g.ChipsPerHostOptions))}
+	}
+	why := fmt.Sprintf("one %s host of %d chips × %d JAX devices per chip", g.Name, chips, g.DevicesPerChip)
+	if h.LocalDevices > 0 {
+		return h.LocalDevices, "localDevices", nil
+	}
+	return chips * g.DevicesPerChip, why, nil
+}
+
+func intStrings(v []int) []string {
+	out := make([]string, len(v))
+	for i, n := range v {
+		out[i] = fmt.Sprint(n)
+	}
+	return out
+}
+
+// Predict checks it against the hosts and, when the dataset's row count is
+// known before running (Range, FromItems and row-keeping steps), predicts
+// every host's first epoch under Ray Train's sharding. p is the path of the
+// iterator options (findings and errors point below it).
+//
+// Errors: a batch size that does not divide by the host's JAX devices; a
+// Raise certain to fail at the end of the first epoch (unless AllowRaise);
+// an invalid option. Warnings and notes are in Prediction.Findings.
+func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Prediction, field.ErrorList) {
+	kw, errs := it.compile(p)
+	if hosts.Workers < 1 {
+		errs = append(errs, field.Invalid(p.Child("workers"), hosts.Workers, "must be at least 1"))
+	}
+	d, why, herrs := hosts.devices(p)
+	errs = append(errs, herrs...)
+	c, derrs := ds.compile(p.Child("dataset"))
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if len(derrs) > 0 {
+		return nil, derrs
+	}
+	B, W := kw.BatchSize, hosts.Workers
+	pr := &Prediction{Rows: c.Rows, Workers: W, Devices: d, BatchSize: B, Policy: kindOf(it.Ragged).String()}
+	bp := p.Child("batchSize")
+	if B%d != 0 {
+		try := fmt.Sprintf("%d or %d", B/d*d, (B/d+1)*d)
+		if B < d {
+			try = fmt.Sprint(d)
+		}
+		return nil, field.ErrorList{field.Invalid(bp, B, fmt.Sprintf(
+			"must divide by the %d JAX devices of one host (%s); iter_jax_batches raises ValueError before the first batch; try %s",
+			d, why, try))}
+	}
+	processes := 1
+	if hosts.Accelerator != "" {
+		processes = W
+	}
+	pr.Synchronized = it.SynchronizeBatches && processes > 1
+	note := func(s Severity, path *field.Path, format string, a ...any) {
+		pr.Findings = append(pr.Findings, Finding{s, path.String(), fmt.Sprintf(format, a...)})
+	}
+	if it.SynchronizeBatches {
+		switch {
+		case processes == 1 && W == 1:
+			note(SeverityNote, p.Child("synchronizeBatches"), "has no effect: one worker, so jax.process_count() is 1")
+		case processes == 1:
+			note(SeverityNote, p.Child("synchronizeBatches"), "has no effect: CPU workers do not initialise jax.distributed, so every worker has jax.process_count() 1")
+		case !hosts.NotSplit:
+			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %d batches", kw.PrefetchBatches)
+		default:
+			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %d batches", kw.PrefetchBatches)
+		}
+	}
+	if c.Rows < 0 {
+		note(SeverityNote, p.Child("dataset"), "row count unknown before running (a file source or a row-changing step): only the batch size was checked; Ray Train's split will drop rows mod %d", W)
+		return pr, nil
+	}
+	shard := c.Rows
+	if !hosts.NotSplit {
+		shard = c.Rows / W
+		pr.SplitDropped = c.Rows % W
+		if pr.SplitDropped > 0 {
+			note(SeverityWarning, p.Child("dataset"), "Ray Train's streaming_split(equal=True) gives each of %d workers %d rows and silently drops %d of %d rows (%d mod %d)",
+				W, shard, pr.SplitDropped, c.Rows, c.Rows, W)
+		}
+	}
+	one := ModelBatches([]int{shard}, Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
+	pr.Groups = []HostGroup{{Hosts: W, Batches: one}}
+	pr.RowsDropped = pr.SplitDropped + W*one.RowsDropped
+	pr.PadRows = W * one.PadRows
+	pr.Fails = one.Outcome != Completes
+	full, r := shard/B, shard%B
+	switch {
+	case pr.Fails && !it.AllowRaise:
+		errs = append(errs, field.Invalid(p.Child("ragged"), "Raise", fmt.Sprintf(
+			"certain to fail at the end of the first epoch: each of %d hosts gets %d rows = %d full batches of %d and a last batch of %d rows, "+
+				"which does not divide by the %d JAX devices of a host, so iter_jax_batches raises ValueError after batch %d; "+
+				"use Drop (loses %d rows per host) or Pad (adds %d padding rows per host), change batchSize or the row count, or set allowRaise",
+			W, shard, full, B, r, d, full, r, B-r)))
+	case pr.Fails:
+		note(SeverityWarning, p.Child("ragged"), "Raise fails at the end of the first epoch: last batch of %d rows on each of %d hosts does not divide by %d devices (allowed by allowRaise)", r, W, d)
+	}
+	if kindOf(it.Ragged) == kindDrop && c.Rows > 0 {
+		limit := it.MaxDropFraction
+		if limit == 0 {
+			limit = DefaultMaxDropFraction
+		}
+		if frac := float64(pr.RowsDropped) / float64(c.Rows); frac > limit {
+			note(SeverityWarning, p.Child("ragged"), "Drop discards %d of %d rows per epoch (%.1f%%, above %.1f%%): %d per host from the last batch of %d rows, plus %d from the split",
+				pr.RowsDropped, c.Rows, 100*frac, 100*limit, one.RowsDropped, r, pr.SplitDropped)
+		}
+	}
+	if kindOf(it.Ragged) == kindPad && one.PadRows > 0 {
+		note(SeverityNote, p.Child("ragged"), "Pad adds %d unmasked padding rows per host to the last batch of %d rows; use a value the train step recognises", one.PadRows, r)
+	}
+	if len(errs) > 0 {
+		return pr, errs
+	}
+	return pr, nil
+}
