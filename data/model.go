@@ -104,6 +104,11 @@ const errNoTemplate = "Cannot create dummy batches for synchronization because t
 // yields over one epoch of a shard of shards[h] rows and how the epoch
 // ends. It is arithmetic: its cost grows with the number of hosts, not
 // rows or batches. b.BatchSize and b.Devices must be positive.
+//
+// The model yields a host's short batch last. Real Ray does so with
+// prefetch_batches 1; with more, its thread-pooled formatting was seen to
+// yield the short batch before a full one, so only the multiset of batch
+// shapes (and the outcome) is predicted then.
 func ModelBatches(shards []int, b Batching) []HostBatches {
 	out := make([]HostBatches, len(shards))
 	if b.Sync {
