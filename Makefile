@@ -22,7 +22,7 @@ vet:
 	$(GO) vet ./...
 
 # The packages whose tests need nothing but Go (no Python, no Ray).
-UNIT_PKGS = . ./field ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./sim ./internal/cli ./internal/launcher ./internal/golden
+UNIT_PKGS = . ./field ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./internal/cli ./internal/launcher ./internal/golden
 unit:
 	$(GO) test -race -count=1 $(UNIT_PKGS)
 

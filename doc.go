@@ -47,6 +47,7 @@
 //	backend     the contract between front ends and backends
 //	train       Ray Train's JaxTrainer, compiled to a Plan, fitted on a backend
 //	serve       Ray Serve applications, compiled to a Plan, run on a backend
+//	data        Ray Data pipelines and iter_jax_batches, with a batch prediction
 //	sim         the simulated TPU cluster (embedded default backend)
 //	ray         the Ray dashboard client: Jobs API, packages, log tail
 //	raybackend  the Ray cluster backend, on top of the ray client

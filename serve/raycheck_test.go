@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/raytpu/raytpu/internal/venvtest"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -71,31 +72,6 @@ type rayVerdict struct {
 	Dropped []string `json:"dropped"`
 }
 
-// rayPython returns the project virtualenv's interpreter, failing the test
-// (never skipping it) when Ray is not installed.
-func rayPython(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	py := filepath.Join(dir, ".venv", "bin", "python")
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("Ray is not installed: run scripts/setup-venv.sh (or make test) to create %s: %v", py, err)
-	}
-	return py
-}
-
 // TestConfigsAreRays validates, in one Python process, every compiled
 // config of specCases with the installed Ray's own Serve classes
 // (ServeDeploySchema, then the controller's override_deployment_info), and
@@ -103,7 +79,7 @@ func rayPython(t *testing.T) string {
 // unless deliberateDifferences says why not.
 func TestConfigsAreRays(t *testing.T) {
 	t.Parallel()
-	py := rayPython(t)
+	py := venvtest.Python(t)
 	type entry struct {
 		ID     string          `json:"id"`
 		Config json.RawMessage `json:"config"`

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/raytpu/raytpu/internal/venvtest"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -43,37 +43,7 @@ var knownRayValidityDivergence = map[string]bool{
 	"v4 02x2x2": false,
 }
 
-// repoRoot walks up from the package directory to the directory holding go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 const installRay = "run scripts/setup-venv.sh (or make test) to install Ray"
-
-// rayPython returns the project virtualenv's interpreter, failing the test
-// (never skipping it) when Ray is not installed.
-func rayPython(t *testing.T) string {
-	t.Helper()
-	py := filepath.Join(repoRoot(t), ".venv", "bin", "python")
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("%s: %s: %v", installRay, py, err)
-	}
-	return py
-}
 
 type rayRequest struct {
 	Generations []rayGenRequest `json:"generations"`
@@ -146,7 +116,7 @@ func crossCheckTopologies(g *tpu.Generation) []string {
 // get_total_chips_from_accelerator_type against ParsePodType.
 func TestAgainstInstalledRay(t *testing.T) {
 	t.Parallel()
-	py := rayPython(t)
+	py := venvtest.Python(t)
 	script := filepath.Join("testdata", "ray_tpu_rules.py")
 
 	var req rayRequest

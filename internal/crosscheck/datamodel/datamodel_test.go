@@ -1,4 +1,4 @@
-package data_test
+package datamodel_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/venvtest"
 )
 
 // crossDevices is the JAX devices of every host in the cross-check
@@ -106,31 +107,6 @@ func syncCases() []syncCase {
 	}
 }
 
-func venvPython(t *testing.T) string {
-	t.Helper()
-	venv := os.Getenv("RAYTPU_VENV")
-	if venv == "" {
-		dir, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for ; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				t.Fatal("no go.mod above the working directory")
-			}
-		}
-		venv = filepath.Join(dir, ".venv")
-	}
-	py := filepath.Join(venv, "bin", "python")
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("the cross-check needs Ray 2.60 and JAX in a virtualenv (%v): see the README's test setup, or set RAYTPU_VENV", err)
-	}
-	return py
-}
-
 func runScript(t *testing.T, py string, args ...string) ([]hostResult, error) {
 	cmd := exec.CommandContext(t.Context(), py, append([]string{filepath.Join("testdata", "crosscheck_ray.py")}, args...)...)
 	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", "RAY_AUTH_MODE=disabled",
@@ -165,10 +141,7 @@ func tail(b []byte) []byte {
 // in one process, and batch synchronisation over two JAX processes joined
 // by jax.distributed.
 func TestCrossCheckRealRay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the cross-check starts Ray and JAX processes (about a minute)")
-	}
-	py := venvPython(t)
+	py := venvtest.Python(t)
 	dir := t.TempDir()
 	write := func(name string, v any) string {
 		b, err := json.Marshal(v)
