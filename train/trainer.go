@@ -39,6 +39,18 @@ type JaxTrainer struct {
 	// RuntimeEnv is the job's runtime environment (working dir, pip, env
 	// vars), Ray's runtime_env. Optional.
 	RuntimeEnv runtimeenv.RuntimeEnv
+	// Datasets are the datasets the workers iterate and Ray Train's
+	// DataConfig (JaxTrainer's datasets= and dataset_config=), usually a
+	// data.DatasetConfig. Optional. Default: none.
+	//
+	// The launcher passes the built datasets to the real JaxTrainer and
+	// adds each dataset's iter_jax_batches keyword arguments to the train
+	// loop's config under "_raytpu_iter_jax_batches" (a dict by dataset
+	// name); the loop iterates its shard with
+	// raytpu_iter_jax_batches(config, name) from the launcher module (see
+	// [DatasetSource] and internal/launcher). A TrainLoopConfig must then
+	// be a JSON object or unset.
+	Datasets DatasetSource
 }
 
 // LauncherConfig is what the launcher reads from the plan to build the
@@ -48,13 +60,28 @@ type LauncherConfig struct {
 	TrainLoopConfig    json.RawMessage `json:"train_loop_config,omitempty"`
 	Scaling            LauncherScaling `json:"scaling_config"`
 	Run                LauncherRun     `json:"run_config"`
+	// Datasets is the DatasetSource's JSON: {"datasets", "dataset_config",
+	// "iter_jax_batches"}.
+	Datasets json.RawMessage `json:"datasets,omitempty"`
 }
 
 var importPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Compile validates t and returns its plan. Problems come back together as
-// a field.ErrorList with paths under "trainer" (trainer.scaling.topology).
+// a field.ErrorList with paths under "trainer" (trainer.scaling.topology,
+// trainer.datasets.datasets[0].iter.batchSize). Compile drops the
+// Datasets' warnings; CompileWithWarnings returns them.
 func (t JaxTrainer) Compile() (*placement.Plan, error) {
+	p, _, err := t.CompileWithWarnings()
+	return p, err
+}
+
+// CompileWithWarnings is Compile that also returns the warnings of the
+// Datasets (rows Ray Train's split drops silently, a Drop that discards
+// many rows): things that will run but probably not as meant. The
+// Datasets are compiled only when the scaling config is valid, since
+// their prediction needs the worker count.
+func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 	root := trainerPath
 	var errs field.ErrorList
 
@@ -81,14 +108,21 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 	run, rerrs := t.RunConfig.compile(runPath)
 	errs = append(errs, rerrs...)
 	errs = append(errs, t.RuntimeEnv.Validate(runtimeEnvPath)...)
+	var datasets json.RawMessage
+	var warnings []string
+	if t.Datasets != nil && len(serrs) == 0 {
+		var derrs field.ErrorList
+		datasets, warnings, derrs = compileDatasets(t.Datasets, t.ScalingConfig, scaling, group)
+		errs = append(errs, derrs...)
+	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, nil, errs
 	}
 
-	cfg := LauncherConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run}
+	cfg := LauncherConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run, Datasets: datasets}
 	raw, err := json.Marshal(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("train: encoding launcher config: %w", err)
+		return nil, nil, fmt.Errorf("train: encoding launcher config: %w", err)
 	}
 	plan := &placement.Plan{
 		APIVersion: placement.APIVersion,
@@ -106,5 +140,5 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 		group.Part = placement.Part{Role: placement.RoleWorkerGroup, Name: t.RunConfig.Name}
 		plan.Slices = append(plan.Slices, group)
 	}
-	return plan, nil
+	return plan, warnings, nil
 }
