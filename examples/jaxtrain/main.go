@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -52,7 +53,23 @@ type config struct {
 	Logs        io.Writer // receives the job's driver log, if set
 	Accelerator string
 	Topology    string
+
+	// Rows > 0 trains on a range dataset of that many rows instead: the
+	// loop iterates one epoch of its shard with iter_jax_batches (BatchSize
+	// rows per host, Ragged for the last batch) and reports what it saw.
+	Rows       int
+	BatchSize  int
+	Ragged     data.RaggedPolicy
+	AllowRaise bool
 }
+
+// padValue pads short batches of the range dataset, whose ids are never
+// negative.
+const padValue = -1
+
+// hostDevices is the JAX devices of one v4 host (4 chips, one device
+// each); the CPU workers pose as such hosts.
+const hostDevices = 4
 
 func defaults() config {
 	return config{
@@ -70,7 +87,7 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 	if cfg.PauseAt > 0 {
 		loopCfg["pause_at_step"] = cfg.PauseAt
 	}
-	return train.JaxTrainer{
+	t := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",
 		TrainLoopConfig:    loopCfg,
 		ScalingConfig: train.ScalingConfig{
@@ -89,6 +106,25 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 		},
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: workDir},
 	}
+	if cfg.Rows > 0 {
+		loopCfg["pad_value"] = padValue
+		t.TrainLoopPerWorker = "train_loop:data_func"
+		t.Datasets = datasets(cfg)
+		// jax.local_device_count() of a v4 host, so that iter_jax_batches
+		// shards every batch as it would on the TPU.
+		t.RunConfig.WorkerEnv["XLA_FLAGS"] = fmt.Sprintf("--xla_force_host_platform_device_count=%d", hostDevices)
+	}
+	return t
+}
+
+// datasets is the data side of the trainer when cfg.Rows > 0: one range
+// dataset "train", split over the workers.
+func datasets(cfg config) data.DatasetConfig {
+	return data.DatasetConfig{Datasets: []data.TrainDataset{{
+		Name:    "train",
+		Dataset: data.From(data.Range{N: cfg.Rows}),
+		Iter:    data.IterJaxBatches{BatchSize: cfg.BatchSize, Ragged: cfg.Ragged, AllowRaise: cfg.AllowRaise},
+	}}}
 }
 
 // writeLoop copies the embedded train loop into a fresh directory.
@@ -135,7 +171,15 @@ func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	return trainer(cfg, dir).Fit(ctx, b, backend.RunOptions{
+	t := trainer(cfg, dir)
+	_, warnings, err := t.CompileWithWarnings()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(out, w)
+	}
+	return t.Fit(ctx, b, backend.RunOptions{
 		OnStatus: func(s backend.Status) {
 			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), s.ID, s.State, s.Message)
 		},

@@ -15,6 +15,15 @@ import traceback
 PLAN_FILE = "_raytpu_plan.json"
 RESULT_PREFIX = "RAYTPU_RESULT "
 
+# The key under which the "train" entry adds every dataset's
+# iter_jax_batches keyword arguments to train_loop_config: a dict by dataset
+# name. A train loop iterates its shard with raytpu_iter_jax_batches(config,
+# name), or reads the dict itself.
+ITER_JAX_BATCHES_KEY = "_raytpu_iter_jax_batches"
+
+# Keyword arguments of a Ray Data call that hold a "module:attr" callable.
+CALLABLE_KWARGS = ("fn",)
+
 
 def _emit(result):
     sys.stdout.flush()
@@ -39,6 +48,56 @@ def _jsonable(value):
         return value
     except (TypeError, ValueError):
         return repr(value)
+
+
+def raytpu_iter_jax_batches(config, name):
+    """Iterates this worker's shard of dataset `name` as the trainer said.
+
+    Call it from a train loop that received `config` (train_loop_config):
+    it returns ray.train.get_dataset_shard(name).iter_jax_batches(**opts)
+    with the options compiled in Go, so the loop never re-types them.
+    """
+    import ray.train
+
+    opts = config[ITER_JAX_BATCHES_KEY][name]
+    return ray.train.get_dataset_shard(name).iter_jax_batches(**opts)
+
+
+def _call_kwargs(kwargs):
+    import ray.data
+
+    out = dict(kwargs)
+    for key in CALLABLE_KWARGS:
+        if isinstance(out.get(key), str) and ":" in out[key]:
+            out[key] = _load(out[key])
+    if isinstance(out.get("compute"), dict):
+        out["compute"] = ray.data.ActorPoolStrategy(**out["compute"])
+    return out
+
+
+def build_dataset(spec):
+    """Builds a Ray Dataset from its compiled source and steps."""
+    import ray.data
+
+    source = spec["source"]
+    ds = getattr(ray.data, source["op"])(**_call_kwargs(source["kwargs"]))
+    for step in spec.get("steps") or []:
+        ds = getattr(ds, step["op"])(**_call_kwargs(step["kwargs"]))
+    return ds
+
+
+def _train_datasets(cfg, trainer_kwargs):
+    """Adds datasets=, dataset_config= and the loop's iterator options."""
+    from ray.train import DataConfig
+
+    spec = cfg.get("datasets")
+    if not spec:
+        return
+    trainer_kwargs["datasets"] = {name: build_dataset(d) for name, d in spec["datasets"].items()}
+    trainer_kwargs["dataset_config"] = DataConfig(**spec["dataset_config"])
+    loop_config = dict(trainer_kwargs.get("train_loop_config") or {})
+    loop_config[ITER_JAX_BATCHES_KEY] = spec["iter_jax_batches"]
+    trainer_kwargs["train_loop_config"] = loop_config
 
 
 def run_train(cfg):
@@ -82,6 +141,7 @@ def run_train(cfg):
         trainer_kwargs["train_loop_config"] = cfg["train_loop_config"]
 
     ray.init(address="auto", log_to_driver=True)
+    _train_datasets(cfg, trainer_kwargs)
     trainer = JaxTrainer(train_fn, **trainer_kwargs)
     try:
         result = trainer.fit()
@@ -108,7 +168,34 @@ def run_train(cfg):
     return out, 0
 
 
-LAUNCHERS = {"train": run_train}
+def _files_under(path):
+    if "://" in path or not os.path.isdir(path):
+        return None
+    return sorted(
+        os.path.relpath(os.path.join(d, f), path)
+        for d, _, files in os.walk(path)
+        for f in files
+        if not f.startswith(".")
+    )
+
+
+def run_data(cfg):
+    """Builds a compiled Ray Data pipeline and runs its sink."""
+    import ray
+
+    ray.init(address="auto", log_to_driver=True)
+    ds = build_dataset(cfg)
+    sink = cfg["sink"]
+    kwargs = _call_kwargs(sink["kwargs"])
+    getattr(ds, sink["op"])(**kwargs)
+    out = {"kind": "Pipeline", "name": cfg.get("name"), "sink": sink["op"], "path": kwargs.get("path")}
+    files = _files_under(kwargs.get("path") or "")
+    if files is not None:
+        out["files"] = files
+    return out, 0
+
+
+LAUNCHERS = {"train": run_train, "data": run_data}
 
 
 def main():
