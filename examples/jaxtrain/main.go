@@ -12,6 +12,13 @@
 // dashboard (for example one started by `raytpu dev-cluster up`):
 //
 //	go run ./examples/jaxtrain --backend ray --address http://127.0.0.1:8265 --storage /tmp/raytpu-results
+//
+// With --rows the workers iterate a Ray Data range dataset instead, each
+// its shard, with iter_jax_batches options compiled in Go (--batch-size,
+// --ragged); the trainer prints data.Predict's warnings before launch and
+// refuses a --ragged raise certain to fail:
+//
+//	go run ./examples/jaxtrain --backend ray --rows 1000 --ragged pad --report-dir /tmp/batches
 package main
 
 import (
@@ -199,8 +206,23 @@ func main() {
 	flag.IntVar(&cfg.MaxFailures, "max-failures", 0, "restarts from the latest checkpoint (-1: forever)")
 	flag.IntVar(&cfg.PauseAt, "pause-at", 0, "fault-injection demo: rank 1 writes its pid to <report-dir>/paused-rank-1.pid at this step and waits to be killed")
 	flag.StringVar(&cfg.ReportDir, "report-dir", "", "directory for per-worker JSON reports (rank, node labels, MEGASCALE_* env)")
+	flag.IntVar(&cfg.Rows, "rows", 0, "iterate one epoch of a range dataset of this many rows instead of training (0: train)")
+	flag.IntVar(&cfg.BatchSize, "batch-size", 64, "with --rows: iter_jax_batches rows per host (a multiple of a v4 host's 4 devices)")
+	ragged := flag.String("ragged", "pad", "with --rows: the last short batch: drop, pad (with -1) or raise")
+	flag.BoolVar(&cfg.AllowRaise, "allow-raise", false, "with --rows and --ragged raise: run even when the epoch is certain to fail")
 	logs := flag.Bool("logs", false, "stream the job's driver log")
 	flag.Parse()
+	switch *ragged {
+	case "drop":
+		cfg.Ragged = data.Drop{}
+	case "pad":
+		cfg.Ragged = data.Pad{Value: padValue}
+	case "raise":
+		cfg.Ragged = data.Raise{}
+	default:
+		fmt.Fprintf(os.Stderr, "jaxtrain: --ragged %q: want drop, pad or raise\n", *ragged)
+		os.Exit(2)
+	}
 	if *logs {
 		cfg.Logs = os.Stderr
 	}
@@ -213,6 +235,10 @@ func main() {
 	}
 	if res.Simulated {
 		fmt.Print(res)
+		return
+	}
+	if cfg.Rows > 0 {
+		fmt.Printf("done: epoch of %d rows iterated; per-host batches in --report-dir\n", cfg.Rows)
 		return
 	}
 	step, _ := res.Step("step")

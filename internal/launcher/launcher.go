@@ -1,7 +1,32 @@
 // Package launcher embeds raytpu's Python launcher: the thin program that
-// runs inside Ray, reads a compiled plan and calls the real Ray library
-// (JaxTrainer.fit for train plans), then reports the outcome on one line of
-// its output.
+// runs inside Ray, reads a compiled plan and calls the real Ray library,
+// then reports the outcome on one line of its output.
+//
+// Entries (the plan's job.launcher):
+//
+//   - "train" builds ray.train.v2.jax.JaxTrainer and calls fit(). With
+//     launcherConfig.datasets set it also builds every dataset
+//     (ray.data.<source op>(**kwargs), then ds.<step op>(**kwargs) in order;
+//     a "fn" of the form "module:attr" is imported, a "compute" dict becomes
+//     ray.data.ActorPoolStrategy(**compute)), passes them as datasets= with
+//     dataset_config=ray.train.DataConfig(**dataset_config), and adds the
+//     iter_jax_batches keyword arguments of every dataset to
+//     train_loop_config under [IterJaxBatchesKey], by dataset name.
+//   - "data" builds a data.Pipeline's dataset the same way and calls its
+//     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",
+//     "name", "sink", "path"} plus "files" (the files written, relative to
+//     path) when path is a local directory.
+//
+// The train loop contract: a loop that received config iterates its shard
+// of dataset name with
+//
+//	from _raytpu_launcher import raytpu_iter_jax_batches
+//	for batch in raytpu_iter_jax_batches(config, name): ...
+//
+// which is ray.train.get_dataset_shard(name).iter_jax_batches(
+// **config[IterJaxBatchesKey][name]): the options compiled in Go, never
+// re-typed in Python. The launcher file sits at the root of the job's
+// working_dir, so train workers can import it.
 package launcher
 
 import (
@@ -26,6 +51,10 @@ const (
 
 // Entrypoint is the job entrypoint of a plan whose job runs the launcher.
 const Entrypoint = "python " + ScriptFile
+
+// IterJaxBatchesKey is the train_loop_config key under which the "train"
+// entry passes each dataset's iter_jax_batches keyword arguments.
+const IterJaxBatchesKey = "_raytpu_iter_jax_batches"
 
 // ResultPrefix starts the launcher's outcome line.
 const ResultPrefix = "RAYTPU_RESULT "

@@ -54,3 +54,18 @@ func TestFiles(t *testing.T) {
 		t.Error("launcher script lacks its result prefix")
 	}
 }
+
+// The Go constant and the launcher's must name the same key, or train
+// loops would find no iterator options.
+func TestIterJaxBatchesKeyMatchesScript(t *testing.T) {
+	t.Parallel()
+	want := []byte(`ITER_JAX_BATCHES_KEY = "` + launcher.IterJaxBatchesKey + `"`)
+	if !bytes.Contains(launcher.Script(), want) {
+		t.Errorf("launcher script lacks %s", want)
+	}
+	for _, entry := range []string{`"train": run_train`, `"data": run_data`} {
+		if !bytes.Contains(launcher.Script(), []byte(entry)) {
+			t.Errorf("launcher script lacks entry %s", entry)
+		}
+	}
+}
