@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
@@ -61,12 +62,14 @@ type config struct {
 	Accelerator string
 	Topology    string
 
-	// Rows > 0 trains on a range dataset of that many rows instead: the
-	// loop iterates one epoch of its shard with iter_jax_batches (BatchSize
-	// rows per host, Ragged for the last batch) and reports what it saw.
+	// Rows > 0 iterates range datasets of that many rows instead of
+	// training: one dataset per policy in Ragged, named by the policy in
+	// lower case ("drop", "pad", "raise"). The loop iterates one epoch of
+	// its shard of each with iter_jax_batches (BatchSize rows per host) and
+	// reports what it saw.
 	Rows       int
 	BatchSize  int
-	Ragged     data.RaggedPolicy
+	Ragged     []data.RaggedPolicy
 	AllowRaise bool
 }
 
@@ -124,15 +127,22 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 	return t
 }
 
-// datasets is the data side of the trainer when cfg.Rows > 0: one range
-// dataset "train", split over the workers.
+// datasets is the data side of the trainer when cfg.Rows > 0: a range
+// dataset per ragged policy, each split over the workers.
 func datasets(cfg config) data.DatasetConfig {
-	return data.DatasetConfig{Datasets: []data.TrainDataset{{
-		Name:    "train",
-		Dataset: data.From(data.Range{N: cfg.Rows}),
-		Iter:    data.IterJaxBatches{BatchSize: cfg.BatchSize, Ragged: cfg.Ragged, AllowRaise: cfg.AllowRaise},
-	}}}
+	var c data.DatasetConfig
+	for _, r := range cfg.Ragged {
+		c.Datasets = append(c.Datasets, data.TrainDataset{
+			Name:    datasetName(r),
+			Dataset: data.From(data.Range{N: cfg.Rows}),
+			Iter:    data.IterJaxBatches{BatchSize: cfg.BatchSize, Ragged: r, AllowRaise: cfg.AllowRaise},
+		})
+	}
+	return c
 }
+
+// datasetName names the dataset of a ragged policy: "drop", "pad", "raise".
+func datasetName(r data.RaggedPolicy) string { return strings.ToLower(data.Describe(r)) }
 
 // writeLoop copies the embedded train loop into a fresh directory.
 func writeLoop() (string, error) {
@@ -208,20 +218,22 @@ func main() {
 	flag.StringVar(&cfg.ReportDir, "report-dir", "", "directory for per-worker JSON reports (rank, node labels, MEGASCALE_* env)")
 	flag.IntVar(&cfg.Rows, "rows", 0, "iterate one epoch of a range dataset of this many rows instead of training (0: train)")
 	flag.IntVar(&cfg.BatchSize, "batch-size", 64, "with --rows: iter_jax_batches rows per host (a multiple of a v4 host's 4 devices)")
-	ragged := flag.String("ragged", "pad", "with --rows: the last short batch: drop, pad (with -1) or raise")
+	ragged := flag.String("ragged", "pad", "with --rows: the last short batch: drop, pad (with -1) or raise, or several (drop,pad), one dataset each")
 	flag.BoolVar(&cfg.AllowRaise, "allow-raise", false, "with --rows and --ragged raise: run even when the epoch is certain to fail")
 	logs := flag.Bool("logs", false, "stream the job's driver log")
 	flag.Parse()
-	switch *ragged {
-	case "drop":
-		cfg.Ragged = data.Drop{}
-	case "pad":
-		cfg.Ragged = data.Pad{Value: padValue}
-	case "raise":
-		cfg.Ragged = data.Raise{}
-	default:
-		fmt.Fprintf(os.Stderr, "jaxtrain: --ragged %q: want drop, pad or raise\n", *ragged)
-		os.Exit(2)
+	for _, name := range strings.Split(*ragged, ",") {
+		switch name {
+		case "drop":
+			cfg.Ragged = append(cfg.Ragged, data.Drop{})
+		case "pad":
+			cfg.Ragged = append(cfg.Ragged, data.Pad{Value: padValue})
+		case "raise":
+			cfg.Ragged = append(cfg.Ragged, data.Raise{})
+		default:
+			fmt.Fprintf(os.Stderr, "jaxtrain: --ragged %q: want drop, pad or raise, or a comma-separated list\n", name)
+			os.Exit(2)
+		}
 	}
 	if *logs {
 		cfg.Logs = os.Stderr

@@ -99,30 +99,32 @@ def train_func(config):
 
 
 def data_func(config):
-    """Iterates one epoch of this worker's shard of dataset "train".
+    """Iterates one epoch of this worker's shard of every dataset, in name order.
 
     The iter_jax_batches options come from the trainer (compiled in Go):
     raytpu's launcher adds them to config, and raytpu_iter_jax_batches
     applies them. The loop writes what this host saw to
-    <report_dir>/batches-<rank>.json: each batch's process-local rows and
-    how many of them equal config["pad_value"] (padding; range ids are
-    never negative).
+    <report_dir>/batches-<rank>.json: by dataset, each batch's
+    process-local rows and how many of them equal config["pad_value"]
+    (padding; range ids are never negative).
     """
     import jax
     import numpy as np
     import ray.train
 
-    from _raytpu_launcher import raytpu_iter_jax_batches
+    from _raytpu_launcher import ITER_JAX_BATCHES_KEY, raytpu_iter_jax_batches
 
     rank = ray.train.get_context().get_world_rank()
     pad = config.get("pad_value", -1)
-    seen = []
-    for batch in raytpu_iter_jax_batches(config, "train"):
-        ids = batch["id"] if isinstance(batch, dict) else batch
-        local = np.concatenate([np.asarray(s.data) for s in ids.addressable_shards])
-        seen.append({"rows": int(local.shape[0]), "pad": int((local == pad).sum())})
+    seen = {}
+    for name in sorted(config[ITER_JAX_BATCHES_KEY]):
+        seen[name] = []
+        for batch in raytpu_iter_jax_batches(config, name):
+            ids = batch["id"] if isinstance(batch, dict) else batch
+            local = np.concatenate([np.asarray(s.data) for s in ids.addressable_shards])
+            seen[name].append({"rows": int(local.shape[0]), "pad": int((local == pad).sum())})
     report = {"rank": rank, "local_devices": jax.local_device_count(), "process_count": jax.process_count(), "batches": seen}
     os.makedirs(config["report_dir"], exist_ok=True)
     with open(os.path.join(config["report_dir"], "batches-%d.json" % rank), "w") as f:
         json.dump(report, f, sort_keys=True)
-    return {"batches": len(seen)}
+    return {name: len(b) for name, b in seen.items()}
