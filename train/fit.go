@@ -23,12 +23,13 @@ import (
 //     *backend.PlacementError.
 //
 // On the simulator nothing trains: the Result says so (Simulated) and
-// holds where every worker landed and the diagnosis.
+// holds where every worker landed and the diagnosis. The compile warnings
+// (of the Datasets' batch prediction) are on Result.Warnings.
 func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.RunOptions) (*Result, error) {
 	if r == nil {
 		return nil, errors.New("train: Fit: nil backend")
 	}
-	plan, err := t.Compile()
+	plan, warnings, err := t.CompileWithWarnings()
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +54,7 @@ func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.R
 	} else if out.Ran && runErr == nil && out.Succeeded() {
 		return nil, fmt.Errorf("train: job %s on %s succeeded without the launcher's result", out.ID, out.Backend)
 	}
+	res.Warnings = warnings
 	res.Simulated = !out.Ran
 	res.Backend = out.Backend
 	res.JobID = out.ID

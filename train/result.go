@@ -38,6 +38,8 @@ type Result struct {
 	// simulator.
 	Workers   []placement.Landing `json:"workers,omitempty"`
 	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
+	// Warnings are the compile warnings (see JaxTrainer.CompileWithWarnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // CheckpointResult is one kept checkpoint.

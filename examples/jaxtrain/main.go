@@ -188,20 +188,18 @@ func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	t := trainer(cfg, dir)
-	_, warnings, err := t.CompileWithWarnings()
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(out, w)
-	}
-	return t.Fit(ctx, b, backend.RunOptions{
+	res, err := trainer(cfg, dir).Fit(ctx, b, backend.RunOptions{
 		OnStatus: func(s backend.Status) {
 			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), s.ID, s.State, s.Message)
 		},
 		Logs: cfg.Logs,
 	})
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(out, "warning:", w)
+		}
+	}
+	return res, err
 }
 
 func main() {
