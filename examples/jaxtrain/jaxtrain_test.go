@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/internal/syncbuf"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/sim"
@@ -31,25 +31,7 @@ const clusterSpec = "2*v4-16,v4-8"
 var dashboard string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	spec, err := sim.ParseSpec(clusterSpec)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c, err := raycluster.Start(ctx, raycluster.Config{Nodes: raycluster.NodesFor(spec, 1)})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "jaxtrain tests need a local Ray cluster: %v\n", err)
-		return 1
-	}
-	defer c.Stop()
-	dashboard = c.DashboardURL
-	return m.Run()
+	os.Exit(raytest.Main(m, clusterSpec, func(c *raycluster.Cluster) { dashboard = c.DashboardURL }))
 }
 
 type workerReport struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/ray"
-	"github.com/raytpu/raytpu/sim"
 )
 
 // clusterSpec is the local test cluster, in the simulated cluster's
@@ -27,25 +26,7 @@ const clusterSpec = "2*v4-16,v4-8"
 var dashboard string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	spec, err := sim.ParseSpec(clusterSpec)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c, err := raycluster.Start(ctx, raycluster.Config{Nodes: raycluster.NodesFor(spec, 1)})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "examples/serve tests need a local Ray cluster: %v\n", err)
-		return 1
-	}
-	defer c.Stop()
-	dashboard = c.DashboardURL
-	return m.Run()
+	os.Exit(raytest.Main(m, clusterSpec, func(c *raycluster.Cluster) { dashboard = c.DashboardURL }))
 }
 
 // startServe starts Serve with its HTTP proxy on the dashboard's host at a
