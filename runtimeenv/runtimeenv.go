@@ -170,17 +170,34 @@ func (e *RuntimeEnv) UnmarshalJSON(b []byte) error {
 // names Ray cannot set, and Extra keys that repeat a typed field that is set.
 func (e *RuntimeEnv) Validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range slices.Sorted(maps.Keys(e.EnvVars)) {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			errs = append(errs, field.Invalid(p.Child("envVars").Key(k), k, "not a valid environment variable name"))
+	// Keys are sorted only when one is bad, so that a valid env costs no
+	// allocation.
+	if anyKey(e.EnvVars, badEnvName) {
+		for _, k := range slices.Sorted(maps.Keys(e.EnvVars)) {
+			if badEnvName(k) {
+				errs = append(errs, field.Invalid(p.Child("envVars").Key(k), k, "not a valid environment variable name"))
+			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(e.Extra)) {
-		if e.typedSet(k) {
-			errs = append(errs, field.Forbidden(p.Child("extra").Key(k), "repeats the typed field that is set; set one of the two"))
+	if anyKey(e.Extra, e.typedSet) {
+		for _, k := range slices.Sorted(maps.Keys(e.Extra)) {
+			if e.typedSet(k) {
+				errs = append(errs, field.Forbidden(p.Child("extra").Key(k), "repeats the typed field that is set; set one of the two"))
+			}
 		}
 	}
 	return errs
+}
+
+func badEnvName(k string) bool { return k == "" || strings.ContainsAny(k, "=\x00") }
+
+func anyKey[V any](m map[string]V, bad func(string) bool) bool {
+	for k := range m {
+		if bad(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // typedSet reports whether the typed field behind JSON key k is set.

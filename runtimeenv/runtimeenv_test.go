@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
@@ -50,5 +51,30 @@ func TestRuntimeEnvJSON(t *testing.T) {
 	}
 	if _, err := json.Marshal(runtimeenv.RuntimeEnv{WorkingDir: "gcs://a.zip", Extra: map[string]any{"working_dir": "x"}}); err == nil {
 		t.Error("Extra duplicating a typed key: no error")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	env := runtimeenv.RuntimeEnv{
+		WorkingDir: "gcs://a.zip",
+		EnvVars:    map[string]string{"OK": "1", "": "x", "A=B": "y"},
+		Extra:      map[string]any{"working_dir": "gcs://b.zip", "conda": "env"},
+	}
+	var got []string
+	for _, e := range env.Validate(field.NewPath("app", "runtimeEnv")) {
+		got = append(got, e.Field+" "+string(e.Type))
+	}
+	want := []string{
+		`app.runtimeEnv.envVars[] Invalid`,
+		`app.runtimeEnv.envVars[A=B] Invalid`,
+		`app.runtimeEnv.extra[working_dir] Forbidden`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	valid := runtimeenv.RuntimeEnv{EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}, Extra: map[string]any{"conda": "env"}}
+	if errs := valid.Validate(field.NewPath("x")); len(errs) != 0 {
+		t.Errorf("a valid env: %v", errs)
 	}
 }
