@@ -187,7 +187,14 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster := raytest.Start(t, raycluster.Config{Nodes: raycluster.NodesFor(spec, 1)})
+	cluster := raytest.Start(t, raycluster.Config{
+		Nodes: raycluster.NodesFor(spec, 1),
+		// Serve's proxy (on the head) sends every request to a replica on
+		// its own node when there is one; the replicas here are CPU-only
+		// orchestrators that may land on the head. Route over all replicas
+		// so that both answer.
+		HeadEnv: map[string]string{"RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0"},
+	})
 	client, err := ray.NewClient(cluster.DashboardURL)
 	if err != nil {
 		t.Fatal(err)

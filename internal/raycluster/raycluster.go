@@ -83,6 +83,9 @@ type Config struct {
 	// HeadResources and HeadLabels are added to the head node.
 	HeadResources map[string]float64
 	HeadLabels    map[string]string
+	// HeadEnv is extra environment for the head node's processes (Ray's
+	// workers and actors there, Serve's proxy among them, inherit it).
+	HeadEnv map[string]string
 	// Nodes are the worker nodes.
 	Nodes []Node
 	// TempDir holds every node's --temp-dir and logs. Default: a fresh
@@ -239,7 +242,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}
 	headArgs = append(headArgs, commonArgs(cfg, cfg.HeadResources, cfg.HeadLabels)...)
 	logger.Info("starting ray head", "gcs", c.GCSAddress, "dashboard", c.DashboardURL, "temp_dir", c.tempDir)
-	if _, err := c.spawn(ctx, "head", headIP, "h", headArgs, nil, cfg.Detach); err != nil {
+	if _, err := c.spawn(ctx, "head", headIP, "h", headArgs, cfg.HeadEnv, cfg.Detach); err != nil {
 		return nil, err
 	}
 	if err := c.waitDashboard(ctx); err != nil {
