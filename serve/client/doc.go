@@ -1,0 +1,34 @@
+// Package client calls models served by Ray Serve, through Serve's HTTP
+// and gRPC proxies.
+//
+// [HTTP] sends JSON to an application's route prefix and decodes the JSON
+// answer; a non-2xx answer is an [*HTTPError] carrying the status code and
+// Ray's body, which errors.Is maps onto [ErrNotFound] (404: no application
+// has the route), [ErrUnavailable] (503, 429: backpressure or no replica),
+// [ErrTimeout] (408: Serve's request_timeout_s) and [ErrInternal] (500:
+// the deployment raised). A ctx that ends first is the ctx's error.
+//
+// For gRPC, Serve's proxy routes a call to the ingress deployment of the
+// application named by the "application" metadata key, and to the method
+// of the RPC's name. [UnaryInterceptor] and [StreamInterceptor] set that
+// metadata (and optionally request_id, multiplexed_model_id, session_id)
+// on every call of a connection, so any generated stub works unchanged;
+// the call options [Application], [RequestID], [MultiplexedModelID] and
+// [SessionID] override them for one call. [NewGRPC] builds a connection
+// with both interceptors. A failed call is a [*GRPCError], which keeps
+// its gRPC status (status.FromError and status.Code work) and maps onto
+// the same sentinels: NOT_FOUND → ErrNotFound, UNAVAILABLE and
+// RESOURCE_EXHAUSTED → ErrUnavailable, DEADLINE_EXCEEDED → ErrTimeout,
+// INTERNAL → ErrInternal.
+//
+// Serve 2.60 sends every call to the only application when exactly one is
+// deployed, whatever "application" says; with two or more, a call without
+// it fails NOT_FOUND.
+//
+// Serve's proxies do no authentication. raytpu's own service, Predictor
+// (named tensors in and out), is in package serve/servev1.
+//
+// The package speaks HTTP and gRPC only: it imports nothing of raytpu's
+// (no front end, plan or backend), so a program that only queries a model
+// links none of them.
+package client
