@@ -8,15 +8,12 @@ package raytest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/sim"
 )
 
 // Start starts a cluster for one test (or benchmark) and stops it in
@@ -72,23 +69,5 @@ func (w logWriter) Write(p []byte) (int, error) {
 //		os.Exit(raytest.Main(m, "2*v4-16,v4-8", func(c *raycluster.Cluster) { dashboard = c.DashboardURL }))
 //	}
 func Main(m *testing.M, spec string, started func(*raycluster.Cluster)) int {
-	s, err := sim.ParseSpec(spec)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c, err := raycluster.Start(ctx, raycluster.Config{Nodes: raycluster.NodesFor(s, 1)})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "these tests need a local Ray cluster posing as %s: %v\n", spec, err)
-		return 1
-	}
-	defer func() {
-		if err := c.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stop local Ray cluster:", err)
-		}
-	}()
-	started(c)
-	return m.Run()
+	return MainWith(m, spec, nil, started)
 }
