@@ -47,6 +47,7 @@ var rules = []rule{
 	{module + "/raybackend", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/raybackend", module+"/ray")), "a backend imports no front end and no other backend"},
 	{module + "/sim", all([]string{module + "/internal", module + "/cmd"}, frontEnds, without(backends, module+"/sim")), "a backend imports no front end and no other backend"},
 	{module + "/kuberay", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/kuberay")), "a backend imports no front end and no other backend"},
+	{module + "/serve/client", []string{module + "/"}, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
 }
 
 // kubeOnly are import prefixes only the kuberay backend may use.
@@ -140,6 +141,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/runtimeenv", module + "/placement", true},
 		{module + "/runtimeenv", module + "/field", false},
 		{module + "/rayvocab", module + "/field", true},
+		{module + "/serve/client", module + "/raybackend", true},
+		{module + "/serve/client", module + "/serve", true},
+		{module + "/serve/client", "google.golang.org/grpc", false},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, []string{c.imp})) > 0
