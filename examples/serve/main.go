@@ -1,18 +1,27 @@
 // Command serve deploys a tiny JAX model with raytpu's serve package: each
 // replica owns a whole v4 2x2x2 TPU slice (two hosts), runs the model as
-// one JAX program over both hosts, and answers HTTP requests.
+// one JAX program over both hosts, and answers HTTP requests and gRPC
+// calls of raytpu's Predictor service (package serve/servev1), queried
+// with package serve/client.
 //
 // The same application deploys on any backend; only the --backend flag
 // changes. By default it is placed on the simulated TPU cluster, which
-// prints where each replica's slice would land (nothing runs):
+// prints where each replica's slice would land; nothing runs, and the
+// simulator has no endpoints to query:
 //
 //	go run ./examples/serve
 //
 // With --backend ray it is deployed for real through a Ray cluster's
 // dashboard (for example one started by `raytpu dev-cluster up --spec
-// 2*v4-16`) and queried through Serve's HTTP proxy:
+// 2*v4-16`) and queried through Serve's HTTP proxy and its gRPC proxy. If
+// Serve is not running yet, the program starts it with both proxies
+// (grpc_options from serve.GRPCOptions, serving servev1.ServicerFunction).
+// Serve's gRPC proxy imports the generated Python without a runtime_env,
+// so every node needs it on PYTHONPATH before `ray start`:
 //
-//	go run ./examples/serve --backend ray --address http://127.0.0.1:8265 --proxy http://127.0.0.1:8000
+//	go run ./examples/serve --write-python /opt/raytpu-py   # on each node, or bake into the image
+//	PYTHONPATH=/opt/raytpu-py ray start ...
+//	go run ./examples/serve --backend ray --address http://127.0.0.1:8265 --proxy http://127.0.0.1:8000 --grpc 127.0.0.1:9000
 //
 // The model (model/linear.py) applies raytpu_replica.tpu_slice under
 // @serve.deployment; raytpu's Ray backend ships that module with the
@@ -20,16 +29,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,6 +48,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serve/servev1"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -52,6 +59,7 @@ type config struct {
 	Backend      string // "sim" or "ray"
 	Address      string // Ray dashboard URL, with Backend "ray"
 	Proxy        string // Serve's HTTP proxy URL, with Backend "ray"
+	GRPC         string // Serve's gRPC proxy host:port, with Backend "ray"
 	Cluster      string // simulated cluster spec
 	Name         string
 	Replicas     int
@@ -65,7 +73,7 @@ type config struct {
 
 func defaults() config {
 	return config{
-		Backend: "sim", Address: "http://127.0.0.1:8265", Proxy: "http://127.0.0.1:8000", Cluster: "2*v4-16",
+		Backend: "sim", Address: "http://127.0.0.1:8265", Proxy: "http://127.0.0.1:8000", GRPC: "127.0.0.1:9000", Cluster: "2*v4-16",
 		Name: "linear", Replicas: 2, Accelerator: "v4", Topology: "2x2x2", JAXPlatforms: "cpu",
 		X: []float64{1, 2, 3}, Timeout: 5 * time.Minute,
 	}
@@ -139,9 +147,9 @@ func newBackend(cfg config) (backend.Server, error) {
 }
 
 // run deploys the application, waits for it and, on a backend that runs
-// it, queries it once. It returns the status and the model's answer (nil
-// on the simulator).
-func run(ctx context.Context, cfg config, out io.Writer) (*backend.ServiceStatus, *answer, error) {
+// it, queries it once over HTTP and once over gRPC. It returns the status
+// and the model's answers (nil on the simulator).
+func run(ctx context.Context, cfg config, out io.Writer) (*backend.ServiceStatus, *answers, error) {
 	dir, err := writeModel()
 	if err != nil {
 		return nil, nil, err
@@ -153,6 +161,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (*backend.ServiceStatus
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
+	if cfg.Backend == "ray" {
+		if err := startServe(ctx, cfg, out); err != nil {
+			return nil, nil, fmt.Errorf("starting Serve: %w", err)
+		}
+	}
 	st, err := application(cfg, dir).Run(ctx, b, backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) {
 		fmt.Fprintf(out, "%s application %s: %s %s\n", time.Now().Format(time.TimeOnly), s.Name, s.State, firstLine(s.Message))
 	}})
@@ -163,46 +176,14 @@ func run(ctx context.Context, cfg config, out io.Writer) (*backend.ServiceStatus
 		fmt.Fprintf(out, "%s bundle %d -> %s (slice %s, %s)\n", l.Part, l.Bundle, l.Node, l.SliceName, l.State)
 	}
 	if !st.Ran {
+		fmt.Fprintln(out, "simulator: the simulated cluster runs nothing and has no Serve endpoints; skipping the HTTP and gRPC queries")
 		return st, nil, nil
 	}
-	a, err := query(ctx, cfg)
-	if err == nil {
-		fmt.Fprintf(out, "%s answered y=%v (w*x+b over %d devices of %d hosts; host sum %v)\n", a.Replica, a.Y, a.Devices, a.Processes, a.HostSum)
-		for _, h := range a.Hosts {
-			fmt.Fprintf(out, "  host %d: node %.12s slice %s worker %s\n", h.Rank, h.NodeID, h.Labels["ray.io/tpu-slice-name"], h.Labels["ray.io/tpu-worker-id"])
-		}
-	}
+	a, err := query(ctx, cfg, out)
 	if cfg.Delete {
 		err = errors.Join(err, serve.Delete(ctx, b, cfg.Name))
 	}
 	return st, a, err
-}
-
-// query posts {"x": cfg.X} to the application's route.
-func query(ctx context.Context, cfg config) (*answer, error) {
-	body, _ := json.Marshal(map[string]any{"x": cfg.X})
-	url := strings.TrimSuffix(cfg.Proxy, "/") + "/" + cfg.Name
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("POST %s: %s: %.300s", url, resp.Status, raw)
-	}
-	var a answer
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, fmt.Errorf("POST %s: answer is not the model's JSON: %w", url, err)
-	}
-	return &a, nil
 }
 
 func firstLine(s string) string {
@@ -227,6 +208,8 @@ func main() {
 	flag.StringVar(&cfg.Backend, "backend", cfg.Backend, "where to deploy: sim (the simulated TPU cluster; nothing runs) or ray (a Ray cluster at --address)")
 	flag.StringVar(&cfg.Address, "address", cfg.Address, "Ray dashboard URL, with --backend ray")
 	flag.StringVar(&cfg.Proxy, "proxy", cfg.Proxy, "Serve's HTTP proxy URL, with --backend ray")
+	flag.StringVar(&cfg.GRPC, "grpc", cfg.GRPC, "Serve's gRPC proxy host:port, with --backend ray")
+	writePy := flag.String("write-python", "", "write raytpu's generated gRPC Python (for the nodes' PYTHONPATH) into this directory and exit")
 	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "simulated cluster spec, with --backend sim")
 	flag.StringVar(&cfg.Name, "name", cfg.Name, "application name (and route prefix)")
 	flag.IntVar(&cfg.Replicas, "replicas", cfg.Replicas, "replicas, each on a v4 2x2x2 slice of its own")
@@ -234,6 +217,14 @@ func main() {
 	x := flag.String("x", "1,2,3", "inputs of the query, comma-separated")
 	flag.BoolVar(&cfg.Delete, "delete", false, "delete the application after the query")
 	flag.Parse()
+	if *writePy != "" {
+		if err := servev1.WritePython(*writePy); err != nil {
+			fmt.Fprintln(os.Stderr, "serve:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("wrote %s; put it on PYTHONPATH of every node before ray start\n", *writePy)
+		return
+	}
 	var err error
 	if cfg.X, err = parseFloats(*x); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)

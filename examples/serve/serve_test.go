@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/serve/servev1"
 )
 
 // clusterSpec is the local test cluster, in the simulated cluster's
@@ -25,13 +25,26 @@ const clusterSpec = "2*v4-16,v4-8"
 
 var dashboard string
 
+// TestMain starts the cluster with servev1's generated Python on every
+// node's PYTHONPATH, as the program's doc asks of a real cluster.
 func TestMain(m *testing.M) {
-	os.Exit(raytest.Main(m, clusterSpec, func(c *raycluster.Cluster) { dashboard = c.DashboardURL }))
+	py, err := os.MkdirTemp("", "raytpu-servev1-")
+	if err == nil {
+		err = servev1.WritePython(py)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := raytest.MainWith(m, clusterSpec,
+		func(c *raycluster.Config) { c.AddPythonPath(py) },
+		func(c *raycluster.Cluster) { dashboard = c.DashboardURL })
+	os.RemoveAll(py)
+	os.Exit(code)
 }
 
-// startServe starts Serve with its HTTP proxy on the dashboard's host at a
-// free port and returns the proxy's URL.
-func startServe(t *testing.T, client *ray.Client) string {
+// freeAddr returns host:port free on the dashboard's host.
+func freeAddr(t *testing.T) string {
 	t.Helper()
 	u, err := url.Parse(dashboard)
 	if err != nil {
@@ -41,17 +54,8 @@ func startServe(t *testing.T, client *ray.Client) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	err = client.DeployServeApplications(t.Context(), ray.ServeDeployConfig{
-		ProxyLocation: ray.ProxyHeadOnly,
-		HTTPOptions:   &ray.ServeHTTPOptions{Host: u.Hostname(), Port: port},
-		Applications:  []json.RawMessage{},
-	})
-	if err != nil {
-		t.Fatalf("starting Serve: %v", err)
-	}
-	return "http://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // The program on the real cluster: two replicas, each on a v4-16 slice of
@@ -63,15 +67,17 @@ func TestServeOnRealRay(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := defaults()
-	cfg.Backend, cfg.Address, cfg.Proxy = "ray", dashboard, startServe(t, client)
+	// The program starts Serve itself, with both proxies.
+	cfg.Backend, cfg.Address, cfg.Proxy, cfg.GRPC = "ray", dashboard, "http://"+freeAddr(t), freeAddr(t)
 	cfg.X = []float64{1, 2, 3, 4, 5}
 	cfg.Delete = true
 	var out bytes.Buffer
-	st, a, err := run(t.Context(), cfg, &out)
+	st, as, err := run(t.Context(), cfg, &out)
 	t.Logf("output:\n%s", out.String())
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	a, g := as.HTTP, as.GRPC
 	if st.State != backend.ServiceRunning || len(st.Deployments) != 1 || st.Deployments[0].Replicas != 2 {
 		t.Errorf("status %+v, want RUNNING with 2 replicas", st)
 	}
@@ -89,8 +95,14 @@ func TestServeOnRealRay(t *testing.T) {
 			t.Errorf("host %d: rank %d on TPU worker %s, want JAX process i on TPU worker i", i, h.Rank, h.Labels["ray.io/tpu-worker-id"])
 		}
 	}
-	if !strings.Contains(out.String(), "answered y=[5 8 11 14 17]") {
-		t.Errorf("output lacks the answer line")
+	// The same computation over gRPC, through raytpu's Predictor service.
+	if fmt.Sprint(g.Y) != fmt.Sprint(want) || g.HostSum != 3 || g.Devices != 8 || g.Processes != 2 {
+		t.Errorf("gRPC answer %+v, want y=%v over 8 devices of 2 processes, host sum 3", g, want)
+	}
+	for _, line := range []string{"starting Serve: HTTP proxy", "HTTP: ", "answered y=[5 8 11 14 17]", "gRPC: Predictor.Predict answered y=[5 8 11 14 17]"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q", line)
+		}
 	}
 	// --delete removed it.
 	deadline := time.Now().Add(time.Minute)
@@ -117,7 +129,8 @@ func TestServeOnTheSimulator(t *testing.T) {
 	cfg.Cluster = clusterSpec
 	var out bytes.Buffer
 	st, a, err := run(t.Context(), cfg, &out)
-	if err != nil || a != nil || st.Ran || st.State != backend.ServiceSimulated {
+	if err != nil || a != nil || st.Ran || st.State != backend.ServiceSimulated ||
+		!strings.Contains(out.String(), "simulator: the simulated cluster runs nothing and has no Serve endpoints; skipping the HTTP and gRPC queries") {
 		t.Fatalf("run on sim = %+v, %+v, %v; want a simulated status and no answer", st, a, err)
 	}
 	slicesOf := map[int]map[string]bool{}

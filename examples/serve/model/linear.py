@@ -2,9 +2,10 @@
 
 raytpu's replica runtime (raytpu_replica, shipped by raytpu's Ray backend)
 builds Linear on every TPU host of the replica's slice; the hosts form one
-JAX distributed program. A request {"x": [...]} is sharded over every
-device of the slice, y = w * x + b is computed by one jit-compiled SPMD
-program, and host 0 answers with y and where each host ran.
+JAX distributed program. A request, {"x": [...]} over HTTP or raytpu's
+Predictor service over gRPC (the tensor "x"), is sharded over every device
+of the slice, y = w * x + b is computed by one jit-compiled SPMD program,
+and host 0 answers with y and where each host ran.
 
 Import JAX inside the methods: the Serve replica itself (the orchestrator)
 never needs it.
@@ -27,13 +28,31 @@ class Linear:
         self.b = float(config.get("b", self.b))
 
     def __call__(self, request):
+        # HTTP: {"x": [...]} in, JSON out.
+        return self._predict([float(v) for v in (request.json() or {}).get("x", [])])
+
+    def Predict(self, request):
+        # gRPC, raytpu's Predictor service: the float tensor "x" in, the
+        # same answer as tensors out. raytpu.serve.v1 is on the nodes'
+        # PYTHONPATH (Serve's gRPC proxy needs it there too).
+        import numpy as np
+        from raytpu.serve.v1 import tensor
+
+        out = self._predict([float(v) for v in tensor.inputs(request)["x"].reshape(-1)])
+        return tensor.response({
+            "y": np.asarray(out["y"], dtype=np.float32),
+            "host_sum": np.float32(out["host_sum"]),
+            "devices": np.int64(out["devices"]),
+            "processes": np.int64(out["processes"]),
+        })
+
+    def _predict(self, xs):
         import jax
         import jax.numpy as jnp
         import numpy as np
         from jax.experimental import multihost_utils
         from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-        xs = [float(v) for v in (request.json() or {}).get("x", [])]
         n = jax.device_count()
         padded = np.zeros((-(-max(len(xs), 1) // n) * n,), dtype=np.float32)
         padded[: len(xs)] = xs
