@@ -23,8 +23,11 @@ type Application struct {
 	// or "/path" without a trailing slash or wildcards. Optional. Default:
 	// the ingress deployment's route prefix in code, else "/".
 	RoutePrefix string `json:"route_prefix,omitempty"`
-	// NoRoute sends route_prefix null: the application is not exposed over
-	// HTTP (handles and gRPC only). Optional. Default: false.
+	// NoRoute sends route_prefix null: the application is reachable only
+	// through deployment handles. Ray 2.60 gives such an application no
+	// proxy endpoint at all, so Serve's gRPC proxy cannot reach it either
+	// (NOT_FOUND, "Application '<name>' not found"). Optional. Default:
+	// false.
 	NoRoute bool `json:"no_route,omitempty"`
 	// ImportPath names the ingress: a bound application or an application
 	// builder, "module:attr" or "module.attr" (Ray's import_path). Required.
