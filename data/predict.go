@@ -124,7 +124,8 @@ func intStrings(v []int) []string {
 }
 
 // Predict checks it against the hosts and, when the dataset's row count is
-// known before running (Range, FromItems and row-keeping steps), predicts
+// known before running (Range, FromItems, ReadParquet over local files,
+// and row-keeping steps), predicts
 // every host's first epoch under Ray Train's sharding. p is the path of the
 // iterator options (findings and errors point below it).
 //

@@ -40,7 +40,10 @@ type FromItems struct {
 	OverrideNumBlocks int
 }
 
-// ReadParquet mirrors ray.data.read_parquet.
+// ReadParquet mirrors ray.data.read_parquet. When every path is a local
+// file or directory present where the pipeline is compiled, the row count
+// comes from the files' footers (see [ParquetRows]), so [Predict] can
+// predict every host's batches; otherwise it is unknown until Ray runs.
 type ReadParquet struct {
 	// Paths are files or directories (local, gs://, s3://). Required.
 	Paths []string
@@ -179,7 +182,21 @@ func (r ReadParquet) compile(p *field.Path) (Op, int, field.ErrorList) {
 		Paths             []string `json:"paths"`
 		Columns           []string `json:"columns,omitempty"`
 		OverrideNumBlocks int      `json:"override_num_blocks,omitempty"`
-	}{r.Paths, r.Columns, r.OverrideNumBlocks}), -1, errs
+	}{r.Paths, r.Columns, r.OverrideNumBlocks}), r.rows(errs), errs
+}
+
+// rows counts the rows from the files' footers when every path is local
+// and present on this machine (see ParquetRows), else -1. It reads nothing
+// when the source is already invalid.
+func (r ReadParquet) rows(errs field.ErrorList) int {
+	if len(errs) > 0 {
+		return -1
+	}
+	n, err := ParquetRows(r.Paths...)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func (r ReadParquet) clone() Source {
