@@ -15,7 +15,11 @@
 //   - "data" builds a data.Pipeline's dataset the same way and calls its
 //     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",
 //     "name", "sink", "path"} plus "files" (the files written, relative to
-//     path) when path is a local directory.
+//     path) when path is a local directory. A map_batches step whose fn is
+//     a class (an actor pool) gets max_restarts=-1 and max_task_retries=-1
+//     unless its kwargs set them: a dead actor is restarted and its calls
+//     retried, so every row is written exactly once (Ray Data 2.60's own
+//     defaults, stated so a change in Ray does not change the outcome).
 //
 // The train loop contract: a loop that received config iterates its shard
 // of dataset name with

@@ -1,0 +1,95 @@
+package data
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/raytpu/raytpu/backend"
+)
+
+// Result is the outcome of a pipeline run: the launcher's report of the
+// write, plus what the backend says about the run.
+type Result struct {
+	// Kind is "Pipeline"; Name the pipeline's name.
+	Kind string `json:"kind,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Sink is the write's op (write_parquet, write_json) and Path its
+	// output directory.
+	Sink string `json:"sink,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Files lists the files under Path after the write, relative to it,
+	// when Path is a local directory of the driver's host.
+	Files []string `json:"files,omitempty"`
+	// Error is set when the pipeline failed inside Ray.
+	Error *RunError `json:"error,omitempty"`
+
+	// Simulated is true when the backend only placed the plan (the
+	// simulator): nothing was read or written.
+	Simulated bool `json:"simulated,omitempty"`
+	// Backend names the backend and JobID the run's id there.
+	Backend string `json:"backend,omitempty"`
+	JobID   string `json:"jobId,omitempty"`
+}
+
+// RunError is a pipeline that failed inside Ray: the Python exception's
+// type (RayTaskError, ActorDiedError, ...) and message.
+type RunError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// ErrPipelineFailed matches every *RunError with errors.Is.
+var ErrPipelineFailed = errors.New("pipeline failed")
+
+func (e *RunError) Error() string { return fmt.Sprintf("data: %s: %s", e.Type, e.Message) }
+
+// Is reports ErrPipelineFailed.
+func (e *RunError) Is(target error) bool { return target == ErrPipelineFailed }
+
+// Run mirrors executing a Ray Dataset to its write: it compiles p and runs
+// it on r (the simulator, a Ray cluster, KubeRay) as one job.
+//
+// Errors:
+//   - an invalid pipeline: the field.ErrorList of Compile; nothing reaches
+//     the backend;
+//   - a pipeline that raised inside Ray: the Result (with Error set) and its
+//     *RunError, matching ErrPipelineFailed;
+//   - a job that ended before the launcher reported (killed, a driver that
+//     failed to start): the backend's *backend.RunError;
+//   - transport and context errors as they come.
+//
+// On the simulator nothing runs: the Result says so (Simulated).
+func (p Pipeline) Run(ctx context.Context, r backend.Runner, opts ...backend.RunOptions) (*Result, error) {
+	if r == nil {
+		return nil, errors.New("data: Run: nil backend")
+	}
+	plan, err := p.Compile()
+	if err != nil {
+		return nil, err
+	}
+	var o backend.RunOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	out, runErr := r.Run(ctx, plan, o)
+	if out == nil {
+		return nil, runErr
+	}
+	res := &Result{}
+	if len(out.Output) > 0 {
+		if err := json.Unmarshal(out.Output, res); err != nil {
+			return nil, errors.Join(fmt.Errorf("data: decoding launcher result: %w", err), runErr)
+		}
+		if res.Error != nil {
+			runErr = res.Error // the launcher's account is the better error
+		}
+	} else if out.Ran && runErr == nil && out.Succeeded() {
+		return nil, fmt.Errorf("data: job %s on %s succeeded without the launcher's result", out.ID, out.Backend)
+	}
+	res.Simulated = !out.Ran
+	res.Backend = out.Backend
+	res.JobID = out.ID
+	return res, runErr
+}
