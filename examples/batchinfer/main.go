@@ -91,7 +91,11 @@ func pipeline(cfg config, modelDir, in, out string) data.Pipeline {
 	}
 	return data.Pipeline{
 		Name: cfg.Name,
+		// Ray 2.60 reads small files in one task, as one block, whatever
+		// override_num_blocks says; blocks of 1,000 rows give every actor
+		// work.
 		Dataset: data.From(data.ReadParquet{Paths: []string{in}}).
+			Repartition(data.Repartition{TargetNumRowsPerBlock: 1000}).
 			MapBatches(data.MapBatches{
 				Fn:                  "linear:Linear",
 				FnConstructorKwargs: ctor,
