@@ -82,13 +82,15 @@ func TestBatchInferenceSurvivesActorKill(t *testing.T) {
 	cfg := testConfig(t, "batchinfer-kill")
 	cfg.MarkerDir = t.TempDir()
 	cfg.BatchSize = 100
-	cfg.Delay = 100 * time.Millisecond // 100 calls of 0.1s over 2 actors: the kill lands mid-run
+	// 100 calls of 0.1s over 2 actors; the kill lands after an actor has
+	// finished at least one block of 1,000 rows (10 calls), in its second.
+	cfg.Delay = 100 * time.Millisecond
 	killed := make(chan int, 1)
 	done := make(chan struct{})
 	t.Cleanup(func() { <-done })
 	go func() {
 		defer close(done)
-		killed <- killAfterCalls(t, cfg.MarkerDir, 5)
+		killed <- killAfterCalls(t, cfg.MarkerDir, 15)
 	}()
 	rep, err := runLogged(t, cfg)
 	if err != nil {
@@ -96,7 +98,7 @@ func TestBatchInferenceSurvivesActorKill(t *testing.T) {
 	}
 	pid := <-killed
 	if pid == 0 {
-		t.Fatal("no actor was killed: the run ended before one had made 5 calls")
+		t.Fatal("no actor was killed: the run ended before one had made 15 calls")
 	}
 	if rep.Written != cfg.Rows {
 		t.Errorf("%d rows written, want %d", rep.Written, cfg.Rows)
