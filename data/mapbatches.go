@@ -53,6 +53,12 @@ type MapBatches struct {
 	LabelSelector map[string]string
 	// MaxCalls restarts a task worker after this many calls. Optional.
 	MaxCalls int
+	// MaxRestarts is how often Ray restarts an actor of the pool whose
+	// process died (max_restarts); the calls it had in flight are retried
+	// on the restarted actor. Only for a class Fn. Optional. Default: nil,
+	// unbounded (-1), as in Ray Data 2.60; a pointer to 0 makes a dead
+	// actor fail the pipeline.
+	MaxRestarts *int
 	// KeepsRowCount tells Ray the function returns as many rows as it is
 	// given (udf_modifying_row_count=False), which also lets [Predict]
 	// count rows through this step. Optional. Default: false.
@@ -94,6 +100,7 @@ type mapBatchesKwargs struct {
 	AcceleratorType     string             `json:"accelerator_type,omitempty"`
 	LabelSelector       map[string]string  `json:"label_selector,omitempty"`
 	MaxCalls            int                `json:"max_calls,omitempty"`
+	MaxRestarts         *int               `json:"max_restarts,omitempty"`
 	UDFModifyingRowCnt  *bool              `json:"udf_modifying_row_count,omitempty"`
 }
 
@@ -106,7 +113,7 @@ func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
 		Fn: m.Fn, BatchSize: m.BatchSize, BatchFormat: m.BatchFormat,
 		FnKwargs: m.FnKwargs, FnConstructorKwargs: m.FnConstructorKwargs,
 		Concurrency: m.Concurrency, LabelSelector: m.LabelSelector, MaxCalls: m.MaxCalls,
-		Compute: m.ActorPool,
+		Compute: m.ActorPool, MaxRestarts: m.MaxRestarts,
 	}
 	if m.KeepsRowCount {
 		f := false
@@ -117,6 +124,9 @@ func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
 	}
 	if m.BatchFormat != "" && !slices.Contains(BatchFormats, m.BatchFormat) {
 		errs = append(errs, field.NotSupported(p.Child("batchFormat"), m.BatchFormat, BatchFormats))
+	}
+	if m.MaxRestarts != nil && *m.MaxRestarts < -1 {
+		errs = append(errs, field.Invalid(p.Child("maxRestarts"), *m.MaxRestarts, "must be -1 (unbounded), 0 (no restart) or positive"))
 	}
 	if m.MaxCalls < 0 {
 		errs = append(errs, field.Invalid(p.Child("maxCalls"), m.MaxCalls, "must be positive, or 0 for no limit"))
@@ -246,6 +256,10 @@ func (m MapBatches) clone() Step {
 	if m.ActorPool != nil {
 		a := *m.ActorPool
 		m.ActorPool = &a
+	}
+	if m.MaxRestarts != nil {
+		n := *m.MaxRestarts
+		m.MaxRestarts = &n
 	}
 	return m
 }

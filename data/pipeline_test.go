@@ -13,7 +13,7 @@ import (
 )
 
 func inference() data.Dataset {
-	seed := 7
+	seed, restarts := 7, 3
 	return data.From(data.ReadParquet{Paths: []string{"gs://b/in"}, Columns: []string{"text"}}).
 		Filter(data.Filter{Expr: "length(text) > 0"}).
 		RandomShuffle(data.RandomShuffle{Seed: &seed}).
@@ -21,6 +21,7 @@ func inference() data.Dataset {
 			Fn: "predict:Predictor", FnConstructorKwargs: map[string]any{"ckpt": "gs://b/ckpt", "dtype": "bf16"},
 			BatchSize: 32, BatchFormat: "numpy", ActorPool: &data.ActorPool{MinSize: 1, MaxSize: 4},
 			Resources: map[string]float64{"TPU": 8, "CPU": 0}, Accelerator: "TPU-V5LITEPOD",
+			MaxRestarts: &restarts,
 		}).
 		Repartition(data.Repartition{NumBlocks: 8}).
 		Write(data.WriteParquet{Path: "gs://b/out", Mode: "overwrite", MaxRowsPerFile: 100000})
@@ -71,6 +72,7 @@ func TestCompileKind(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
+	minusTwo := -2
 	t.Parallel()
 	cases := []struct {
 		name string
@@ -101,8 +103,9 @@ func TestCompileErrors(t *testing.T) {
 			{Field: "pipeline.dataset.steps[0].resources[TPU]", Type: field.TypeNotSupported},
 		}},
 		{"multi-host actor", data.Pipeline{Name: "x", Dataset: data.From(data.Range{N: 1}).
-			MapBatches(data.MapBatches{Fn: "m:C", Resources: map[string]float64{"TPU": 8}, Accelerator: "v4"}).
+			MapBatches(data.MapBatches{Fn: "m:C", Resources: map[string]float64{"TPU": 8}, Accelerator: "v4", MaxRestarts: &minusTwo}).
 			Write(data.WriteJSON{Path: "/o"})}, []field.Ref{
+			{Field: "pipeline.dataset.steps[0].maxRestarts", Type: field.TypeInvalid},
 			{Field: "pipeline.dataset.steps[0].resources[TPU]", Type: field.TypeInvalid},
 		}},
 		{"filter and repartition", data.Pipeline{Name: "x", Dataset: data.From(data.Range{N: 1}).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/internal/syncbuf"
@@ -108,6 +109,36 @@ func TestBatchInferenceSurvivesActorKill(t *testing.T) {
 		t.Errorf("actor processes %v: want more than %d (the killed actor %d restarted in a new process)", pids, cfg.Actors, pid)
 	}
 	t.Logf("killed actor process %d; rows per actor process: %v", pid, rep.PerActor)
+}
+
+// With MaxRestarts 0 a killed actor is not restarted: the run fails with a
+// typed error, never with rows silently lost.
+func TestBatchInferenceWithoutRestartsFailsTyped(t *testing.T) {
+	cfg := testConfig(t, "batchinfer-no-restarts")
+	cfg.MarkerDir = t.TempDir()
+	cfg.BatchSize = 100
+	cfg.Delay = 100 * time.Millisecond
+	noRestarts := 0
+	cfg.MaxRestarts = &noRestarts
+	killed := make(chan int, 1)
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done })
+	go func() {
+		defer close(done)
+		killed <- killAfterCalls(t, cfg.MarkerDir, 15)
+	}()
+	rep, err := runLogged(t, cfg)
+	if pid := <-killed; pid == 0 {
+		t.Fatal("no actor was killed: the run ended before one had made 15 calls")
+	}
+	var re *data.RunError
+	if !errors.As(err, &re) || !errors.Is(err, data.ErrPipelineFailed) {
+		t.Fatalf("run = %+v, %v; want a *data.RunError", rep, err)
+	}
+	if errors.Is(err, ErrOutput) {
+		t.Errorf("err = %v: a failed pipeline must not be read back as output", err)
+	}
+	t.Logf("Ray's error: %s", re.Type)
 }
 
 // killAfterCalls waits until some actor has made at least calls model calls,

@@ -66,7 +66,9 @@ type config struct {
 	// each call.
 	MarkerDir string
 	Delay     time.Duration
-	Logs      io.Writer // receives the job's driver log, if set
+	// MaxRestarts of the model actors; nil for the default (unbounded).
+	MaxRestarts *int
+	Logs        io.Writer // receives the job's driver log, if set
 }
 
 func defaults() config {
@@ -107,6 +109,7 @@ func pipeline(cfg config, modelDir, in, out string) data.Pipeline {
 				Resources:     map[string]float64{"TPU": 4, "CPU": 0},
 				Accelerator:   "v4",
 				KeepsRowCount: true,
+				MaxRestarts:   cfg.MaxRestarts,
 			}).
 			Write(data.WriteParquet{Path: out}),
 		RuntimeEnv: env,

@@ -195,7 +195,10 @@ def _fault_tolerant(spec):
     for step in spec.get("steps") or []:
         kwargs = step["kwargs"]
         if step["op"] == "map_batches" and isinstance(_load(kwargs["fn"]), type):
-            kwargs = dict(ACTOR_FAULT_TOLERANCE, **kwargs)
+            kwargs = dict(kwargs)
+            kwargs.setdefault("max_restarts", ACTOR_FAULT_TOLERANCE["max_restarts"])
+            if kwargs["max_restarts"] != 0:
+                kwargs.setdefault("max_task_retries", ACTOR_FAULT_TOLERANCE["max_task_retries"])
         steps.append(dict(step, kwargs=kwargs))
     return dict(spec, steps=steps)
 

@@ -17,7 +17,8 @@
 //     "name", "sink", "path"} plus "files" (the files written, relative to
 //     path) when path is a local directory. A map_batches step whose fn is
 //     a class (an actor pool) gets max_restarts=-1 and max_task_retries=-1
-//     unless its kwargs set them: a dead actor is restarted and its calls
+//     unless its kwargs set them (data.MapBatches.MaxRestarts; with
+//     max_restarts 0 no retries are asked for either): a dead actor is restarted and its calls
 //     retried, so every row is written exactly once (Ray Data 2.60's own
 //     defaults, stated so a change in Ray does not change the outcome).
 //
