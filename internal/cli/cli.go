@@ -80,7 +80,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCatalogCmd(), newSliceCmd(), newPlanCmd(), newServeCmd(), newJobCmd(), newDevClusterCmd())
+	root.AddCommand(newCatalogCmd(), newSliceCmd(), newPlanCmd(), newServeCmd(), newJobCmd(), newDevClusterCmd(), newDataCmd())
 	return root
 }
 

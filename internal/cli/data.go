@@ -1,0 +1,281 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/raytpu/raytpu/data"
+	"github.com/raytpu/raytpu/field"
+)
+
+func newDataCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "data",
+		Short: "Ray Data pipelines: predict iter_jax_batches before launch",
+	}
+	cmd.AddCommand(newDataPlanCmd())
+	return cmd
+}
+
+// dataFile is a dataset input file: the dataset's source, how the train
+// workers iterate it, and the hosts they run on. YAML (or JSON) with these
+// names; a key it does not have is an error naming it.
+//
+//	source:
+//	  range: {n: 1000}         # or fromItems: {items: [...]},
+//	                           # or readParquet: {paths: [./data]} (rows from the
+//	                           # footers; relative paths are relative to the file)
+//	iter:
+//	  batchSize: 64            # rows per host per batch
+//	  ragged: pad              # drop | pad | raise
+//	  padValue: -1
+//	  synchronizeBatches: true
+//	hosts:
+//	  workers: 2
+//	  accelerator: v4
+type dataFile struct {
+	Name   string     `json:"name"`
+	Source dataSource `json:"source"`
+	Iter   dataIter   `json:"iter"`
+	Hosts  data.Hosts `json:"hosts"`
+}
+
+// dataSource holds exactly one source.
+type dataSource struct {
+	Range       *data.Range       `json:"range"`
+	FromItems   *data.FromItems   `json:"fromItems"`
+	ReadParquet *data.ReadParquet `json:"readParquet"`
+}
+
+// dataIter is data.IterJaxBatches with the ragged policy spelled out.
+type dataIter struct {
+	BatchSize          int                `json:"batchSize"`
+	Ragged             string             `json:"ragged"`
+	PadValue           float64            `json:"padValue"`
+	PadColumns         map[string]float64 `json:"padColumns"`
+	PrefetchBatches    int                `json:"prefetchBatches"`
+	SynchronizeBatches bool               `json:"synchronizeBatches"`
+	AllowRaise         bool               `json:"allowRaise"`
+	MaxDropFraction    float64            `json:"maxDropFraction"`
+}
+
+// raggedNames are the values of iter.ragged.
+var raggedNames = []string{"drop", "pad", "raise"}
+
+var dataPath = field.NewPath("pipeline")
+
+// compile turns the file into Predict's arguments, reporting every problem.
+func (f dataFile) compile() (data.Dataset, data.IterJaxBatches, string, field.ErrorList) {
+	var errs field.ErrorList
+	var src data.Source
+	var desc string
+	n := 0
+	sp := dataPath.Child("source")
+	if s := f.Source.Range; s != nil {
+		n++
+		src, desc = *s, fmt.Sprintf("range(n=%d)", s.N)
+	}
+	if s := f.Source.FromItems; s != nil {
+		n++
+		src, desc = *s, fmt.Sprintf("from_items(%d items)", len(s.Items))
+	}
+	if s := f.Source.ReadParquet; s != nil {
+		n++
+		src, desc = *s, "read_parquet("+strings.Join(s.Paths, ", ")+")"
+	}
+	switch {
+	case n == 0:
+		errs = append(errs, field.Required(sp, "one of range, fromItems, readParquet"))
+	case n > 1:
+		errs = append(errs, field.Forbidden(sp, "holds more than one of range, fromItems, readParquet"))
+	}
+	it := data.IterJaxBatches{
+		BatchSize: f.Iter.BatchSize, PrefetchBatches: f.Iter.PrefetchBatches, SynchronizeBatches: f.Iter.SynchronizeBatches,
+		AllowRaise: f.Iter.AllowRaise, MaxDropFraction: f.Iter.MaxDropFraction,
+	}
+	rp := dataPath.Child("iter", "ragged")
+	switch f.Iter.Ragged {
+	case "drop":
+		it.Ragged = data.Drop{}
+	case "pad":
+		it.Ragged = data.Pad{Value: f.Iter.PadValue, Columns: f.Iter.PadColumns}
+	case "raise", "":
+		it.Ragged = data.Raise{}
+	default:
+		errs = append(errs, field.NotSupported(rp, f.Iter.Ragged, raggedNames))
+	}
+	if _, pad := it.Ragged.(data.Pad); !pad && (f.Iter.PadValue != 0 || f.Iter.PadColumns != nil) {
+		errs = append(errs, field.Forbidden(dataPath.Child("iter", "padValue"), "applies only with ragged: pad"))
+	}
+	if len(errs) > 0 {
+		return data.Dataset{}, it, desc, errs
+	}
+	return data.From(src), it, desc, nil
+}
+
+// readDataFile reads a dataset file (YAML or JSON).
+func readDataFile(path string) (dataFile, error) {
+	var f dataFile
+	raw, err := readFile(path)
+	if err != nil {
+		return f, err
+	}
+	var doc any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: not a dataset file: %w", path, err)
+	}
+	if rp := f.Source.ReadParquet; rp != nil {
+		rp.Paths = slices.Clone(rp.Paths)
+		for i, p := range rp.Paths {
+			if p != "" && !strings.Contains(p, "://") && !filepath.IsAbs(p) {
+				rp.Paths[i] = filepath.Join(filepath.Dir(path), p)
+			}
+		}
+	}
+	return f, nil
+}
+
+func newDataPlanCmd() *cobra.Command {
+	var file string
+	var out output
+	cmd := &cobra.Command{
+		Use:   "plan -f DATASET.yaml",
+		Short: "Predict every host's iter_jax_batches epoch: batches, ragged last batch, rows dropped",
+		Long: `Predict, before anything is launched, what one epoch of iter_jax_batches
+does on every JaxTrainer worker: Ray Train's equal split of the rows over
+the workers (and the rows it drops silently), the full batches each host
+gets, its ragged last batch and what the policy (drop, pad, raise) does
+with it, with batch synchronisation across hosts when asked for.
+
+The row count must be known: range, fromItems, or readParquet over local
+files (read from the Parquet footers). A raise certain to fail at the end
+of the first epoch, or a batch size that does not divide by a host's JAX
+devices, exits 1 after printing what is known; warnings do not.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if file == "" {
+				return usagef("data plan needs -f DATASET.yaml")
+			}
+			return runDataPlan(cmd.OutOrStdout(), file, out.value)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "a dataset file (YAML): source, iter, hosts")
+	addOutput(cmd, &out, "table", "json")
+	return cmd
+}
+
+func runDataPlan(w io.Writer, path, format string) error {
+	f, err := readDataFile(path)
+	if err != nil {
+		return err
+	}
+	ds, it, desc, errs := f.compile()
+	if len(errs) > 0 {
+		return errs
+	}
+	pr, perrs := data.Predict(dataPath, ds, it, f.Hosts)
+	if pr == nil {
+		return perrs
+	}
+	if format == "json" {
+		if err := writeJSON(w, pr); err != nil {
+			return err
+		}
+	} else {
+		printPrediction(w, f, desc, pr)
+	}
+	if len(perrs) > 0 {
+		return perrs
+	}
+	return nil
+}
+
+func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) {
+	if f.Name != "" {
+		fmt.Fprintf(w, "Dataset:   %s\n", f.Name)
+	}
+	rows := "unknown before running"
+	if pr.Rows >= 0 {
+		rows = fmt.Sprintf("%d rows", pr.Rows)
+	}
+	fmt.Fprintf(w, "Source:    %s: %s\n", desc, rows)
+	acc := f.Hosts.Accelerator
+	if acc == "" {
+		acc = "CPU"
+	}
+	devices := "devices"
+	if pr.Devices == 1 {
+		devices = "device"
+	}
+	fmt.Fprintf(w, "Hosts:     %d workers (%s), %d JAX %s each\n", pr.Workers, acc, pr.Devices, devices)
+	sync := "off"
+	if pr.Synchronized {
+		sync = "on"
+	} else if f.Iter.SynchronizeBatches {
+		sync = "asked for, no effect"
+	}
+	fmt.Fprintf(w, "Iterator:  %d rows per host per batch, %s, synchronize %s\n\n", pr.BatchSize, pr.Policy, sync)
+	if len(pr.Groups) > 0 {
+		tw := newTable(w)
+		fmt.Fprintln(tw, "HOSTS\tROWS\tBATCHES\tSHAPES\tPAD ROWS\tDROPPED\tOUTCOME")
+		for _, g := range pr.Groups {
+			b := g.Batches
+			hosts := fmt.Sprint(g.Hosts)
+			if g.Ranks != nil {
+				hosts = fmt.Sprint(g.Ranks)
+			}
+			outcome := string(b.Outcome)
+			if b.Outcome != data.Completes {
+				outcome += fmt.Sprintf(" at batch %d", b.AtBatch)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t%s\n", hosts, b.Rows, b.Batches, shapes(b.Runs), b.PadRows, b.RowsDropped, outcome)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "\nTotal: %d rows dropped (%d by the split), %d padding rows", pr.RowsDropped, pr.SplitDropped, pr.PadRows)
+		if pr.Fails {
+			fmt.Fprint(w, "; the first epoch fails")
+		}
+		fmt.Fprintln(w)
+	}
+	if len(pr.Findings) > 0 {
+		fmt.Fprintln(w, "\nFindings:")
+		for _, x := range pr.Findings {
+			fmt.Fprintf(w, "  %-7s %s: %s\n", x.Severity, x.Field, x.Message)
+		}
+	}
+}
+
+// shapes writes a host's batches as runs: "7×64, 1×52+12pad".
+func shapes(runs []data.Run) string {
+	if len(runs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%d×%d", r.Batches, r.Rows)
+		if r.Pad > 0 {
+			parts[i] += fmt.Sprintf("+%dpad", r.Pad)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,68 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/internal/golden"
+)
+
+// `raytpu data plan` prints every host's predicted epoch; a raise certain
+// to fail prints the table and exits 1.
+func TestDataPlanGolden(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		args []string
+		code int
+	}{
+		"data-plan-pad-sync.txt":    {[]string{"data", "plan", "-f", "testdata/data/pad-sync.yaml"}, cli.ExitOK},
+		"data-plan-pad-sync.json":   {[]string{"data", "plan", "-f", "testdata/data/pad-sync.yaml", "-o", "json"}, cli.ExitOK},
+		"data-plan-drop-uneven.txt": {[]string{"data", "plan", "-f", "testdata/data/drop-uneven.yaml"}, cli.ExitOK},
+		"data-plan-parquet.txt":     {[]string{"data", "plan", "-f", "testdata/data/parquet.yaml"}, cli.ExitOK},
+		"data-plan-raise-fails.txt": {[]string{"data", "plan", "-f", "testdata/data/raise.yaml"}, cli.ExitInvalid},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			out, errOut, code := run(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut)
+			}
+			golden.Assert(t, name, []byte(out))
+		})
+	}
+}
+
+func TestDataPlanErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"raise names the numbers", []string{"data", "plan", "-f", "testdata/data/raise.yaml"}, cli.ExitInvalid,
+			[]string{"pipeline.ragged", "501 rows", "last batch of 53 rows"}},
+		{"unknown key", []string{"data", "plan", "-f", "testdata/data/typo.yaml"}, cli.ExitInvalid, []string{`unknown field "batch_size"`}},
+		{"every problem at once", []string{"data", "plan", "-f", "testdata/data/invalid.yaml"}, cli.ExitInvalid,
+			[]string{"pipeline.source: Forbidden", `pipeline.iter.ragged: Unsupported value: "shuffle"`}},
+		{"needs a file", []string{"data", "plan"}, cli.ExitUsage, []string{"-f DATASET.yaml"}},
+		{"missing file", []string{"data", "plan", "-f", "testdata/data/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
+		{"bad output", []string{"data", "plan", "-f", "testdata/data/raise.yaml", "-o", "svg"}, cli.ExitUsage, []string{`--output "svg"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := run(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut)
+			}
+			for _, s := range c.stderr {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr %q lacks %q", errOut, s)
+				}
+			}
+		})
+	}
+}
