@@ -55,8 +55,8 @@ type config struct {
 	Address      string // Ray dashboard URL, with Backend "ray"
 	Cluster      string // simulated cluster spec
 	Name         string
-	Rows         int    // input rows, over Files files
-	Files        int    //
+	Rows         int // input rows, over Files files
+	Files        int
 	Actors       int    // actor pool size: one actor per TPU host
 	BatchSize    int    // rows per model call
 	Dir          string // holds input/ and output/; "" for a fresh temp dir
@@ -68,7 +68,8 @@ type config struct {
 	Delay     time.Duration
 	// MaxRestarts of the model actors; nil for the default (unbounded).
 	MaxRestarts *int
-	Logs        io.Writer // receives the job's driver log, if set
+	Logs        io.Writer     // receives the job's driver log, if set
+	Poll        time.Duration // how often the job's status is read; 0 for the backend's default
 }
 
 func defaults() config {
@@ -143,7 +144,7 @@ func newBackend(cfg config) (backend.Runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		return raybackend.New(client), nil
+		return raybackend.New(client, raybackend.WithPollInterval(cfg.Poll)), nil
 	}
 	return nil, fmt.Errorf("--backend %q: want sim or ray", cfg.Backend)
 }
@@ -216,7 +217,9 @@ func main() {
 	flag.IntVar(&cfg.BatchSize, "batch-size", cfg.BatchSize, "rows per model call")
 	flag.StringVar(&cfg.Dir, "dir", "", "directory for input/ and output/ (default: a temp dir, removed after the run)")
 	flag.StringVar(&cfg.JAXPlatforms, "jax-platforms", cfg.JAXPlatforms, `JAX_PLATFORMS of the job ("" on real TPU hosts)`)
+	flag.DurationVar(&cfg.Poll, "poll", 0, "with --backend ray: how often the job's status is read (default 1s)")
 	logs := flag.Bool("logs", false, "stream the job's driver log")
+	asJSON := flag.Bool("json", false, "print one JSON line: rows, seconds, rows_per_s")
 	flag.Parse()
 	if *logs {
 		cfg.Logs = os.Stderr
@@ -230,6 +233,11 @@ func main() {
 	}
 	if rep.Result.Simulated {
 		fmt.Printf("simulated: nothing ran; %d rows over %d files would be predicted by %d actors of 4 TPU chips each\n", cfg.Rows, cfg.Files, cfg.Actors)
+		return
+	}
+	if *asJSON {
+		fmt.Printf("{\"side\": \"raytpu\", \"rows\": %d, \"seconds\": %.3f, \"rows_per_s\": %.1f}\n",
+			rep.Written, rep.Elapsed.Seconds(), float64(rep.Written)/rep.Elapsed.Seconds())
 		return
 	}
 	fmt.Printf("done: %d rows written exactly once with y = %g*x + %g in %s (%.0f rows/s)\n",

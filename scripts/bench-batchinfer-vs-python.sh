@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# bench-batchinfer-vs-python.sh runs one batch-inference pipeline on one
+# local Ray cluster posing as a v4 2x2x2 slice (the head and two hosts of 4
+# TPU chips), twice per round: once compiled and submitted by raytpu
+# (examples/batchinfer, --backend ray) and once written by hand in Python
+# and submitted with Ray's JobSubmissionClient. Both read the same Parquet
+# files, run the same JAX model (examples/batchinfer/model/linear.py) on an
+# actor pool of 2 actors of {TPU: 4, CPU: 0}, in blocks of 1,000 rows and
+# batches of 250, and write Parquet. Each side's time runs from just before
+# the submission to the job's end (both poll its status every 100 ms). It
+# prints rows/s of every run, the medians and their ratio.
+#
+# Environment: ROWS (default 100000), FILES (8), ROUNDS (3), ADDRESS (use a
+# running dashboard of a cluster posing as v4-16 instead of starting one).
+# Needs the venv from scripts/setup-venv.sh.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+py="$repo/.venv/bin/python"
+[[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
+ROWS=${ROWS:-100000}
+FILES=${FILES:-8}
+ROUNDS=${ROUNDS:-3}
+export RAY_USAGE_STATS_ENABLED=0
+
+work=$(mktemp -d /tmp/rtbench-bi.XXXXXX)
+state="$work/cluster.json"
+cleanup() {
+	if [[ -f $state ]]; then "$work/raytpu" dev-cluster down --state "$state" >&2 || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+(cd "$repo" && go build -o "$work/raytpu" ./cmd/raytpu && go build -o "$work/batchinfer" ./examples/batchinfer)
+if [[ -z ${ADDRESS:-} ]]; then
+	echo "bench: starting a local Ray cluster posing as v4-16..." >&2
+	ADDRESS=$("$work/raytpu" dev-cluster up --cluster v4-16 --state "$state" | awk '/^dashboard:/ {print $2}')
+fi
+echo "bench: dashboard $ADDRESS; $(nproc) cores; $ROWS rows in $FILES files; $ROUNDS rounds" >&2
+
+# The pipeline written by hand, as a Ray Data user would.
+mkdir -p "$work/pyjob"
+cp "$repo/examples/batchinfer/model/linear.py" "$work/pyjob/"
+cat >"$work/pyjob/driver.py" <<'PY'
+import sys
+
+import ray
+import ray.data
+
+from linear import Linear
+
+ray.init(address="auto")
+src, dst = sys.argv[1], sys.argv[2]
+(
+    ray.data.read_parquet(src)
+    .repartition(target_num_rows_per_block=1000)
+    .map_batches(
+        Linear,
+        fn_constructor_kwargs={"w": 3.0, "b": 2.0},
+        batch_size=250,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=2),
+        num_cpus=0,
+        resources={"TPU": 4},
+        accelerator_type="TPU-V4",
+        udf_modifying_row_count=False,
+    )
+    .write_parquet(dst)
+)
+PY
+
+submit_py='
+import json, sys, time
+import pyarrow.parquet as pq
+from ray.job_submission import JobSubmissionClient, JobStatus
+addr, job, src, dst = sys.argv[1:5]
+c = JobSubmissionClient(addr)
+t0 = time.perf_counter()
+sid = c.submit_job(entrypoint="python driver.py %s %s" % (src, dst),
+                   runtime_env={"working_dir": job, "env_vars": {"JAX_PLATFORMS": "cpu"}})
+while not (st := c.get_job_status(sid)).is_terminal():
+    time.sleep(0.1)
+took = time.perf_counter() - t0
+if st != JobStatus.SUCCEEDED:
+    sys.exit("python job %s ended %s:\n%s" % (sid, st, c.get_job_logs(sid)[-3000:]))
+rows = pq.read_table(dst).num_rows
+print(json.dumps({"side": "python", "rows": rows, "seconds": round(took, 3), "rows_per_s": round(rows / took, 1)}))
+'
+
+field() { "$py" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+median() { "$py" -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+
+go_rates=() py_rates=()
+for r in $(seq 1 "$ROUNDS"); do
+	dir="$work/round-$r"
+	g=$("$work/batchinfer" --backend ray --address "$ADDRESS" --dir "$dir" --rows "$ROWS" --files "$FILES" --poll 100ms --json --name "bench-$r")
+	p=$("$py" -c "$submit_py" "$ADDRESS" "$work/pyjob" "$dir/input" "$dir/py-output")
+	[[ $(field "$p" rows) == "$ROWS" ]] || { echo "bench: python side wrote $(field "$p" rows) rows, want $ROWS" >&2; exit 1; }
+	echo "round $r  raytpu: $g"
+	echo "round $r  python: $p"
+	go_rates+=("$(field "$g" rows_per_s)") py_rates+=("$(field "$p" rows_per_s)")
+done
+gm=$(median "${go_rates[@]}") pm=$(median "${py_rates[@]}")
+"$py" -c '
+import sys
+g, p = float(sys.argv[1]), float(sys.argv[2])
+print("%-28s %12s" % ("median of %s rounds" % sys.argv[3], "rows/s"))
+print("%-28s %12.0f" % ("raytpu (Go, data.Pipeline)", g))
+print("%-28s %12.0f" % ("Python (JobSubmissionClient)", p))
+print("raytpu/python = %.3f  (raytpu overhead %+.1f%%)" % (g / p, (p / g - 1) * 100))
+' "$gm" "$pm" "$ROUNDS"
