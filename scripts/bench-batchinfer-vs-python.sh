@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # bench-batchinfer-vs-python.sh runs one batch-inference pipeline on one
 # local Ray cluster posing as a v4 2x2x2 slice (the head and two hosts of 4
-# TPU chips), twice per round: once compiled and submitted by raytpu
-# (examples/batchinfer, --backend ray) and once written by hand in Python
-# and submitted with Ray's JobSubmissionClient. Both read the same Parquet
-# files, run the same JAX model (examples/batchinfer/model/linear.py) on an
-# actor pool of 2 actors of {TPU: 4, CPU: 0}, in blocks of 1,000 rows and
-# batches of 250, and write Parquet. Each side's time runs from just before
-# the submission to the job's end (both poll its status every 100 ms). It
-# prints rows/s of every run, the medians and their ratio.
+# TPU chips), twice per round, alternating which goes first: once compiled
+# and submitted by raytpu (examples/batchinfer, --backend ray) and once
+# written by hand in Python and submitted with Ray's JobSubmissionClient.
+# Both read the same Parquet files, run the same JAX model
+# (examples/batchinfer/model/linear.py) on an actor pool of 2 actors of
+# {TPU: 4, CPU: 0}, in blocks of 1,000 rows and batches of 250, and write
+# Parquet; raytpu then checks that every row was written once (untimed).
+# Each side's time runs from just before the submission to the job's end
+# (both poll its status every 100 ms). It prints rows/s of every run, the
+# medians and their ratio.
 #
-# Environment: ROWS (default 100000), FILES (8), ROUNDS (3), ADDRESS (use a
+# Environment: ROWS (default 100000), FILES (8), ROUNDS (4), ADDRESS (use a
 # running dashboard of a cluster posing as v4-16 instead of starting one).
 # Needs the venv from scripts/setup-venv.sh.
 set -euo pipefail
@@ -20,7 +22,7 @@ py="$repo/.venv/bin/python"
 [[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
 ROWS=${ROWS:-100000}
 FILES=${FILES:-8}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-4}
 export RAY_USAGE_STATS_ENABLED=0
 
 work=$(mktemp -d /tmp/rtbench-bi.XXXXXX)
@@ -90,11 +92,26 @@ print(json.dumps({"side": "python", "rows": rows, "seconds": round(took, 3), "ro
 field() { "$py" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 median() { "$py" -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
+# The input, written once: ids 0..ROWS-1 and x = id over FILES files.
+"$py" - "$work/input" "$ROWS" "$FILES" <<'PY'
+import os, sys
+import pyarrow as pa, pyarrow.parquet as pq
+d, rows, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(d)
+first = 0
+for i in range(files):
+    n = rows // files + (1 if i < rows % files else 0)
+    ids = pa.array(range(first, first + n), pa.int64())
+    pq.write_table(pa.table({"id": ids, "x": pa.array([float(v) for v in range(first, first + n)])}), "%s/part-%03d.parquet" % (d, i))
+    first += n
+PY
+
 go_rates=() py_rates=()
+run_go() { "$work/batchinfer" --backend ray --address "$ADDRESS" --input "$work/input" --dir "$work/round-$1" --rows "$ROWS" --poll 100ms --json --name "bench-$1"; }
+run_py() { "$py" -c "$submit_py" "$ADDRESS" "$work/pyjob" "$work/input" "$work/round-$1/py-output"; }
 for r in $(seq 1 "$ROUNDS"); do
-	dir="$work/round-$r"
-	g=$("$work/batchinfer" --backend ray --address "$ADDRESS" --dir "$dir" --rows "$ROWS" --files "$FILES" --poll 100ms --json --name "bench-$r")
-	p=$("$py" -c "$submit_py" "$ADDRESS" "$work/pyjob" "$dir/input" "$dir/py-output")
+	# Alternate which side goes first, so neither profits from the order.
+	if ((r % 2 == 1)); then g=$(run_go "$r"); p=$(run_py "$r"); else p=$(run_py "$r"); g=$(run_go "$r"); fi
 	[[ $(field "$p" rows) == "$ROWS" ]] || { echo "bench: python side wrote $(field "$p" rows) rows, want $ROWS" >&2; exit 1; }
 	echo "round $r  raytpu: $g"
 	echo "round $r  python: $p"

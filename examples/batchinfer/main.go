@@ -60,6 +60,7 @@ type config struct {
 	Actors       int    // actor pool size: one actor per TPU host
 	BatchSize    int    // rows per model call
 	Dir          string // holds input/ and output/; "" for a fresh temp dir
+	Input        string // existing input files (ids 0..Rows-1, x = id) instead of Dir/input
 	JAXPlatforms string // JAX_PLATFORMS of the job ("" leaves it unset)
 	// MarkerDir and Delay are fault-injection hooks: every actor writes
 	// actor-<pid>.pid and actor-<pid>.calls there, and sleeps Delay after
@@ -173,7 +174,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (*report, error) {
 		dir = d
 	}
 	in, outDir := filepath.Join(dir, "input"), filepath.Join(dir, "output")
-	if err := writeInput(in, cfg.Rows, cfg.Files); err != nil {
+	if cfg.Input != "" {
+		in = cfg.Input
+	} else if err := writeInput(in, cfg.Rows, cfg.Files); err != nil {
 		return nil, err
 	}
 	modelDir, err := writeModel()
@@ -216,6 +219,7 @@ func main() {
 	flag.IntVar(&cfg.Actors, "actors", cfg.Actors, "model actors, one per v4 host (4 chips each)")
 	flag.IntVar(&cfg.BatchSize, "batch-size", cfg.BatchSize, "rows per model call")
 	flag.StringVar(&cfg.Dir, "dir", "", "directory for input/ and output/ (default: a temp dir, removed after the run)")
+	flag.StringVar(&cfg.Input, "input", "", "read these Parquet files (columns id 0..rows-1 and x = id) instead of writing --files new ones")
 	flag.StringVar(&cfg.JAXPlatforms, "jax-platforms", cfg.JAXPlatforms, `JAX_PLATFORMS of the job ("" on real TPU hosts)`)
 	flag.DurationVar(&cfg.Poll, "poll", 0, "with --backend ray: how often the job's status is read (default 1s)")
 	logs := flag.Bool("logs", false, "stream the job's driver log")
@@ -226,7 +230,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, err := run(ctx, cfg, os.Stdout)
+	status := io.Writer(os.Stdout)
+	if *asJSON {
+		status = os.Stderr // stdout holds the one JSON line
+	}
+	rep, err := run(ctx, cfg, status)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "batchinfer:", err)
 		os.Exit(1)
