@@ -66,7 +66,7 @@ func (c *Cluster) Stop() error {
 			}
 		}
 	}
-	var err error
+	err := c.closePlugins()
 	if len(left) > 0 {
 		err = fmt.Errorf("raycluster: processes still alive after stop: %v", left)
 	}

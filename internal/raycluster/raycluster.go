@@ -114,6 +114,10 @@ type Config struct {
 	// AuthToken is the token when TokenAuth is set. Default: a fresh
 	// random one (64 hex digits, as `ray get-auth-token --generate`).
 	AuthToken string
+	// TPUPlugins starts a TPU device-plugin emulator (package tpuplugin)
+	// beside every worker posing as a TPU host and points its Ray at it
+	// with TPU_DEVICE_PLUGIN_ADDR; see Cluster.TPUPlugin. Not with Detach.
+	TPUPlugins bool
 }
 
 // ErrNoRay is returned (wrapped) when the virtualenv or its ray binary is
@@ -139,6 +143,7 @@ type Cluster struct {
 	mu      sync.Mutex
 	procs   []*proc // head first
 	stopped bool
+	obs     observability // metrics ports and TPU device-plugin emulators
 }
 
 // Start starts the head, then the workers, and waits until every node is
@@ -241,6 +246,11 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		"--num-cpus=" + strconv.Itoa(cfg.HeadCPUs),
 	}
 	headArgs = append(headArgs, commonArgs(cfg, cfg.HeadResources, cfg.HeadLabels)...)
+	metricsArg, err := c.metricsPortArg("head", headIP)
+	if err != nil {
+		return nil, err
+	}
+	headArgs = append(headArgs, metricsArg)
 	logger.Info("starting ray head", "gcs", c.GCSAddress, "dashboard", c.DashboardURL, "temp_dir", c.tempDir)
 	if _, err := c.spawn(ctx, "head", headIP, "h", headArgs, cfg.HeadEnv, cfg.Detach); err != nil {
 		return nil, err
@@ -249,6 +259,9 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		return nil, c.startError("head did not come up", err)
 	}
 
+	if cfg.Nodes, err = c.startPlugins(cfg, ipPrefix); err != nil {
+		return nil, err
+	}
 	for i, n := range cfg.Nodes {
 		name := n.Name
 		if name == "" {
@@ -270,6 +283,11 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			"--num-cpus=" + strconv.Itoa(ncpu),
 		}
 		args = append(args, commonArgs(cfg, n.Resources, n.Labels)...)
+		metricsArg, err := c.metricsPortArg(name, ipPrefix+strconv.Itoa(i+2))
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, metricsArg)
 		env := posingEnv(n)
 		if i > 0 {
 			// Stagger the raylets a little: all at once they can starve a
