@@ -48,6 +48,7 @@ var rules = []rule{
 	{module + "/sim", all([]string{module + "/internal", module + "/cmd"}, frontEnds, without(backends, module+"/sim")), "a backend imports no front end and no other backend"},
 	{module + "/kuberay", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/kuberay")), "a backend imports no front end and no other backend"},
 	{module + "/serve/client", []string{module + "/"}, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
+	{module + "/observe", all([]string{module + "/placement", module + "/backend", module + "/internal/launcher", module + "/internal/cli", module + "/cmd"}, frontEnds, without(backends, module+"/ray")), "observe reads through the ray transport only: no front end, other backend, plan or launcher"},
 }
 
 // kubeOnly are import prefixes only the kuberay backend may use.
@@ -139,6 +140,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/train", module + "/internal/launcher", true},
 		{module + "/placement", module + "/backend", true},
 		{module + "/runtimeenv", module + "/placement", true},
+		{module + "/observe", module + "/ray", false},
+		{module + "/observe", module + "/raybackend", true},
+		{module + "/observe", module + "/train", true},
 		{module + "/runtimeenv", module + "/field", false},
 		{module + "/rayvocab", module + "/field", true},
 		{module + "/serve/client", module + "/raybackend", true},

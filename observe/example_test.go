@@ -1,0 +1,48 @@
+package observe_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/raytpu/raytpu/observe"
+	"github.com/raytpu/raytpu/ray"
+)
+
+// ParseExport reads the ray_tpu_* gauges out of what a node's metrics
+// export port serves; Group sorts nodes into slices and hosts by their
+// TPU labels. (Reader.TPUMetrics does both against a live cluster.)
+func ExampleGroup() {
+	export := `# TYPE ray_tpu_tensorcore_utilization gauge
+ray_tpu_tensorcore_utilization{TpuIndex="0",TpuDeviceName="42-0",TpuType="tpu-v6e-slice",TpuTopology="2x2",ip="10.0.0.2"} 87.5
+ray_tpu_tensorcore_utilization{TpuIndex="1",TpuDeviceName="42-1",TpuType="tpu-v6e-slice",TpuTopology="2x2",ip="10.0.0.2"} 12
+# TYPE ray_tpu_duty_cycle gauge
+ray_tpu_duty_cycle{TpuIndex="0",TpuDeviceName="42-0",TpuType="tpu-v6e-slice",TpuTopology="2x2",ip="10.0.0.2"} 99
+ray_tpu_duty_cycle{TpuIndex="1",TpuDeviceName="42-1",TpuType="tpu-v6e-slice",TpuTopology="2x2",ip="10.0.0.2"} 40
+# TYPE ray_tpu_memory_used gauge
+ray_tpu_memory_used{TpuIndex="0",TpuDeviceName="42-0",TpuType="tpu-v6e-slice",TpuTopology="2x2",ip="10.0.0.2"} 8.589934592e+09
+# TYPE ray_node_cpu_count gauge
+ray_node_cpu_count{ip="10.0.0.2"} 180
+`
+	exp, err := observe.ParseExport(strings.NewReader(export))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	host := ray.Node{ID: "n1", IP: "10.0.0.2", State: "ALIVE", Labels: map[string]string{
+		"ray.io/tpu-slice-name": "slice-a", "ray.io/tpu-worker-id": "0", "ray.io/tpu-pod-type": "v6e-4",
+	}}
+	m := observe.Group([]observe.NodeExport{{Node: host, Export: exp}})
+	for _, s := range m.Slices {
+		fmt.Printf("slice %s (%s, %s, %s)\n", s.Name, s.PodType, s.Model, s.Topology)
+		for _, h := range s.Hosts {
+			for _, c := range h.Chips {
+				fmt.Printf("  host %d chip %d: tensorcore %.1f%%, duty %.0f%%, HBM %d GiB\n",
+					h.WorkerID, c.Index, c.TensorCoreUtilization, c.DutyCycle, c.HBMUsed>>30)
+			}
+		}
+	}
+	// Output:
+	// slice slice-a (v6e-4, tpu-v6e-slice, 2x2)
+	//   host 0 chip 0: tensorcore 87.5%, duty 99%, HBM 8 GiB
+	//   host 0 chip 1: tensorcore 12.0%, duty 40%, HBM 0 GiB
+}

@@ -1,0 +1,159 @@
+package observe
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/raytpu/raytpu/ray"
+)
+
+// maxExport bounds how much of one node's export is read.
+const maxExport = 64 << 20
+
+// Reader reads TPU metrics from a Ray cluster. It is safe for concurrent
+// use.
+type Reader struct {
+	client   *ray.Client
+	hc       *http.Client
+	parallel int
+	logger   *slog.Logger
+}
+
+// Option configures a Reader.
+type Option func(*Reader) error
+
+// WithHTTPClient sets the client used to GET every node's /metrics.
+// Default: a client with a 10 s timeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(r *Reader) error {
+		if hc == nil {
+			return errors.New("observe: WithHTTPClient(nil): want a client")
+		}
+		r.hc = hc
+		return nil
+	}
+}
+
+// WithParallelism bounds how many nodes are read at once. Default: 32.
+func WithParallelism(n int) Option {
+	return func(r *Reader) error {
+		if n < 1 {
+			return fmt.Errorf("observe: WithParallelism(%d): want >= 1", n)
+		}
+		r.parallel = n
+		return nil
+	}
+}
+
+// WithLogger logs every node read at debug level. Default: silent.
+func WithLogger(l *slog.Logger) Option {
+	return func(r *Reader) error {
+		if l == nil {
+			return errors.New("observe: WithLogger(nil): want a logger")
+		}
+		r.logger = l
+		return nil
+	}
+}
+
+// NewReader returns a reader of the cluster whose dashboard client is c.
+func NewReader(c *ray.Client, opts ...Option) (*Reader, error) {
+	if c == nil {
+		return nil, errors.New("observe: NewReader(nil): want a dashboard client")
+	}
+	r := &Reader{
+		client:   c,
+		hc:       &http.Client{Timeout: 10 * time.Second},
+		parallel: 32,
+		logger:   slog.New(slog.DiscardHandler),
+	}
+	for _, o := range opts {
+		if err := o(r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// TPUMetrics lists the cluster's alive nodes through the dashboard, reads
+// the export of every TPU node (TPU resources or a slice label) and groups
+// the chips by slice and host. A node that cannot be read is reported in
+// its Host.Err; TPUMetrics fails only when the node list cannot be read or
+// when no TPU node could be read.
+func (r *Reader) TPUMetrics(ctx context.Context) (TPUMetrics, error) {
+	nodes, err := r.client.Nodes(ctx)
+	if err != nil {
+		return TPUMetrics{}, fmt.Errorf("observe: list nodes: %w", err)
+	}
+	var tpuNodes []ray.Node
+	for _, n := range nodes {
+		if n.Alive() && isTPUNode(n) {
+			tpuNodes = append(tpuNodes, n)
+		}
+	}
+	exports := make([]NodeExport, len(tpuNodes))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.parallel)
+	for i, n := range tpuNodes {
+		g.Go(func() error {
+			start := time.Now()
+			exp, err := r.readNode(gctx, n)
+			exports[i] = NodeExport{Node: n, Export: exp, Err: err}
+			r.logger.LogAttrs(gctx, slog.LevelDebug, "observe: read node metrics",
+				slog.String("node", n.ID), slog.String("addr", n.MetricsAddr()),
+				slog.Int("chips", len(exp.Chips)), slog.Duration("took", time.Since(start)), slog.Any("error", err))
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return TPUMetrics{}, err
+	}
+	failed := 0
+	var first error
+	for _, e := range exports {
+		if e.Err != nil {
+			failed++
+			first = cmp.Or(first, e.Err)
+		}
+	}
+	if failed > 0 && failed == len(exports) {
+		return TPUMetrics{}, fmt.Errorf("observe: no TPU node's metrics could be read (%d nodes): %w", failed, first)
+	}
+	return Group(exports), nil
+}
+
+// readNode GETs and parses one node's export.
+func (r *Reader) readNode(ctx context.Context, n ray.Node) (Export, error) {
+	addr := n.MetricsAddr()
+	if addr == "" {
+		return Export{}, fmt.Errorf("observe: node %s (%s): the dashboard reports no metrics export port", n.ID, n.IP)
+	}
+	u := "http://" + addr + "/metrics"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return Export{}, fmt.Errorf("observe: node %s: %w", n.ID, err)
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return Export{}, fmt.Errorf("observe: node %s: GET %s: %w", n.ID, u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Export{}, fmt.Errorf("observe: node %s: GET %s: HTTP %d", n.ID, u, resp.StatusCode)
+	}
+	exp, err := ParseExport(io.LimitReader(resp.Body, maxExport))
+	if err != nil {
+		return Export{}, fmt.Errorf("observe: node %s: %s: %w", n.ID, u, err)
+	}
+	return exp, nil
+}
