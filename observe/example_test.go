@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -45,4 +46,31 @@ ray_node_cpu_count{ip="10.0.0.2"} 180
 	// slice slice-a (v6e-4, tpu-v6e-slice, 2x2)
 	//   host 0 chip 0: tensorcore 87.5%, duty 99%, HBM 8 GiB
 	//   host 0 chip 1: tensorcore 12.0%, duty 40%, HBM 0 GiB
+}
+
+// A Reader reads every TPU node of a live cluster through its dashboard.
+func ExampleReader_TPUMetrics() {
+	c, err := ray.NewClient("http://127.0.0.1:8265")
+	if err != nil {
+		panic(err)
+	}
+	r, err := observe.NewReader(c, observe.WithParallelism(64))
+	if err != nil {
+		panic(err)
+	}
+	m, err := r.TPUMetrics(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range m.Slices {
+		for _, h := range s.Hosts {
+			if h.Err != "" {
+				fmt.Printf("%s host %d: %s\n", s.Name, h.WorkerID, h.Err)
+			}
+			for _, chip := range h.Chips {
+				fmt.Printf("%s host %d chip %d: %.0f%% busy, %d of %d bytes HBM\n",
+					s.Name, h.WorkerID, chip.Index, chip.DutyCycle, chip.HBMUsed, chip.HBMTotal)
+			}
+		}
+	}
 }
