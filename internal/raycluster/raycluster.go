@@ -172,6 +172,9 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			return nil, fmt.Errorf("raycluster: node %d (%s): NumCPUs %d < 0", i, n.Name, n.NumCPUs)
 		}
 	}
+	if err := checkPlugins(cfg); err != nil {
+		return nil, err
+	}
 	if len(cfg.Nodes) > 250 {
 		return nil, fmt.Errorf("raycluster: %d nodes: at most 250", len(cfg.Nodes))
 	}

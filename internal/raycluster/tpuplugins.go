@@ -53,24 +53,42 @@ func (c *Cluster) MetricsAddr(name string) (string, bool) {
 	return a, ok
 }
 
+// checkPlugins rejects a Config whose emulators could not start, before
+// anything is started.
+func checkPlugins(cfg Config) error {
+	if !cfg.TPUPlugins {
+		return nil
+	}
+	if cfg.Detach {
+		return errors.New("raycluster: Config.TPUPlugins with Detach: the emulators run in this process and would die before the nodes; start a cluster with TPUPlugins only from the process that keeps it")
+	}
+	for i, n := range cfg.Nodes {
+		if _, posing := n.Env[rayvocab.EnvTPUName]; !posing {
+			continue
+		}
+		if _, set := n.Env[EnvTPUDevicePluginAddr]; set {
+			return fmt.Errorf("raycluster: node %d (%s): Env sets %s and Config.TPUPlugins is on; set only one", i, nodeName(n, i), EnvTPUDevicePluginAddr)
+		}
+		if _, err := tpuplugin.ConfigForHost(n.Env, int(n.Resources[rayvocab.ResourceTPU])); err != nil {
+			return fmt.Errorf("raycluster: node %d (%s): %w", i, nodeName(n, i), err)
+		}
+	}
+	return nil
+}
+
 // startPlugins starts a device-plugin emulator on the address of every
 // worker node of cfg that poses as a TPU host and returns the nodes with
 // TPU_DEVICE_PLUGIN_ADDR added to their environment (cfg.Nodes is not
-// changed). ipPrefix is the cluster's 127.a.b. block.
+// changed). ipPrefix is the cluster's 127.a.b. block. checkPlugins has
+// accepted cfg.
 func (c *Cluster) startPlugins(cfg Config, ipPrefix string) ([]Node, error) {
 	if !cfg.TPUPlugins {
 		return cfg.Nodes, nil
-	}
-	if cfg.Detach {
-		return nil, errors.New("raycluster: Config.TPUPlugins with Detach: the emulators run in this process and would die before the nodes; start a cluster with TPUPlugins only from the process that keeps it")
 	}
 	nodes := slices.Clone(cfg.Nodes)
 	for i, n := range nodes {
 		if _, posing := n.Env[rayvocab.EnvTPUName]; !posing {
 			continue
-		}
-		if _, set := n.Env[EnvTPUDevicePluginAddr]; set {
-			return nil, fmt.Errorf("raycluster: node %d (%s): Env sets %s and Config.TPUPlugins is on; set only one", i, nodeName(n, i), EnvTPUDevicePluginAddr)
 		}
 		pcfg, err := tpuplugin.ConfigForHost(n.Env, int(n.Resources[rayvocab.ResourceTPU]))
 		if err != nil {
