@@ -37,6 +37,8 @@ type Server struct {
 	srv     *http.Server
 	done    chan struct{}
 	scrapes atomic.Int64
+	// nodeSuffix is Config.NodeSuffix, changed by SetNodeSuffix.
+	nodeSuffix atomic.Bool
 
 	mu    sync.Mutex
 	chips []Chip
@@ -55,6 +57,7 @@ func Start(addr string, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("tpuplugin: listen on %s: %w", addr, err)
 	}
 	s := &Server{cfg: cfg, prefix: SliceNumber(cfg.SliceName), ln: ln, done: make(chan struct{})}
+	s.nodeSuffix.Store(cfg.NodeSuffix)
 	s.chips = make([]Chip, cfg.Chips)
 	for i := range s.chips {
 		s.chips[i].MemoryTotal = cfg.MemoryTotal
@@ -84,6 +87,10 @@ func (s *Server) Set(index int, c Chip) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// SetNodeSuffix switches the names of the node-scoped families while the
+// server runs (see Config.NodeSuffix).
+func (s *Server) SetNodeSuffix(on bool) { s.nodeSuffix.Store(on) }
 
 // Chips returns the values currently served, by host-local index.
 func (s *Server) Chips() []Chip {
