@@ -22,10 +22,12 @@
 // ParseExport and Group are the two halves without I/O.
 //
 // Ray disables TPU collection on a node for the life of its agent after
-// one failed fetch from the plugin, and reports nothing when the plugin
-// serves its node-scoped families under other names; such a host comes
-// back with no chips, which a caller can tell from a host whose metrics
-// port could not be read (Host.Err).
+// one failed fetch from the plugin, and reads nothing from a plugin that
+// serves its node-scoped families under other names. A host whose agent
+// never read the plugin comes back with no chips (and a host whose metrics
+// port could not be read with Host.Err); a host whose agent stopped
+// reading it keeps exporting the last values, which Host.Stale flags by
+// comparing with the TPUs in the node's latest physical stats.
 //
 // Package observe imports the ray transport and the Prometheus libraries;
 // it must not import a front end (train, serve, data), another backend

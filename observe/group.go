@@ -42,6 +42,7 @@ func Group(nodes []NodeExport) TPUMetrics {
 		if n.Err != nil {
 			h.Err = n.Err.Error()
 		}
+		h.Stale = len(h.Chips) > 0 && n.Node.ReportedTPUs == 0
 		s.Hosts = append(s.Hosts, h)
 	}
 	out := TPUMetrics{Slices: make([]Slice, 0, len(bySlice))}

@@ -21,6 +21,6 @@ func node(id, ip, slice, worker, podType, topology string) ray.Node {
 			labels[k] = v
 		}
 	}
-	return ray.Node{ID: id, IP: ip, State: "ALIVE", Labels: labels, MetricsExportPort: 8080,
+	return ray.Node{ID: id, IP: ip, State: "ALIVE", Labels: labels, MetricsExportPort: 8080, ReportedTPUs: 4,
 		Resources: map[string]float64{rayvocab.ResourceTPU: 4}}
 }

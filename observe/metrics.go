@@ -33,6 +33,12 @@ type Host struct {
 	Chips []Chip `json:"chips"`
 	// Err is why the node's metrics could not be read ("" when they were).
 	Err string `json:"error,omitempty"`
+	// Stale reports that the node's agent read no TPU data from the device
+	// plugin in its latest round (its physical stats list no TPU) while its
+	// gauges still hold chips: Ray keeps exporting the last values it read.
+	// It happens when the plugin fails after a first success, or serves
+	// names Ray 2.60 does not read (tensorcore_utilization_node).
+	Stale bool `json:"stale,omitempty"`
 }
 
 // Chip is one chip's gauges.

@@ -112,6 +112,8 @@ func TestGroup(t *testing.T) {
 		{Node: node("n1", "10.0.0.1", "slice-a", "0", "v4-16", "2x2x2"), Export: observe.Export{}},
 		{Node: node("n4", "10.0.0.4", "", "", "", ""), Err: errString("observe: node n4: GET http://10.0.0.4:8080/metrics: connection refused")},
 	}
+	// n3's agent read nothing in its latest round: its gauges are stale.
+	nodes[0].Node.ReportedTPUs = 0
 	got := observe.Group(nodes)
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {

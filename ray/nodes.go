@@ -3,6 +3,7 @@ package ray
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"slices"
@@ -30,6 +31,13 @@ type Node struct {
 	// MetricsExportPort is the port where the node's dashboard agent
 	// serves Prometheus text at /metrics (`ray start --metrics-export-port`).
 	MetricsExportPort int `json:"metricsExportPort"`
+	// ReportedTPUs counts the TPU chips in the node's latest physical
+	// stats (the summary's tpus list, what its agent read from the TPU
+	// device plugin in its latest round), or -1 when the dashboard has no
+	// stats for the node yet. The agent's ray_tpu_* gauges keep their last
+	// values when a round reads nothing, so 0 here beside exported gauges
+	// means the gauges are stale.
+	ReportedTPUs int `json:"-"`
 }
 
 // Alive reports whether the node's state is ALIVE.
@@ -53,7 +61,8 @@ func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
 		Msg    string `json:"msg"`
 		Data   struct {
 			Summary []struct {
-				Raylet Node `json:"raylet"`
+				Raylet Node               `json:"raylet"`
+				TPUs   *[]json.RawMessage `json:"tpus"`
 			} `json:"summary"`
 		} `json:"data"`
 	}
@@ -65,7 +74,12 @@ func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
 	}
 	nodes := make([]Node, 0, len(out.Data.Summary))
 	for _, s := range out.Data.Summary {
-		nodes = append(nodes, s.Raylet)
+		n := s.Raylet
+		n.ReportedTPUs = -1
+		if s.TPUs != nil {
+			n.ReportedTPUs = len(*s.TPUs)
+		}
+		nodes = append(nodes, n)
 	}
 	slices.SortFunc(nodes, func(a, b Node) int {
 		if a.IsHead != b.IsHead {

@@ -125,6 +125,7 @@ func writeTopTable(w io.Writer, tm observe.TPUMetrics) error {
 			name = "(no slice name)"
 		}
 		fmt.Fprintf(w, "SLICE %s  %s  %s  %s  %s, %s\n", name, dash(s.PodType), dash(s.Model), dash(s.Topology), plural(len(s.Hosts), "host"), plural(s.Chips(), "chip"))
+		stale := false
 		tw := newTable(w)
 		fmt.Fprintln(tw, "HOST\tIP\tCHIP\tDEVICE\tTENSORCORE\tDUTY CYCLE\tHBM BW\tHBM USED/TOTAL")
 		for _, h := range s.Hosts {
@@ -138,6 +139,10 @@ func writeTopTable(w io.Writer, tm observe.TPUMetrics) error {
 			case len(h.Chips) == 0:
 				fmt.Fprintf(tw, "%s\t%s\t-\t-\tno TPU metrics from Ray\n", host, h.IP)
 			}
+			if h.Stale {
+				host += "*"
+				stale = true
+			}
 			for j, c := range h.Chips {
 				hostCol, ipCol := host, h.IP
 				if j > 0 {
@@ -149,6 +154,9 @@ func writeTopTable(w io.Writer, tm observe.TPUMetrics) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if stale {
+			fmt.Fprintln(w, "* stale: Ray's agent read no TPU data from the device plugin in its latest round; these are the last values it exported")
 		}
 	}
 	return nil

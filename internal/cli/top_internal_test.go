@@ -31,7 +31,7 @@ func fixedMetrics() observe.TPUMetrics {
 		}},
 		{Name: "train-a", PodType: "v4-16", Model: "tpu-v4-podslice", Topology: "2x2x2", Hosts: []observe.Host{
 			{WorkerID: 0, NodeID: "n1", IP: "10.0.0.1", Chips: chips(10, 4)},
-			{WorkerID: 1, NodeID: "n2", IP: "10.0.0.2", Chips: chips(35, 4)},
+			{WorkerID: 1, NodeID: "n2", IP: "10.0.0.2", Chips: chips(35, 4), Stale: true},
 		}},
 	}}
 }

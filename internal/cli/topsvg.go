@@ -122,6 +122,9 @@ func writeHeatMap(w io.Writer, tm observe.TPUMetrics, m heatMetric) error {
 			if h.WorkerID < 0 {
 				label = h.IP
 			}
+			if h.Stale {
+				label += " (stale)"
+			}
 			fmt.Fprintf(bw, `<text x="%d" y="%d">%s</text>`+"\n", heatMargin, y+heatCell/2+4, html.EscapeString(label))
 			if len(h.Chips) == 0 {
 				why := "no TPU metrics"
