@@ -164,6 +164,7 @@ func (c *Client) BaseURL() string { return Redact(c.base) }
 type request struct {
 	method string
 	path   string // under the base URL, starting with "/"
+	query  string // the encoded query string, if any
 	body   []byte
 	stream io.Reader // a body read once, sent chunked (instead of body)
 	ctype  string
@@ -181,9 +182,15 @@ type answer struct {
 
 func (c *Client) url(path string) *url.URL {
 	u := *c.base
-	path, u.RawQuery, _ = strings.Cut(path, "?")
 	u.Path = c.base.Path + path
 	return &u
+}
+
+// requestURL is r's URL: its path under the base URL, and its query.
+func (c *Client) requestURL(r request) *url.URL {
+	u := c.url(r.path)
+	u.RawQuery = r.query
+	return u
 }
 
 // do runs r, retrying when r.retry allows and the failure is transient. It
@@ -198,7 +205,7 @@ func (c *Client) do(ctx context.Context, r request) (ans answer, attempts int, e
 		var err error
 		ans, err = c.once(ctx, r)
 		return err
-	}, slog.String("method", r.method), slog.String("url", Redact(c.url(r.path))))
+	}, slog.String("method", r.method), slog.String("url", Redact(c.requestURL(r))))
 	return ans, attempts, err
 }
 
@@ -222,7 +229,7 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 		actx, cancel = context.WithTimeout(ctx, c.retry.AttemptTimeout)
 		defer cancel()
 	}
-	u := c.url(r.path)
+	u := c.requestURL(r)
 	var body io.Reader
 	switch {
 	case r.stream != nil:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"slices"
 	"strconv"
 )
@@ -55,7 +56,7 @@ func (n Node) MetricsAddr() string {
 // Nodes lists the cluster's nodes, dead ones included, head first, then
 // by IP and id. It is a read and is retried.
 func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
-	const path = "/nodes?view=summary"
+	const path = "/nodes"
 	var out struct {
 		Result bool   `json:"result"`
 		Msg    string `json:"msg"`
@@ -66,11 +67,15 @@ func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
 			} `json:"summary"`
 		} `json:"data"`
 	}
-	if err := c.getJSON(ctx, path, &out); err != nil {
+	ans, _, err := c.do(ctx, request{method: http.MethodGet, path: path, query: "view=summary", retry: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := decode(http.MethodGet, path, ans.body, &out); err != nil {
 		return nil, err
 	}
 	if !out.Result {
-		return nil, fmt.Errorf("ray: GET %s: the dashboard answered result=false: %s", path, out.Msg)
+		return nil, fmt.Errorf("ray: GET %s?view=summary: the dashboard answered result=false: %s", path, out.Msg)
 	}
 	nodes := make([]Node, 0, len(out.Data.Summary))
 	for _, s := range out.Data.Summary {
