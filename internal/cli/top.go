@@ -67,8 +67,12 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 		tty := isTerminal(w)
 		for {
 			tm, err := r.TPUMetrics(ctx)
-			if err != nil {
+			switch {
+			case err == nil:
+			case once:
 				return err
+			case ctx.Err() != nil:
+				return nil // interrupted: a refreshing top ends quietly
 			}
 			var buf bytes.Buffer
 			switch f.out.value {
@@ -82,6 +86,12 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 						buf.WriteString("\x1b[H\x1b[2J")
 					}
 					fmt.Fprintf(&buf, "raytpu top  %s  %s  every %v\n\n", c.BaseURL(), time.Now().Format(time.DateTime), f.interval)
+				}
+				if err != nil {
+					// Keep refreshing: the cluster may come back.
+					fmt.Fprintf(&buf, "error: %v\n", err)
+					err = nil
+					break
 				}
 				err = writeTopTable(&buf, tm)
 			}

@@ -217,3 +217,27 @@ func TestTopUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTopRefreshes: without --once, top prints a reading every interval
+// (with a timestamp line when the output is not a terminal) until it is
+// interrupted, and then exits 0.
+func TestTopRefreshes(t *testing.T) {
+	c := realTPUCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
+	defer cancel()
+	var out, errb strings.Builder
+	code := cli.Main(ctx, []string{"top", "--interval", "1s", "--address", c.DashboardURL}, &out, &errb)
+	if code != cli.ExitOK {
+		t.Fatalf("raytpu top: exit %d: %s", code, errb.String())
+	}
+	header := "raytpu top  " + c.DashboardURL + "  "
+	if n := strings.Count(out.String(), header); n < 2 {
+		t.Errorf("%d readings in 2.5s at 1s intervals, want at least 2:\n%s", n, out.String())
+	}
+	if n := strings.Count(out.String(), "SLICE slice-a "); n != strings.Count(out.String(), header) {
+		t.Errorf("%d tables for %d readings:\n%s", n, strings.Count(out.String(), header), out.String())
+	}
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Errorf("escape sequences in output that is not a terminal:\n%q", out.String())
+	}
+}
