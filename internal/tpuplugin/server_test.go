@@ -144,3 +144,23 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		})
 	}
 }
+
+func TestSetNodeSuffixWhileServing(t *testing.T) {
+	t.Parallel()
+	s, err := tpuplugin.Start("127.0.0.1:0", tpuplugin.Config{SliceName: "s", Chips: 2, Model: "tpu-v6e-slice", Topology: "2x2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, on := range []bool{false, true, false} {
+		s.SetNodeSuffix(on)
+		_, names := scrape(t, s)
+		want, gone := "tensorcore_utilization", "tensorcore_utilization_node"
+		if on {
+			want, gone = gone, want
+		}
+		if !slices.Contains(names, want) || slices.Contains(names, gone) {
+			t.Errorf("SetNodeSuffix(%v): families %v; want %s and not %s", on, names, want, gone)
+		}
+	}
+}
