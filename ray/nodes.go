@@ -30,12 +30,13 @@ type Node struct {
 	// Resources are the node's total logical resources.
 	Resources map[string]float64 `json:"resourcesTotal"`
 	// MetricsExportPort is the port where the node's dashboard agent
-	// serves Prometheus text at /metrics (`ray start --metrics-export-port`).
+	// serves Prometheus text at /metrics: `ray start --metrics-export-port`,
+	// or the port Ray picked when that flag is 0 (its default).
 	MetricsExportPort int `json:"metricsExportPort"`
 	// ReportedTPUs counts the TPU chips in the node's latest physical
 	// stats (the summary's tpus list, what its agent read from the TPU
-	// device plugin in its latest round), or -1 when the dashboard has no
-	// stats for the node yet. The agent's ray_tpu_* gauges keep their last
+	// device plugin in its latest round; 0 on a node without TPUs), or -1
+	// when the dashboard has no stats for the node yet. The agent's ray_tpu_* gauges keep their last
 	// values when a round reads nothing, so 0 here beside exported gauges
 	// means the gauges are stale.
 	ReportedTPUs int `json:"-"`
