@@ -218,10 +218,10 @@ func TestTopUsageErrors(t *testing.T) {
 	}
 }
 
-// TestTopRefreshes: without --once, top prints a reading every interval
+// TestTopRefreshesOnRealRay: without --once, top prints a reading every interval
 // (with a timestamp line when the output is not a terminal) until it is
 // interrupted, and then exits 0.
-func TestTopRefreshes(t *testing.T) {
+func TestTopRefreshesOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
 	defer cancel()

@@ -23,10 +23,10 @@ func (r refuse) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-// TestTPUMetricsUnreadableNodes: on the real cluster, a node whose export
+// TestTPUMetricsUnreadableNodesOnRealRay: on the real cluster, a node whose export
 // cannot be read is reported in its host's Err while the others are read;
 // when no TPU node can be read TPUMetrics fails.
-func TestTPUMetricsUnreadableNodes(t *testing.T) {
+func TestTPUMetricsUnreadableNodesOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	client, err := ray.NewClient(c.DashboardURL)
 	if err != nil {

@@ -24,7 +24,7 @@ func hostOf(m observe.TPUMetrics, slice string, worker int) (observe.Host, bool)
 	return observe.Host{}, false
 }
 
-// TestRayWithNodeSuffixedPlugin: a plugin that names its node-scoped
+// TestNodeSuffixedPluginOnRealRay: a plugin that names its node-scoped
 // families tensorcore_utilization_node and memory_bandwidth_utilization_node
 // (tpu-device-plugin v1.35.7-gke.0) gives Ray 2.60 runtime samples for
 // four chips and node samples for none, so Ray's parser drops each reading
@@ -32,7 +32,7 @@ func hostOf(m observe.TPUMetrics, slice string, worker int) (observe.Host, bool)
 // gauges keep the last values it read. raytpu reads those stale values and
 // flags the host Stale, because the node's latest physical stats list no
 // TPU.
-func TestRayWithNodeSuffixedPlugin(t *testing.T) {
+func TestNodeSuffixedPluginOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	p, _ := c.TPUPlugin("slice-b/0")
 	t.Cleanup(func() { p.SetNodeSuffix(false) })
