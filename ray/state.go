@@ -1,0 +1,159 @@
+package ray
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// The State API (GET /api/v0/...) lists what a Ray cluster holds: its
+// nodes, placement groups and actors. Every list is read with detail=1 and
+// a limit of stateLimit entries, retrying like every other read. Ray
+// answers
+//
+//	{"result": true, "msg": "", "data": {"result": {"total": N,
+//	  "num_after_truncation": n, "result": [...], "partial_failure_warning": "",
+//	  "warnings": null}}}
+//
+// and int64 fields (the *_ns and *_us stats, num_restarts) as strings.
+
+// stateLimit is the most entries one State API list asks for (Ray's own
+// maximum, RAY_MAX_LIMIT_FROM_API_SERVER, is 10,000).
+const stateLimit = 10000
+
+// Placement group states (Ray's PlacementGroupTableData.PlacementGroupState).
+// A group no node can ever hold stays PENDING; its Stats.SchedulingState
+// says INFEASIBLE.
+const (
+	PlacementGroupPending     = "PENDING"
+	PlacementGroupPrepared    = "PREPARED"
+	PlacementGroupCreated     = "CREATED"
+	PlacementGroupRemoved     = "REMOVED"
+	PlacementGroupRescheduled = "RESCHEDULING"
+)
+
+// Placement group scheduling states (PlacementGroupStats.SchedulingState).
+const (
+	PlacementGroupSchedulingQueued     = "QUEUED"
+	PlacementGroupSchedulingRemoved    = "REMOVED"
+	PlacementGroupSchedulingRetrying   = "SCHEDULING_RETRYING"
+	PlacementGroupSchedulingNoResource = "NO_RESOURCES"
+	PlacementGroupSchedulingInfeasible = "INFEASIBLE"
+	PlacementGroupSchedulingFailed     = "FAILED_TO_COMMIT_RESOURCES"
+	PlacementGroupSchedulingFinished   = "FINISHED"
+)
+
+// PlacementGroupState is one placement group as the State API lists it.
+type PlacementGroupState struct {
+	ID   string `json:"placement_group_id"`
+	Name string `json:"name"`
+	// CreatorJobID is the job of the driver or actor that created it.
+	CreatorJobID string `json:"creator_job_id"`
+	// State is PENDING, PREPARED, CREATED, REMOVED or RESCHEDULING.
+	State      string              `json:"state"`
+	Strategy   string              `json:"strategy,omitempty"`
+	IsDetached bool                `json:"is_detached"`
+	Bundles    []PlacementBundle   `json:"bundles"`
+	Stats      PlacementGroupStats `json:"stats"`
+}
+
+// PlacementBundle is one bundle of a placement group.
+type PlacementBundle struct {
+	BundleID struct {
+		PlacementGroupID string `json:"placement_group_id"`
+		BundleIndex      int    `json:"bundle_index"`
+	} `json:"bundle_id"`
+	// Resources are the bundle's resources ("unit_resources").
+	Resources     map[string]float64 `json:"unit_resources"`
+	LabelSelector map[string]string  `json:"label_selector,omitempty"`
+	// NodeID is the node holding the bundle; empty while it is not placed.
+	NodeID string `json:"node_id"`
+}
+
+// PlacementGroupStats is a placement group's scheduling record.
+type PlacementGroupStats struct {
+	// SchedulingState is QUEUED, SCHEDULING_RETRYING, NO_RESOURCES,
+	// INFEASIBLE, FAILED_TO_COMMIT_RESOURCES, FINISHED or REMOVED.
+	SchedulingState   string `json:"scheduling_state"`
+	SchedulingAttempt int    `json:"scheduling_attempt"`
+	// CreationRequestReceivedNs is a Unix time in nanoseconds (Ray sends
+	// it as a string).
+	CreationRequestReceivedNs int64 `json:"creation_request_received_ns,string,omitempty"`
+}
+
+// NodeState is one node as the State API lists it.
+type NodeState struct {
+	NodeID     string `json:"node_id"`
+	NodeIP     string `json:"node_ip"`
+	NodeName   string `json:"node_name"`
+	IsHeadNode bool   `json:"is_head_node"`
+	// State is ALIVE or DEAD.
+	State          string             `json:"state"`
+	ResourcesTotal map[string]float64 `json:"resources_total"`
+	// Labels include Ray's ray.io/tpu-slice-name, ray.io/tpu-worker-id,
+	// ray.io/tpu-pod-type and ray.io/tpu-topology on a TPU host.
+	Labels map[string]string `json:"labels"`
+}
+
+// ActorState is one actor as the State API lists it.
+type ActorState struct {
+	ActorID   string `json:"actor_id"`
+	Name      string `json:"name"`
+	ClassName string `json:"class_name"`
+	// State is DEPENDENCIES_UNREADY, PENDING_CREATION, ALIVE, RESTARTING
+	// or DEAD.
+	State            string `json:"state"`
+	JobID            string `json:"job_id"`
+	NodeID           string `json:"node_id"`
+	PID              int    `json:"pid"`
+	RayNamespace     string `json:"ray_namespace"`
+	PlacementGroupID string `json:"placement_group_id,omitempty"`
+}
+
+// PlacementGroups lists the cluster's placement groups, REMOVED ones
+// included (Ray keeps a bounded history of them).
+func (c *Client) PlacementGroups(ctx context.Context) ([]PlacementGroupState, error) {
+	return stateList[PlacementGroupState](ctx, c, "placement_groups")
+}
+
+// Nodes lists the cluster's nodes, DEAD ones included.
+func (c *Client) Nodes(ctx context.Context) ([]NodeState, error) {
+	return stateList[NodeState](ctx, c, "nodes")
+}
+
+// Actors lists the cluster's actors, DEAD ones included.
+func (c *Client) Actors(ctx context.Context) ([]ActorState, error) {
+	return stateList[ActorState](ctx, c, "actors")
+}
+
+// stateList reads one State API list (retrying) and checks that Ray
+// answered it whole.
+func stateList[T any](ctx context.Context, c *Client, resource string) ([]T, error) {
+	q := url.Values{"detail": {"1"}, "limit": {strconv.Itoa(stateLimit)}}
+	path := "/api/v0/" + resource + "?" + q.Encode()
+	var doc struct {
+		Result bool   `json:"result"`
+		Msg    string `json:"msg"`
+		Data   struct {
+			Result struct {
+				Total              int    `json:"total"`
+				NumAfterTruncation int    `json:"num_after_truncation"`
+				Result             []T    `json:"result"`
+				PartialFailure     string `json:"partial_failure_warning"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := c.getJSON(ctx, path, &doc); err != nil {
+		return nil, err
+	}
+	if !doc.Result {
+		return nil, &APIError{Status: http.StatusOK, Method: http.MethodGet, Path: "/api/v0/" + resource, Message: doc.Msg}
+	}
+	r := doc.Data.Result
+	if r.Total > len(r.Result) {
+		return r.Result, fmt.Errorf("ray: GET /api/v0/%s: Ray listed %d of %d entries (limit %d)", resource, len(r.Result), r.Total, stateLimit)
+	}
+	return r.Result, nil
+}
