@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/raytpu/raytpu/placement"
@@ -29,34 +28,18 @@ func finding(sev Severity, code, msg string) Finding {
 	return Finding{Severity: sev, Code: code, Message: msg}
 }
 
-// Finding codes.
+// Finding codes: placement's, so every backend reports in the same words.
 const (
-	// CodeSpansSlices: a request's TPU bundles landed on more than one
-	// slice. Slices share no ICI: the first collective hangs, a Serve
-	// replica stays DEPLOYING.
-	CodeSpansSlices = "SpansSlices"
-	// CodePartialSlice: a multi-host request holds only some hosts of a
-	// multi-host slice, whose program expects every host.
-	CodePartialSlice = "PartialSlice"
-	// CodeWrongPodType: a slice landed on a slice of another pod type.
-	CodeWrongPodType = "WrongPodType"
-	// CodeSpansHosts: a single-host slice's bundles landed on several hosts.
-	CodeSpansHosts = "SpansHosts"
-	// CodeSharedSlice: two requested slices landed on one physical slice.
-	CodeSharedSlice = "SharedSlice"
-	// CodeHeadReservationFailed: a slice head could not be reserved.
-	CodeHeadReservationFailed = "HeadReservationFailed"
-	// CodePending: a placement group waits for resources.
-	CodePending = "Pending"
-	// CodeInfeasible: a placement group can never be placed.
-	CodeInfeasible = "Infeasible"
-	// CodeUnpinned: a multi-host request landed on one whole slice, but
-	// only by chance: nothing pinned it there.
-	CodeUnpinned = "Unpinned"
-	// CodeBusySlice: a head reservation took a slice whose other hosts are
-	// in use, so the worker bundles pinned to it wait; Ray's
-	// reserve_tpu_slice does not look for an idle slice.
-	CodeBusySlice = "BusySlice"
+	CodeSpansSlices           = placement.CodeSpansSlices
+	CodePartialSlice          = placement.CodePartialSlice
+	CodeWrongPodType          = placement.CodeWrongPodType
+	CodeSpansHosts            = placement.CodeSpansHosts
+	CodeSharedSlice           = placement.CodeSharedSlice
+	CodeHeadReservationFailed = placement.CodeHeadReservationFailed
+	CodePending               = placement.CodePending
+	CodeInfeasible            = placement.CodeInfeasible
+	CodeUnpinned              = placement.CodeUnpinned
+	CodeBusySlice             = placement.CodeBusySlice
 )
 
 // landing sums where a set of bundles landed, slice by slice.
@@ -100,33 +83,27 @@ func (c *Cluster) land(bs []BundlePlacement) *landing {
 	return l
 }
 
-func (l *landing) describe() string {
-	parts := make([]string, len(l.slices))
+func (l *landing) shares() []placement.SliceShare {
+	out := make([]placement.SliceShare, len(l.slices))
 	for i, s := range l.slices {
-		parts[i] = fmt.Sprintf("%s: %s TPU on %s", s.info.name, fmtNum(s.tpu), plural(len(s.hosts), "host"))
+		out[i] = placement.SliceShare{Slice: s.info.name, TPU: s.tpu, Hosts: len(s.hosts)}
 	}
-	return strings.Join(parts, ", ")
+	return out
 }
 
-func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func (l *landing) describe() string { return placement.DescribeShares(l.shares()) }
 
-const noICI = "slices share no ICI, so the first collective across them hangs (a Serve replica stays DEPLOYING)"
+const noICI = placement.NoICI
 
 // groupFindings reports pending and infeasible groups.
 func groupFindings(groups []GroupRef) Diagnosis {
 	var d Diagnosis
 	for _, pg := range groups {
-		name := "placement group " + pg.ID
-		if pg.Name != "" {
-			name += " (" + pg.Name + ")"
-		}
 		switch pg.State {
 		case StatePending:
-			d = append(d, finding(SeverityWarning, CodePending, fmt.Sprintf(
-				"%s is PENDING: %s; Ray leaves it waiting and its ready() does not resolve until resources are freed", name, pg.Reason)))
+			d = append(d, placement.PendingFinding(placement.GroupName(pg.ID, pg.Name), pg.Reason))
 		case StateInfeasible:
-			d = append(d, finding(SeverityError, CodeInfeasible, fmt.Sprintf(
-				"%s is INFEASIBLE: %s; no node of this cluster can ever hold it", name, pg.Reason)))
+			d = append(d, placement.InfeasibleFinding(placement.GroupName(pg.ID, pg.Name), pg.Reason))
 		}
 	}
 	return d
@@ -253,41 +230,15 @@ func (c *Cluster) idle(ni int32, exceptHead bool) bool {
 	return n.sliceAvail == unit
 }
 
-const partialWhy = "a multi-host slice runs one program over all of its hosts, so the job waits for hosts it does not hold"
+const partialWhy = placement.PartialWhy
 
 func (c *Cluster) diagnoseRaw(sp *SlicePlacement) Diagnosis {
 	d := groupFindings(sp.Groups)
 	l := c.land(sp.Bundles)
-	if len(l.hosts) < 2 {
-		return d
-	}
-	what := fmt.Sprintf("%s holding %s TPU", plural(l.bundles, "bundle"), fmtNum(l.tpu))
-	hint := c.topologyHint(l)
-	switch {
-	case len(l.slices) > 1:
-		d = append(d, finding(SeverityError, CodeSpansSlices, fmt.Sprintf(
-			"%s landed on %d slices (%s): %s; %s", what, len(l.slices), l.describe(), noICI, hint)))
-	case len(l.slices) == 1 && len(l.hosts) < int(l.slices[0].info.hosts):
-		s := l.slices[0]
-		d = append(d, finding(SeverityError, CodePartialSlice, fmt.Sprintf(
-			"%s landed on %d of the %d hosts of %s (%s): %s; %s", what, len(s.hosts), s.info.hosts, s.info.name, s.info.item.item.PodType, partialWhy, hint)))
-	case len(l.slices) == 1:
-		d = append(d, finding(SeverityInfo, CodeUnpinned, fmt.Sprintf(
-			"%s landed on every host of %s, but nothing pinned them to one slice: on a busier cluster they can spread; %s", what, l.slices[0].info.name, hint)))
-	}
-	return d
-}
-
-// topologyHint suggests the topology that reserves one slice for the chips
-// of a raw request.
-func (c *Cluster) topologyHint(l *landing) string {
+	raw := placement.RawLanding{Bundles: l.bundles, TPU: l.tpu, Hosts: len(l.hosts), Shares: l.shares()}
 	if len(l.slices) > 0 {
-		gen := l.slices[0].info.item.gen
-		if chips := int(l.tpu); float64(chips) == l.tpu {
-			if t, ok := gen.TopologyForChips(chips); ok {
-				return fmt.Sprintf("request topology %s (%s) so that Ray reserves one whole %s slice", t, gen.PodType(chips), gen.PodType(chips))
-			}
-		}
+		s := l.slices[0].info
+		raw.SliceHosts, raw.PodType, raw.Generation = int(s.hosts), s.item.item.PodType, s.item.gen
 	}
-	return "request a topology so that Ray reserves one whole slice"
+	return append(d, raw.Diagnose()...)
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/raytpu/raytpu/placement"
@@ -11,11 +10,7 @@ import (
 // describe renders bundle i for a reason: "bundle 2 {CPU: 1, TPU: 4} with
 // label selector {...}".
 func describe(g *group, i int) string {
-	s := "bundle " + strconv.Itoa(i) + " " + formatResources(g.bundles[i])
-	if len(g.sels[i]) > 0 {
-		s += " with label selector " + formatSelector(g.sels[i])
-	}
-	return s
+	return placement.DescribeBundle(i, g.bundles[i], g.sels[i])
 }
 
 func (c *Cluster) pendingReason(g *group, failed int) string {
@@ -102,12 +97,7 @@ func (c *Cluster) countFits(r *request) int {
 	return n
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
+func plural(n int, what string) string { return placement.Plural(n, what) }
 
 func sumResources(bs []map[string]float64) map[string]float64 {
 	out := map[string]float64{}
@@ -120,15 +110,4 @@ func sumResources(bs []map[string]float64) map[string]float64 {
 }
 
 // formatResources renders {CPU: 1, TPU: 4}, keys sorted.
-func formatResources(m map[string]float64) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(k + ": " + strconv.FormatFloat(m[k], 'f', -1, 64))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
+func formatResources(m map[string]float64) string { return placement.FormatResources(m) }

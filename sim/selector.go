@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/raytpu/raytpu/placement"
 )
 
 // A label selector maps a label key to a condition, in Ray's syntax
@@ -90,18 +92,4 @@ func (c *constraint) match(v string, present bool) bool {
 func (c *constraint) pins() bool { return !c.neg }
 
 // String renders a selector map as {k: v, ...}, keys sorted.
-func formatSelector(m map[string]string) string {
-	if len(m) == 0 {
-		return "{}"
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(k + ": " + m[k])
-	}
-	b.WriteByte('}')
-	return b.String()
-}
+func formatSelector(m map[string]string) string { return placement.FormatSelector(m) }
