@@ -195,3 +195,30 @@ func Plural(n int, what string) string {
 	}
 	return strconv.Itoa(n) + " " + what + "s"
 }
+
+// NoneFreeReason says why a bundle waits: n nodes could hold it, none has
+// it free now.
+func NoneFreeReason(bundle string, n int) string {
+	if n == 1 {
+		return bundle + ": the one node that can hold it does not have it free"
+	}
+	return fmt.Sprintf("%s: none of the %d nodes that can hold it has it free", bundle, n)
+}
+
+// NoResourceReason says why a bundle can never be placed: no node offers
+// the missing resources.
+func NoResourceReason(bundle string, missing []string) string {
+	return fmt.Sprintf("%s: no node has resource %s", bundle, strings.Join(missing, ", "))
+}
+
+// NoLabelsReason says why a bundle can never be placed: no node carries
+// the labels its selector asks for.
+func NoLabelsReason(bundle string, selector map[string]string) string {
+	return fmt.Sprintf("%s: no node has labels %s", bundle, FormatSelector(selector))
+}
+
+// NoFitReason says why a bundle can never be placed: no node that matches
+// its selector has enough of every resource.
+func NoFitReason(bundle string) string {
+	return bundle + ": no node that matches has that much of every resource"
+}

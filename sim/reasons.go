@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/raytpu/raytpu/placement"
 )
@@ -18,11 +17,7 @@ func (c *Cluster) pendingReason(g *group, failed int) string {
 		n := c.countFits(c.aggregate(g.reqs))
 		return fmt.Sprintf("STRICT_PACK: none of the %d nodes that can hold all %d bundles together has them free", n, len(g.reqs))
 	}
-	n := c.countFits(g.reqs[failed])
-	msg := fmt.Sprintf("%s: none of the %d nodes that can hold it has it free", describe(g, failed), n)
-	if n == 1 {
-		msg = describe(g, failed) + ": the one node that can hold it does not have it free"
-	}
+	msg := placement.NoneFreeReason(describe(g, failed), c.countFits(g.reqs[failed]))
 	switch g.strategy {
 	case placement.StrictSpread:
 		msg += " on a node of its own (STRICT_SPREAD)"
@@ -58,12 +53,12 @@ func (c *Cluster) infeasibleReason(g *group, failed int) string {
 				missing = append(missing, k)
 			}
 		}
-		return fmt.Sprintf("%s: no node has resource %s", describe(g, failed), strings.Join(missing, ", "))
+		return placement.NoResourceReason(describe(g, failed), missing)
 	}
 	if len(r.sel) > 0 && c.countFits(&request{sel: r.sel, pins: r.pins, pinned: r.pinned}) == 0 {
-		return fmt.Sprintf("%s: no node has labels %s", describe(g, failed), formatSelector(g.sels[failed]))
+		return placement.NoLabelsReason(describe(g, failed), g.sels[failed])
 	}
-	return fmt.Sprintf("%s: no node that matches has that much of every resource", describe(g, failed))
+	return placement.NoFitReason(describe(g, failed))
 }
 
 // countFits counts the hosts that could hold r on an idle cluster.
