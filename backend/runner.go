@@ -110,7 +110,8 @@ func (e *RunError) Is(target error) bool { return target == ErrRunFailed }
 type PlacementError struct {
 	// Backend and Name say which backend placed which plan.
 	Backend, Name string
-	// Diagnosis holds every finding; at least one is an error.
+	// Diagnosis holds every finding; at least one is an error, or a
+	// Pending warning for a live application found stuck waiting.
 	Diagnosis placement.Diagnosis
 }
 
@@ -118,6 +119,11 @@ func (e *PlacementError) Error() string {
 	var codes []string
 	for _, f := range e.Diagnosis {
 		if f.Severity == placement.SeverityError {
+			codes = append(codes, f.String())
+		}
+	}
+	if len(codes) == 0 { // a placement that waits: its warnings say for what
+		for _, f := range e.Diagnosis {
 			codes = append(codes, f.String())
 		}
 	}

@@ -2,7 +2,9 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/raytpu/raytpu/placement"
@@ -36,7 +38,23 @@ type WaitOptions struct {
 	// OnStatus, if set, is called with the first status seen and with
 	// every status that differs from the one before. Optional.
 	OnStatus func(*ServiceStatus)
+	// StuckAfter is how long an application may stay DEPLOYING before a
+	// backend that can read the cluster diagnoses it: once it has been
+	// DEPLOYING that long and the diagnosis finds a placement that waits
+	// or can never be made (a pending or infeasible placement group, a
+	// slice head no node offers), Wait returns a *ServiceError whose
+	// Status.Diagnosis says so and whose Err is a *PlacementError. A
+	// replica that is only slow to start (a model loading) is not stuck:
+	// Wait goes on. Optional. Default: DefaultStuckAfter; negative: never
+	// diagnose, wait until ctx ends. The simulator answers at once and
+	// ignores it.
+	StuckAfter time.Duration
 }
+
+// DefaultStuckAfter is WaitOptions.StuckAfter's default: past Ray Serve's
+// own 30 s slow-scheduling warning and long enough for a slice head
+// reservation to be retried.
+const DefaultStuckAfter = 2 * time.Minute
 
 // ServiceState is an application's state, in Ray Serve's terms.
 type ServiceState string
@@ -91,18 +109,27 @@ type DeploymentStatus struct {
 // context's error when Err is set.
 type ServiceError struct {
 	Status *ServiceStatus
-	// Err is the context's error when a Wait was cut short.
+	// Err is the context's error when a Wait was cut short, or a
+	// *PlacementError when the backend found the application stuck (see
+	// WaitOptions.StuckAfter); errors.Is(err, ErrPlacement) then holds.
 	Err error
 }
 
 func (e *ServiceError) Error() string {
 	s := e.Status
 	msg := fmt.Sprintf("%s: application %q is %s", s.Backend, s.Name, s.State)
-	if e.Err != nil {
+	var stuck *PlacementError
+	switch {
+	case errors.As(e.Err, &stuck):
+		msg += " and stuck"
+	case e.Err != nil:
 		msg += fmt.Sprintf(" (wait ended: %v)", e.Err)
 	}
 	if s.Message != "" {
 		msg += ": " + s.Message
+	}
+	if len(s.Diagnosis) > 0 {
+		msg += "\n" + strings.TrimSuffix(s.Diagnosis.String(), "\n")
 	}
 	return msg
 }

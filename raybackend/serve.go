@@ -98,15 +98,38 @@ func (b *Backend) uploadServeEnv(ctx context.Context, app map[string]json.RawMes
 
 // Wait follows the application until it is RUNNING, reporting each change
 // of its or its deployments' status. DEPLOY_FAILED and UNHEALTHY are a
-// *backend.ServiceError with Ray's message; an application that stays
-// DEPLOYING (a replica whose resources never come) is a
-// *backend.ServiceError holding the last status when ctx ends.
+// *backend.ServiceError with Ray's message. An application still DEPLOYING
+// after opts.StuckAfter (default backend.DefaultStuckAfter) is diagnosed
+// from the cluster (see Diagnose) on every poll: once the diagnosis finds
+// an error or a pending placement group, Wait returns a
+// *backend.ServiceError whose Status carries the diagnosis and whose Err
+// is a *backend.PlacementError (errors.Is backend.ErrPlacement). A ctx that
+// ends first is a *backend.ServiceError holding the last status.
 func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOptions) (*backend.ServiceStatus, error) {
 	var on func(ray.ApplicationDetails)
 	if opts.OnStatus != nil {
 		on = func(a ray.ApplicationDetails) { opts.OnStatus(serviceStatus(a)) }
 	}
-	a, err := b.client.WaitServeApplication(ctx, name, ray.WaitServeOptions{PollInterval: b.poll, OnTransition: on})
+	waitCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	stuck := make(chan *backend.ServiceStatus, 1)
+	if opts.StuckAfter >= 0 {
+		after := opts.StuckAfter
+		if after == 0 {
+			after = backend.DefaultStuckAfter
+		}
+		go func() {
+			if st := b.watchStuck(waitCtx, name, after); st != nil {
+				stuck <- st
+				stop(errStuck)
+			}
+		}()
+	}
+	a, err := b.client.WaitServeApplication(waitCtx, name, ray.WaitServeOptions{PollInterval: b.poll, OnTransition: on})
+	if err != nil && ctx.Err() == nil && context.Cause(waitCtx) == errStuck {
+		st := <-stuck
+		return st, &backend.ServiceError{Status: st, Err: &backend.PlacementError{Backend: Name, Name: name, Diagnosis: st.Diagnosis}}
+	}
 	var se *ray.ServeApplicationError
 	switch {
 	case err == nil:
