@@ -39,7 +39,7 @@ To see where an application's replicas would land, use
 
 	var file string
 	var wait bool
-	var timeout time.Duration
+	var timeout, stuckAfter time.Duration
 	deploy := &cobra.Command{
 		Use:   "deploy -f APP.yaml",
 		Short: "Validate and deploy an application (declarative: the same file again changes nothing)",
@@ -69,12 +69,13 @@ To see where an application's replicas would land, use
 			if !wait {
 				return nil
 			}
-			return waitApp(cmd.Context(), w, s, plan.Name, timeout)
+			return waitApp(cmd.Context(), w, s, plan.Name, timeout, stuckAfter)
 		},
 	}
 	deploy.Flags().StringVarP(&file, "file", "f", "", "application file (YAML)")
 	deploy.Flags().BoolVar(&wait, "wait", false, "wait until the application is RUNNING")
 	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait")
+	deploy.Flags().DurationVar(&stuckAfter, "stuck-after", backend.DefaultStuckAfter, "with --wait: diagnose an application still DEPLOYING after this long, and stop if it is stuck (negative: never)")
 
 	status := &cobra.Command{
 		Use:   "status NAME",
@@ -94,7 +95,7 @@ To see where an application's replicas would land, use
 		},
 	}
 
-	var waitTimeout time.Duration
+	var waitTimeout, waitStuck time.Duration
 	waitCmd := &cobra.Command{
 		Use:   "wait NAME",
 		Short: "Wait until an application is RUNNING, printing each change; exit 1 if it fails or the timeout passes",
@@ -104,10 +105,11 @@ To see where an application's replicas would land, use
 			if err != nil {
 				return err
 			}
-			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, args[0], waitTimeout)
+			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, args[0], waitTimeout, waitStuck)
 		},
 	}
 	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait")
+	waitCmd.Flags().DurationVar(&waitStuck, "stuck-after", backend.DefaultStuckAfter, "diagnose an application still DEPLOYING after this long from the cluster's placement groups and nodes, and stop if it is stuck (negative: never)")
 
 	del := &cobra.Command{
 		Use:   "delete NAME",
@@ -130,15 +132,16 @@ To see where an application's replicas would land, use
 }
 
 // waitApp waits for the application, printing a timestamped line per
-// change; a failure or a timeout prints the last status (Ray's messages
-// say why) and fails the command.
-func waitApp(ctx context.Context, w io.Writer, s backend.Server, name string, timeout time.Duration) error {
+// change; a failure, a timeout or an application found stuck prints the
+// last status (Ray's messages and the diagnosis say why) and fails the
+// command.
+func waitApp(ctx context.Context, w io.Writer, s backend.Server, name string, timeout, stuckAfter time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	st, err := s.Wait(ctx, name, backend.WaitOptions{OnStatus: func(st *backend.ServiceStatus) {
 		fmt.Fprintf(w, "%s +%s %s %s\n", time.Now().Format(time.TimeOnly), time.Since(start).Round(time.Second), st.Name, st.State)
-	}})
+	}, StuckAfter: stuckAfter})
 	var se *backend.ServiceError
 	if errors.As(err, &se) {
 		printStatus(w, se.Status)
@@ -160,5 +163,11 @@ func printStatus(w io.Writer, st *backend.ServiceStatus) {
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", d.Name, d.Status, d.Replicas, d.TargetReplicas, dash(d.Message))
 		}
 		tw.Flush()
+	}
+	if len(st.Diagnosis) > 0 {
+		fmt.Fprintln(w, "Diagnosis:")
+		for _, f := range st.Diagnosis {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 }
