@@ -1,0 +1,365 @@
+package raybackend_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/raycluster/raytest"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/raybackend"
+	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/sim"
+)
+
+// holdScript reserves, as another tenant of the cluster would, host 0 of
+// slice v4-16-0 and the whole of v4-16-1 with detached placement groups,
+// leaving one free host on v4-16-0 and the v4-8.
+const holdScript = `import ray
+from ray.util.placement_group import placement_group
+ray.init(namespace="raytpu-diag")
+pgs = [
+    placement_group([{"TPU": 4}], name="taken-host", lifetime="detached",
+                    bundle_label_selector=[{"ray.io/tpu-slice-name": "v4-16-0", "ray.io/tpu-worker-id": "0"}]),
+    placement_group([{"TPU": 4}] * 2, strategy="STRICT_SPREAD", name="busy-slice", lifetime="detached",
+                    bundle_label_selector=[{"ray.io/tpu-slice-name": "v4-16-1"}] * 2),
+]
+ray.get([pg.ready() for pg in pgs], timeout=60)
+`
+
+const releaseScript = `import ray
+from ray.util import get_placement_group, remove_placement_group
+ray.init(namespace="raytpu-diag")
+for name in ["taken-host", "busy-slice"]:
+    remove_placement_group(get_placement_group(name))
+`
+
+// runPython runs a Python script as a Ray job on the cluster and fails the
+// test unless it succeeds.
+func runPython(t *testing.T, client *ray.Client, script string) {
+	t.Helper()
+	id, err := client.SubmitJob(t.Context(), ray.JobSubmission{Entrypoint: "python -c '" + script + "'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	info, err := client.WaitJob(ctx, id, ray.WaitOptions{PollInterval: 500 * time.Millisecond})
+	if err != nil || info.Status != ray.JobSucceeded {
+		logs, _ := client.JobLogs(t.Context(), id)
+		t.Fatalf("job %s: %v %v\n%s", id, info.Status, err, logs)
+	}
+}
+
+// liveGroups reads the placement groups that are not REMOVED through the
+// State API.
+func liveGroups(t *testing.T, client *ray.Client) []ray.PlacementGroupState {
+	t.Helper()
+	pgs, err := client.PlacementGroups(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(pgs, func(pg ray.PlacementGroupState) bool { return pg.State == ray.PlacementGroupRemoved })
+}
+
+func waitGroups(t *testing.T, client *ray.Client, what string, ok func([]ray.PlacementGroupState) bool) []ray.PlacementGroupState {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		live := liveGroups(t, client)
+		if ok(live) {
+			return live
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("placement groups never became %s: %+v", what, live)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// slicesOfNodes maps node ids to their TPU slice names.
+func slicesOfNodes(t *testing.T, client *ray.Client) map[string]string {
+	t.Helper()
+	nodes, err := client.Nodes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, n := range nodes {
+		out[n.NodeID] = n.Labels["ray.io/tpu-slice-name"]
+	}
+	return out
+}
+
+func findings(d placement.Diagnosis, code string) []placement.Finding {
+	return slices.DeleteFunc(slices.Clone(d), func(f placement.Finding) bool { return f.Code != code })
+}
+
+// Live diagnosis on a real cluster posing as two v4-16 slices and a v4-8:
+// per-chip bundles that land on two slices (as the simulator predicted
+// before deploying), a topology no slice can hold (Wait stops with the
+// pending head reservation named, and so does the CLI), a constructor that
+// raises (DEPLOY_FAILED through the CLI), and scaling a slice deployment
+// down and away without leaking placement groups.
+func TestServeLiveDiagnosis(t *testing.T) {
+	const spec = "2*v4-16,v4-8"
+	parsed, err := sim.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := raytest.Start(t, raycluster.Config{Nodes: raycluster.NodesFor(parsed, 1)})
+	client, err := ray.NewClient(cluster.DashboardURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	dir := t.TempDir()
+	for name, code := range map[string]string{"hello.py": helloModule, "summer.py": sliceModule} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("per-chip bundles span slices", func(t *testing.T) {
+		// The simulator, with the same hosts taken, predicts the split
+		// before anything is deployed.
+		model, err := sim.NewCluster(parsed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, req := range []sim.PlacementGroupRequest{
+			{Name: "taken-host", Bundles: []map[string]float64{{"TPU": 4}}, BundleLabelSelector: []map[string]string{{"ray.io/tpu-slice-name": "v4-16-0", "ray.io/tpu-worker-id": "0"}}},
+			{Name: "busy-slice", Strategy: placement.StrictSpread, Bundles: []map[string]float64{{"TPU": 4}, {"TPU": 4}},
+				BundleLabelSelector: []map[string]string{{"ray.io/tpu-slice-name": "v4-16-1"}, {"ray.io/tpu-slice-name": "v4-16-1"}}},
+		} {
+			if pg, err := model.CreatePlacementGroup(req); err != nil || pg.State != sim.StateCreated {
+				t.Fatalf("simulated %s: %+v, %v", req.Name, pg, err)
+			}
+		}
+		bundles := []map[string]float64{{"TPU": 4}, {"TPU": 4}}
+		predicted, err := model.PlaceBundles(sim.PlacementGroupRequest{Strategy: placement.StrictSpread, Bundles: bundles})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans := findings(predicted.Diagnosis, placement.CodeSpansSlices)
+		if len(spans) != 1 {
+			t.Fatalf("simulator predicted %v, want one SpansSlices", predicted.Diagnosis)
+		}
+
+		runPython(t, client, holdScript)
+		startServe(t, cluster, client)
+		app := serve.Application{
+			Name: "perchip", RoutePrefix: "/perchip", ImportPath: "hello:app",
+			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
+			Deployments: []serve.Deployment{{
+				Name: "Hello", NumReplicas: serve.NumReplicas(1),
+				RayActorOptions:        &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				PlacementGroupBundles:  bundles,
+				PlacementGroupStrategy: placement.StrictSpread,
+			}},
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+		defer cancel()
+		if _, err := app.Run(ctx, b); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		st, err := b.Diagnose(t.Context(), "perchip")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("live diagnosis:\n%s", st.Diagnosis)
+		live := findings(st.Diagnosis, placement.CodeSpansSlices)
+		if len(live) != 1 || live[0].Part != `deployment "Hello" replica 0` || live[0].Message != spans[0].Message {
+			t.Errorf("live SpansSlices findings %+v,\nwant one for replica 0 in the simulator's words: %q", live, spans[0].Message)
+		}
+		var on []string
+		for _, l := range st.Landings {
+			if l.State != ray.PlacementGroupCreated {
+				t.Errorf("landing %+v, want CREATED", l)
+			}
+			on = append(on, l.SliceName)
+		}
+		slices.Sort(on)
+		if want := []string{"v4-16-0", "v4-8-0"}; !slices.Equal(on, want) {
+			t.Errorf("bundles landed on slices %v, want %v (the free host of v4-16-0 and the v4-8)", on, want)
+		}
+
+		if err := b.Delete(t.Context(), "perchip"); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, b, "perchip")
+		runPython(t, client, releaseScript)
+		waitGroups(t, client, "none", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
+	})
+
+	t.Run("no free slice", func(t *testing.T) {
+		// v4 2x2x4 is a v4-32 slice; the cluster has none.
+		startServe(t, cluster, client)
+		app := serve.Application{
+			Name: "toobig", RoutePrefix: "/toobig", ImportPath: "summer:app",
+			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
+			Deployments: []serve.Deployment{{
+				Name: "Summer", NumReplicas: serve.NumReplicas(1),
+				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x4", HeadReservationTimeout: 20 * time.Second},
+			}},
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+		defer cancel()
+		start := time.Now()
+		_, err := app.Run(ctx, b, backend.WaitOptions{StuckAfter: 10 * time.Second})
+		var se *backend.ServiceError
+		if !errors.As(err, &se) || !errors.Is(err, backend.ErrPlacement) || ctx.Err() != nil {
+			t.Fatalf("Run(toobig) = %v, want a *backend.ServiceError for a stuck application, before the context ends", err)
+		}
+		t.Logf("stuck after %v: %v", time.Since(start).Round(time.Second), err)
+		if se.Status.State != backend.ServiceDeploying {
+			t.Errorf("state %s, want DEPLOYING", se.Status.State)
+		}
+		named := slices.ContainsFunc(se.Status.Diagnosis, func(f placement.Finding) bool {
+			return f.Severity == placement.SeverityError && f.Part == `deployment "Summer" replica 0` &&
+				(f.Code == placement.CodeInfeasible || f.Code == placement.CodeHeadReservationFailed) &&
+				strings.Contains(f.Message, "TPU-v4-32-head") && strings.Contains(f.Message, "v4 2x2x4") &&
+				strings.Contains(f.Message, "no node has resource TPU-v4-32-head")
+		})
+		if !named || !strings.Contains(err.Error(), "TPU-v4-32-head") {
+			t.Errorf("diagnosis %v, want an error finding for replica 0 naming the pending TPU-v4-32-head reservation of the v4 2x2x4 slice", se.Status.Diagnosis)
+		}
+
+		// The CLI's wait prints the same diagnosis and exits 1.
+		var out, errOut bytes.Buffer
+		code := cli.Main(t.Context(), []string{"serve", "wait", "toobig", "--address", cluster.DashboardURL, "--stuck-after", "1s", "--timeout", "2m"}, &out, &errOut)
+		t.Logf("raytpu serve wait toobig: exit %d\n%s%s", code, out.String(), errOut.String())
+		if code != cli.ExitInvalid || !strings.Contains(out.String(), "Diagnosis:") || !strings.Contains(out.String(), "TPU-v4-32-head") {
+			t.Errorf("raytpu serve wait on a stuck application: exit %d, want %d and the diagnosis naming TPU-v4-32-head", code, cli.ExitInvalid)
+		}
+
+		if err := b.Delete(t.Context(), "toobig"); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, b, "toobig")
+		waitGroups(t, client, "none", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
+	})
+
+	t.Run("constructor raises through the CLI", func(t *testing.T) {
+		startServe(t, cluster, client)
+		file := filepath.Join(t.TempDir(), "broken.yaml")
+		yaml := fmt.Sprintf("name: broken\nroute_prefix: /broken\nimport_path: hello:broken\nruntime_env:\n  working_dir: %s\ndeployments:\n  - name: Broken\n    num_replicas: 1\n", dir)
+		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		if code := cli.Main(t.Context(), []string{"serve", "deploy", "-f", file, "--address", cluster.DashboardURL}, &out, &errOut); code != cli.ExitOK {
+			t.Fatalf("raytpu serve deploy: exit %d\n%s%s", code, out.String(), errOut.String())
+		}
+		out.Reset()
+		errOut.Reset()
+		code := cli.Main(t.Context(), []string{"serve", "wait", "broken", "--address", cluster.DashboardURL, "--timeout", "3m"}, &out, &errOut)
+		t.Logf("raytpu serve wait broken: exit %d\n%s%s", code, out.String(), errOut.String())
+		if code != cli.ExitInvalid || !strings.Contains(out.String(), "DEPLOY_FAILED") || !strings.Contains(out.String()+errOut.String(), "raytpu-broken-constructor") {
+			t.Errorf("raytpu serve wait: exit %d, want %d with DEPLOY_FAILED and the constructor's error", code, cli.ExitInvalid)
+		}
+		// The same through the backend: a typed error with Ray's message.
+		_, err := b.Wait(t.Context(), "broken", backend.WaitOptions{})
+		var se *backend.ServiceError
+		if !errors.As(err, &se) || !errors.Is(err, backend.ErrDeployFailed) || !strings.Contains(se.Status.Message, "raytpu-broken-constructor") {
+			t.Errorf("Wait = %v, want a *backend.ServiceError matching ErrDeployFailed with the constructor's message", err)
+		}
+		if err := b.Delete(t.Context(), "broken"); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, b, "broken")
+	})
+
+	t.Run("scale down and delete leak nothing", func(t *testing.T) {
+		startServe(t, cluster, client)
+		app := func(replicas int) serve.Application {
+			return serve.Application{
+				Name: "summer", RoutePrefix: "/summer", ImportPath: "summer:app",
+				RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
+				Deployments: []serve.Deployment{{
+					Name: "Summer", NumReplicas: serve.NumReplicas(replicas),
+					RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+					AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: 25 * time.Second},
+				}},
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		if _, err := app(2).Run(ctx, b); err != nil {
+			t.Fatalf("Run with 2 replicas: %v", err)
+		}
+		st, err := b.Diagnose(t.Context(), "summer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Diagnosis.HasErrors() {
+			t.Errorf("diagnosis of two running slice replicas: %v, want no error", st.Diagnosis)
+		}
+		held := map[int]map[string]bool{} // landing group -> slices
+		for _, l := range st.Landings {
+			if held[l.Group] == nil {
+				held[l.Group] = map[string]bool{}
+			}
+			held[l.Group][l.SliceName] = true
+		}
+		if len(held) != 2 || len(held[0]) != 1 || len(held[1]) != 1 || fmt.Sprint(held[0]) == fmt.Sprint(held[1]) {
+			t.Fatalf("replicas hold slices %v, want one whole slice each, two slices", held)
+		}
+
+		if _, err := app(1).Run(ctx, b); err != nil {
+			t.Fatalf("Run with 1 replica: %v", err)
+		}
+		ids := replicaIDs(t, client, "summer", "Summer")
+		if len(ids) != 1 {
+			t.Fatalf("replicas %v, want 1", ids)
+		}
+		kept := "raytpu-slice:summer:Summer:" + ids[0]
+		nodes := slicesOfNodes(t, client)
+		live := waitGroups(t, client, "only the kept replica's", func(l []ray.PlacementGroupState) bool {
+			for _, pg := range l {
+				if pg.Name != "" && pg.Name != kept {
+					return false
+				}
+			}
+			return len(l) == 2 // the kept slice group and its head reservation
+		})
+		var keptSlice string
+		for _, pg := range live {
+			if pg.Name == kept {
+				keptSlice = nodes[pg.Bundles[0].NodeID]
+			}
+		}
+		for _, pg := range live {
+			for _, bd := range pg.Bundles {
+				if s := nodes[bd.NodeID]; s != keptSlice {
+					t.Errorf("placement group %s (%q) holds a bundle on %s after scaling down; only %s should be held", pg.ID, pg.Name, s, keptSlice)
+				}
+			}
+		}
+		// The same config again changes nothing.
+		if _, err := app(1).Run(ctx, b); err != nil {
+			t.Fatalf("re-Run: %v", err)
+		}
+		if again := replicaIDs(t, client, "summer", "Summer"); !slices.Equal(again, ids) {
+			t.Errorf("replicas after redeploying the same config %v, want %v", again, ids)
+		}
+		if err := b.Delete(t.Context(), "summer"); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, b, "summer")
+		waitGroups(t, client, "none", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
+	})
+}
