@@ -111,13 +111,18 @@ func (a *AutoscalingConfig) validate(p *field.Path, auto bool) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("initialReplicas"), *a.InitialReplicas, fmt.Sprintf("must be between min_replicas (%d) and max_replicas (%d)", minR, maxR)))
 		}
 	}
-	errs = append(errs, positive(p.Child("targetOngoingRequests"), a.TargetOngoingRequests)...)
-	errs = append(errs, positive(p.Child("lookBackPeriodS"), a.LookBackPeriodS)...)
-	errs = append(errs, positive(p.Child("upscalingFactor"), a.UpscalingFactor)...)
-	errs = append(errs, positive(p.Child("downscalingFactor"), a.DownscalingFactor)...)
-	errs = append(errs, nonNegative(p.Child("upscaleDelayS"), a.UpscaleDelayS)...)
-	errs = append(errs, nonNegative(p.Child("downscaleDelayS"), a.DownscaleDelayS)...)
-	errs = append(errs, nonNegative(p.Child("downscaleToZeroDelayS"), a.DownscaleToZeroDelayS)...)
+	errs = ruleAt(errs, p, "targetOngoingRequests", a.TargetOngoingRequests, positiveRule(a.TargetOngoingRequests))
+	errs = ruleAt(errs, p, "lookBackPeriodS", a.LookBackPeriodS, positiveRule(a.LookBackPeriodS))
+	errs = ruleAt(errs, p, "upscalingFactor", a.UpscalingFactor, positiveRule(a.UpscalingFactor))
+	errs = ruleAt(errs, p, "downscalingFactor", a.DownscalingFactor, positiveRule(a.DownscalingFactor))
+	for _, f := range [...]struct {
+		name string
+		v    *float64
+	}{{"upscaleDelayS", a.UpscaleDelayS}, {"downscaleDelayS", a.DownscaleDelayS}, {"downscaleToZeroDelayS", a.DownscaleToZeroDelayS}} {
+		if why := nonNegativeRule(f.v); why != "" {
+			errs = ruleAt(errs, p, f.name, *f.v, why)
+		}
+	}
 	if f := a.AggregationFunction; f != "" && !slices.Contains(aggregationFunctions(), strings.ToLower(f)) {
 		errs = append(errs, field.NotSupported(p.Child("aggregationFunction"), f, aggregationFunctions()))
 	}

@@ -55,42 +55,48 @@ type rayActorOptions struct {
 
 // envOrNil returns a copy of e, or nil when e sets nothing.
 func envOrNil(e *runtimeenv.RuntimeEnv) *runtimeenv.RuntimeEnv {
-	if e.WorkingDir == "" && len(e.PyModules) == 0 && len(e.Pip) == 0 && len(e.EnvVars) == 0 &&
-		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0 {
+	if envEmpty(e) {
 		return nil
 	}
 	return e.Clone()
 }
 
+// envEmpty reports whether e sets nothing.
+func envEmpty(e *runtimeenv.RuntimeEnv) bool {
+	return e.WorkingDir == "" && len(e.PyModules) == 0 && len(e.Pip) == 0 && len(e.EnvVars) == 0 &&
+		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0
+}
+
 // rayConfig builds the Serve config of a validated deployment. accelType
 // is Ray's accelerator type of its AcceleratorConfig ("" for none); res is
-// its slice reservation when it has a topology.
+// its slice reservation when it has a topology. The config is encoded at
+// once and dropped, so it shares d's maps and slices, except a user_config
+// that gains the reservation.
 func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeployment {
 	out := rayDeployment{
 		Name:                      d.Name,
 		NumReplicas:               d.NumReplicas,
 		MaxOngoingRequests:        d.MaxOngoingRequests,
 		MaxQueuedRequests:         d.MaxQueuedRequests,
-		UserConfig:                maps.Clone(d.UserConfig),
+		UserConfig:                d.UserConfig,
 		GracefulShutdownWaitLoopS: d.GracefulShutdownWaitLoopS,
 		GracefulShutdownTimeoutS:  d.GracefulShutdownTimeoutS,
 		HealthCheckPeriodS:        d.HealthCheckPeriodS,
 		HealthCheckTimeoutS:       d.HealthCheckTimeoutS,
 		MaxReplicasPerNode:        d.MaxReplicasPerNode,
 	}
-	if a := d.AutoscalingConfig; a != nil {
-		c := *a
-		out.AutoscalingConfig = &c
-	}
+	out.AutoscalingConfig = d.AutoscalingConfig
 	if o := d.RayActorOptions; o != nil {
 		out.RayActorOptions = &rayActorOptions{
-			RuntimeEnv:      envOrNil(&o.RuntimeEnv),
 			NumCPUs:         o.NumCPUs,
 			NumGPUs:         o.NumGPUs,
 			Memory:          o.Memory,
-			Resources:       maps.Clone(o.Resources),
+			Resources:       o.Resources,
 			AcceleratorType: o.AcceleratorType,
-			LabelSelector:   maps.Clone(o.LabelSelector),
+			LabelSelector:   o.LabelSelector,
+		}
+		if !envEmpty(&o.RuntimeEnv) {
+			out.RayActorOptions.RuntimeEnv = &o.RuntimeEnv
 		}
 	}
 	if accelType != "" && res == nil {
@@ -103,33 +109,37 @@ func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeplo
 	}
 	if res != nil {
 		// The replica reserves its slice itself: no Serve placement group.
-		if out.UserConfig == nil {
-			out.UserConfig = map[string]any{}
-		}
-		out.UserConfig[SliceReservationKey] = res
+		uc := make(map[string]any, len(d.UserConfig)+1)
+		maps.Copy(uc, d.UserConfig)
+		uc[SliceReservationKey] = res
+		out.UserConfig = uc
 		return out
 	}
-	out.PlacementGroupBundles = cloneBundles(d.PlacementGroupBundles)
+	out.PlacementGroupBundles = d.PlacementGroupBundles
 	out.PlacementGroupStrategy = string(d.PlacementGroupStrategy)
-	for _, s := range d.PlacementGroupBundleLabelSelector {
-		out.PlacementGroupBundleLabelSelector = append(out.PlacementGroupBundleLabelSelector, maps.Clone(s))
-	}
+	out.PlacementGroupBundleLabelSelector = d.PlacementGroupBundleLabelSelector
 	return out
 }
 
-func cloneBundles(bs []map[string]float64) []map[string]float64 {
-	if bs == nil {
-		return nil
-	}
-	out := make([]map[string]float64, len(bs))
-	for i, b := range bs {
-		out[i] = maps.Clone(b)
-	}
-	return out
-}
-
-// marshal encodes v compactly without HTML escaping.
+// marshal encodes v compactly without HTML escaping. Serve configs and
+// JSON objects take the hand-written encoder (configjson.go), which gives
+// the same bytes as encoding/json.
 func marshal(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case rayApplication:
+		return encodeConfig(&v)
+	case *rayApplication:
+		return encodeConfig(v)
+	case map[string]any:
+		e := jsonEnc{}
+		e.any(v)
+		return e.b, e.err
+	}
+	return marshalReflect(v)
+}
+
+// marshalReflect is marshal through encoding/json.
+func marshalReflect(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

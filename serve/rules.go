@@ -48,27 +48,30 @@ func validateSelector(p *field.Path, sel map[string]string) field.ErrorList {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// positive checks an optional float whose zero value means "Ray's default":
-// a set value must be a finite number above 0.
-func positive(p *field.Path, v float64) field.ErrorList {
-	if v == 0 {
-		return nil
+// positiveRule checks an optional float whose zero value means "Ray's
+// default": a set value must be a finite number above 0.
+func positiveRule(v float64) string {
+	if v != 0 && (v < 0 || !finite(v)) {
+		return "must be a number greater than 0"
 	}
-	if v < 0 || !finite(v) {
-		return field.ErrorList{field.Invalid(p, v, "must be a number greater than 0")}
-	}
-	return nil
+	return ""
 }
 
-// nonNegative checks an optional float where 0 is a valid setting.
-func nonNegative(p *field.Path, v *float64) field.ErrorList {
-	if v == nil {
-		return nil
+// nonNegativeRule checks an optional float where 0 is a valid setting.
+func nonNegativeRule(v *float64) string {
+	if v != nil && (*v < 0 || !finite(*v)) {
+		return "must be a number, 0 or more"
 	}
-	if *v < 0 || !finite(*v) {
-		return field.ErrorList{field.Invalid(p, *v, "must be a number, 0 or more")}
+	return ""
+}
+
+// ruleAt appends the error of a failed rule at p.Child(name); the path is
+// built only then, so that a valid spec allocates none.
+func ruleAt(errs field.ErrorList, p *field.Path, name string, v any, why string) field.ErrorList {
+	if why == "" {
+		return errs
 	}
-	return nil
+	return append(errs, field.Invalid(p.Child(name), v, why))
 }
 
 // uriProtocols are the schemes Ray's parse_uri accepts in runtime_env

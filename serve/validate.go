@@ -49,12 +49,16 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("userConfig"), fmt.Sprintf("%T", d.UserConfig), "must be JSON-serialisable: "+err.Error()))
 		}
 	}
-	errs = append(errs, positive(p.Child("healthCheckPeriodS"), d.HealthCheckPeriodS)...)
-	errs = append(errs, positive(p.Child("healthCheckTimeoutS"), d.HealthCheckTimeoutS)...)
-	errs = append(errs, nonNegative(p.Child("gracefulShutdownWaitLoopS"), d.GracefulShutdownWaitLoopS)...)
-	errs = append(errs, nonNegative(p.Child("gracefulShutdownTimeoutS"), d.GracefulShutdownTimeoutS)...)
+	errs = ruleAt(errs, p, "healthCheckPeriodS", d.HealthCheckPeriodS, positiveRule(d.HealthCheckPeriodS))
+	errs = ruleAt(errs, p, "healthCheckTimeoutS", d.HealthCheckTimeoutS, positiveRule(d.HealthCheckTimeoutS))
+	if v := d.GracefulShutdownWaitLoopS; v != nil {
+		errs = ruleAt(errs, p, "gracefulShutdownWaitLoopS", *v, nonNegativeRule(v))
+	}
+	if v := d.GracefulShutdownTimeoutS; v != nil {
+		errs = ruleAt(errs, p, "gracefulShutdownTimeoutS", *v, nonNegativeRule(v))
+	}
 	if o := d.RayActorOptions; o != nil {
-		errs = append(errs, o.validate(p.Child("rayActorOptions"))...)
+		errs = append(errs, o.validate(p)...)
 	}
 	if d.MaxReplicasPerNode < 0 || d.MaxReplicasPerNode > maxReplicasPerNodeMax {
 		errs = append(errs, field.Invalid(p.Child("maxReplicasPerNode"), d.MaxReplicasPerNode, fmt.Sprintf("must be between 1 and %d, or unset for no limit", maxReplicasPerNodeMax)))
@@ -63,13 +67,25 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 	return errs
 }
 
-func (o *RayActorOptions) validate(p *field.Path) field.ErrorList {
+// validate checks the options of the deployment at dp; their paths are
+// built only for an error.
+func (o *RayActorOptions) validate(dp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if o.NumCPUs != nil {
-		errs = append(errs, quantity(p.Child("numCPUs"), *o.NumCPUs)...)
+		if why := quantityRule(*o.NumCPUs); why != "" {
+			errs = ruleAt(errs, dp.Child("rayActorOptions"), "numCPUs", *o.NumCPUs, why)
+		}
 	}
-	errs = append(errs, quantity(p.Child("numGPUs"), o.NumGPUs)...)
-	errs = append(errs, quantity(p.Child("memory"), o.Memory)...)
+	if why := quantityRule(o.NumGPUs); why != "" {
+		errs = ruleAt(errs, dp.Child("rayActorOptions"), "numGPUs", o.NumGPUs, why)
+	}
+	if why := quantityRule(o.Memory); why != "" {
+		errs = ruleAt(errs, dp.Child("rayActorOptions"), "memory", o.Memory, why)
+	}
+	if len(o.Resources) == 0 && len(o.LabelSelector) == 0 && envEmpty(&o.RuntimeEnv) {
+		return errs
+	}
+	p := dp.Child("rayActorOptions")
 	for _, k := range slices.Sorted(maps.Keys(o.Resources)) {
 		rp, v := p.Child("resources").Key(k), o.Resources[k]
 		switch {
@@ -90,13 +106,20 @@ func (o *RayActorOptions) validate(p *field.Path) field.ErrorList {
 // quantity is Ray's _validate_resource_quantity: not negative, and not
 // finer than 0.0001.
 func quantity(p *field.Path, v float64) field.ErrorList {
-	switch {
-	case v < 0 || !finite(v):
-		return field.ErrorList{field.Invalid(p, v, "must be a number, 0 or more")}
-	case v != 0 && int64(v*resourceUnit) == 0:
-		return field.ErrorList{field.Invalid(p, v, "resource amounts cannot be finer than 0.0001")}
+	if why := quantityRule(v); why != "" {
+		return field.ErrorList{field.Invalid(p, v, why)}
 	}
 	return nil
+}
+
+func quantityRule(v float64) string {
+	switch {
+	case v < 0 || !finite(v):
+		return "must be a number, 0 or more"
+	case v != 0 && int64(v*resourceUnit) == 0:
+		return "resource amounts cannot be finer than 0.0001"
+	}
+	return ""
 }
 
 // validatePlacement checks the per-replica placement group options as
@@ -104,9 +127,12 @@ func quantity(p *field.Path, v float64) field.ErrorList {
 // describe the slice instead and validateAccelerator checks them.
 func (d *Deployment) validatePlacement(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	bp := p.Child("placementGroupBundles")
 	if d.PlacementGroupStrategy != "" && !slices.Contains(placement.Strategies(), string(d.PlacementGroupStrategy)) {
 		errs = append(errs, field.NotSupported(p.Child("placementGroupStrategy"), string(d.PlacementGroupStrategy), placement.Strategies()))
+	}
+	var bp *field.Path
+	if len(d.PlacementGroupBundles) > 0 {
+		bp = p.Child("placementGroupBundles")
 	}
 	for i, b := range d.PlacementGroupBundles {
 		allZero := true
