@@ -62,6 +62,7 @@ func (b *Backend) diagnose(ctx context.Context, a ray.ApplicationDetails) ([]pla
 	}
 	lc := newLiveCluster(nodes)
 	live := slices.DeleteFunc(pgs, func(pg ray.PlacementGroupState) bool { return pg.State == ray.PlacementGroupRemoved })
+	lc.hold(live)
 	reservations := appReservations(a.DeployedAppConfig)
 	jobs := map[string]bool{}
 	for _, act := range actors {
@@ -212,6 +213,29 @@ type liveCluster struct {
 	// hosts counts the alive hosts of each slice, by slice name.
 	hosts map[string]int
 	list  []*ray.NodeState
+	// held sums, by node id, the resources of the placed bundles.
+	held map[string]map[string]float64
+}
+
+// hold records what the placed bundles of pgs hold on their nodes.
+func (lc *liveCluster) hold(pgs []ray.PlacementGroupState) {
+	lc.held = map[string]map[string]float64{}
+	for _, pg := range pgs {
+		if pg.State != ray.PlacementGroupCreated {
+			continue
+		}
+		for _, b := range pg.Bundles {
+			if b.NodeID == "" {
+				continue
+			}
+			if lc.held[b.NodeID] == nil {
+				lc.held[b.NodeID] = map[string]float64{}
+			}
+			for k, v := range b.Resources {
+				lc.held[b.NodeID][k] += v
+			}
+		}
+	}
 }
 
 func newLiveCluster(nodes []ray.NodeState) *liveCluster {
@@ -324,7 +348,7 @@ func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placem
 	head := map[string]float64{rayvocab.HeadResource(res.PodType): 1}
 	sel := map[string]string{rayvocab.LabelTPUWorkerID: "0", rayvocab.LabelTPUPodType: res.PodType}
 	reason, fits := lc.reason(placement.DescribeBundle(0, head, sel), head, sel)
-	if fits > 0 && !strings.Contains(reason, "free") {
+	if fits > 0 && lc.anyFree(head, sel) { // the replica is about to reserve it
 		return placement.Finding{}, false
 	}
 	return placement.Finding{Severity: placement.SeverityError, Code: placement.CodeHeadReservationFailed, Message: fmt.Sprintf(
@@ -363,6 +387,23 @@ func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[str
 		return placement.NoFitReason(bundle), 0
 	}
 	return placement.NoneFreeReason(bundle, fits), fits
+}
+
+// anyFree reports whether an alive node matching sel has res free of the
+// placed bundles' holds. Resources held outside placement groups (plain
+// actors and tasks) are not seen.
+func (lc *liveCluster) anyFree(res map[string]float64, sel map[string]string) bool {
+	return slices.ContainsFunc(lc.list, func(n *ray.NodeState) bool {
+		if !matches(n.Labels, sel) {
+			return false
+		}
+		for k, v := range res {
+			if n.ResourcesTotal[k]-lc.held[n.NodeID][k] < v {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // matches applies a Ray label selector: "v", "!v", "in(a,b)", "!in(a,b)".
