@@ -1,0 +1,260 @@
+package serve
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// The Serve config's types, encoded field by field in declaration order
+// with the primitives of configjson.go.
+
+func (e *jsonEnc) application(a *rayApplication) {
+	e.b = append(e.b, '{')
+	first := true
+	e.field(&first, "name")
+	e.str(a.Name)
+	if len(a.RoutePrefix) > 0 {
+		e.field(&first, "route_prefix")
+		e.raw(a.RoutePrefix)
+	}
+	e.field(&first, "import_path")
+	e.str(a.ImportPath)
+	if a.RuntimeEnv != nil {
+		e.field(&first, "runtime_env")
+		e.slow(a.RuntimeEnv)
+	}
+	if len(a.Deployments) > 0 {
+		e.field(&first, "deployments")
+		e.b = append(e.b, '[')
+		for i := range a.Deployments {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.deployment(&a.Deployments[i])
+		}
+		e.b = append(e.b, ']')
+	}
+	if len(a.Args) > 0 {
+		e.field(&first, "args")
+		e.object(a.Args)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonEnc) deployment(d *rayDeployment) {
+	e.b = append(e.b, '{')
+	first := true
+	e.field(&first, "name")
+	e.str(d.Name)
+	if d.NumReplicas != 0 {
+		e.field(&first, "num_replicas")
+		if d.NumReplicas == Auto {
+			e.b = append(e.b, `"auto"`...)
+		} else {
+			e.int(int(d.NumReplicas))
+		}
+	}
+	if d.MaxOngoingRequests != 0 {
+		e.field(&first, "max_ongoing_requests")
+		e.int(d.MaxOngoingRequests)
+	}
+	if d.MaxQueuedRequests != 0 {
+		e.field(&first, "max_queued_requests")
+		e.int(d.MaxQueuedRequests)
+	}
+	if len(d.UserConfig) > 0 {
+		e.field(&first, "user_config")
+		e.object(d.UserConfig)
+	}
+	if d.AutoscalingConfig != nil {
+		e.field(&first, "autoscaling_config")
+		e.autoscaling(d.AutoscalingConfig)
+	}
+	if d.GracefulShutdownWaitLoopS != nil {
+		e.field(&first, "graceful_shutdown_wait_loop_s")
+		e.num(*d.GracefulShutdownWaitLoopS)
+	}
+	if d.GracefulShutdownTimeoutS != nil {
+		e.field(&first, "graceful_shutdown_timeout_s")
+		e.num(*d.GracefulShutdownTimeoutS)
+	}
+	if d.HealthCheckPeriodS != 0 {
+		e.field(&first, "health_check_period_s")
+		e.num(d.HealthCheckPeriodS)
+	}
+	if d.HealthCheckTimeoutS != 0 {
+		e.field(&first, "health_check_timeout_s")
+		e.num(d.HealthCheckTimeoutS)
+	}
+	if d.RayActorOptions != nil {
+		e.field(&first, "ray_actor_options")
+		e.actorOptions(d.RayActorOptions)
+	}
+	if len(d.PlacementGroupBundles) > 0 {
+		e.field(&first, "placement_group_bundles")
+		e.b = append(e.b, '[')
+		for i, b := range d.PlacementGroupBundles {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			if b == nil {
+				e.b = append(e.b, "null"...)
+				continue
+			}
+			e.resources(b)
+		}
+		e.b = append(e.b, ']')
+	}
+	if d.PlacementGroupStrategy != "" {
+		e.field(&first, "placement_group_strategy")
+		e.str(d.PlacementGroupStrategy)
+	}
+	if len(d.PlacementGroupBundleLabelSelector) > 0 {
+		e.field(&first, "placement_group_bundle_label_selector")
+		e.b = append(e.b, '[')
+		for i, s := range d.PlacementGroupBundleLabelSelector {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			if s == nil {
+				e.b = append(e.b, "null"...)
+				continue
+			}
+			e.labels(s)
+		}
+		e.b = append(e.b, ']')
+	}
+	if d.MaxReplicasPerNode != 0 {
+		e.field(&first, "max_replicas_per_node")
+		e.int(d.MaxReplicasPerNode)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonEnc) actorOptions(o *rayActorOptions) {
+	e.b = append(e.b, '{')
+	first := true
+	if o.RuntimeEnv != nil {
+		e.field(&first, "runtime_env")
+		e.slow(o.RuntimeEnv)
+	}
+	if o.NumCPUs != nil {
+		e.field(&first, "num_cpus")
+		e.num(*o.NumCPUs)
+	}
+	if o.NumGPUs != 0 {
+		e.field(&first, "num_gpus")
+		e.num(o.NumGPUs)
+	}
+	if o.Memory != 0 {
+		e.field(&first, "memory")
+		e.num(o.Memory)
+	}
+	if len(o.Resources) > 0 {
+		e.field(&first, "resources")
+		e.resources(o.Resources)
+	}
+	if o.AcceleratorType != "" {
+		e.field(&first, "accelerator_type")
+		e.str(o.AcceleratorType)
+	}
+	if len(o.LabelSelector) > 0 {
+		e.field(&first, "label_selector")
+		e.labels(o.LabelSelector)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonEnc) autoscaling(a *AutoscalingConfig) {
+	e.b = append(e.b, '{')
+	first := true
+	if a.MinReplicas != nil {
+		e.field(&first, "min_replicas")
+		e.int(*a.MinReplicas)
+	}
+	if a.InitialReplicas != nil {
+		e.field(&first, "initial_replicas")
+		e.int(*a.InitialReplicas)
+	}
+	if a.MaxReplicas != 0 {
+		e.field(&first, "max_replicas")
+		e.int(a.MaxReplicas)
+	}
+	floats := [...]struct {
+		key string
+		v   float64
+		set bool
+	}{
+		{"target_ongoing_requests", a.TargetOngoingRequests, a.TargetOngoingRequests != 0},
+		{"upscale_delay_s", deref(a.UpscaleDelayS), a.UpscaleDelayS != nil},
+		{"downscale_delay_s", deref(a.DownscaleDelayS), a.DownscaleDelayS != nil},
+		{"downscale_to_zero_delay_s", deref(a.DownscaleToZeroDelayS), a.DownscaleToZeroDelayS != nil},
+		{"look_back_period_s", a.LookBackPeriodS, a.LookBackPeriodS != 0},
+		{"upscaling_factor", a.UpscalingFactor, a.UpscalingFactor != 0},
+		{"downscaling_factor", a.DownscalingFactor, a.DownscalingFactor != 0},
+	}
+	for _, f := range floats {
+		if f.set {
+			e.field(&first, f.key)
+			e.num(f.v)
+		}
+	}
+	if a.AggregationFunction != "" {
+		e.field(&first, "aggregation_function")
+		e.str(a.AggregationFunction)
+	}
+	e.b = append(e.b, '}')
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func (e *jsonEnc) reservation(r *SliceReservation) {
+	e.b = append(e.b, '{')
+	first := true
+	e.field(&first, "version")
+	e.int(r.Version)
+	e.field(&first, "topology")
+	e.str(r.Topology)
+	e.field(&first, "accelerator_version")
+	e.str(r.AcceleratorVersion)
+	e.field(&first, "accelerator_type")
+	e.str(r.AcceleratorType)
+	e.field(&first, "pod_type")
+	e.str(r.PodType)
+	e.field(&first, "num_hosts")
+	e.int(r.NumHosts)
+	e.field(&first, "chips_per_host")
+	e.int(r.ChipsPerHost)
+	e.field(&first, "num_bundles")
+	e.int(r.NumBundles)
+	e.field(&first, "resources_per_bundle")
+	if r.ResourcesPerBundle == nil {
+		e.b = append(e.b, "null"...)
+	} else {
+		e.resources(r.ResourcesPerBundle)
+	}
+	e.field(&first, "strategy")
+	e.str(string(r.Strategy))
+	e.field(&first, "head_reservation_timeout_s")
+	e.num(r.HeadReservationTimeoutS)
+	e.b = append(e.b, '}')
+}
+
+// encodeConfig encodes a Serve application config.
+func encodeConfig(a *rayApplication) ([]byte, error) {
+	e := jsonEnc{b: make([]byte, 0, 1024)}
+	e.application(a)
+	if e.err != nil {
+		return nil, e.err
+	}
+	return slices.Clip(e.b), nil
+}
+
+// Compile-time check that the types encoded here keep the shapes they
+// are written for.
+var _ json.Marshaler = NumReplicas(0)
