@@ -132,7 +132,7 @@ func (c *Client) Actors(ctx context.Context) ([]ActorState, error) {
 // answered it whole.
 func stateList[T any](ctx context.Context, c *Client, resource string) ([]T, error) {
 	q := url.Values{"detail": {"1"}, "limit": {strconv.Itoa(stateLimit)}}
-	path := "/api/v0/" + resource + "?" + q.Encode()
+	path := "/api/v0/" + resource
 	var doc struct {
 		Result bool   `json:"result"`
 		Msg    string `json:"msg"`
@@ -145,11 +145,15 @@ func stateList[T any](ctx context.Context, c *Client, resource string) ([]T, err
 			} `json:"result"`
 		} `json:"data"`
 	}
-	if err := c.getJSON(ctx, path, &doc); err != nil {
+	ans, _, err := c.do(ctx, request{method: http.MethodGet, path: path, query: q.Encode(), retry: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := decode(http.MethodGet, path, ans.body, &doc); err != nil {
 		return nil, err
 	}
 	if !doc.Result {
-		return nil, &APIError{Status: http.StatusOK, Method: http.MethodGet, Path: "/api/v0/" + resource, Message: doc.Msg}
+		return nil, &APIError{Status: http.StatusOK, Method: http.MethodGet, Path: path, Message: doc.Msg}
 	}
 	r := doc.Data.Result
 	if r.Total > len(r.Result) {
