@@ -182,7 +182,6 @@ type answer struct {
 
 func (c *Client) url(path string) *url.URL {
 	u := *c.base
-	path, u.RawQuery, _ = strings.Cut(path, "?")
 	u.Path = c.base.Path + path
 	return &u
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // The State API (GET /api/v0/...) lists what a Ray cluster holds: its
-// nodes, placement groups and actors. Every list is read with detail=1 and
+// placement groups and actors (Nodes reads the nodes from the dashboard's
+// node summary). Every list is read with detail=1 and
 // a limit of stateLimit entries, retrying like every other read. Ray
 // answers
 //
@@ -83,20 +84,6 @@ type PlacementGroupStats struct {
 	CreationRequestReceivedNs int64 `json:"creation_request_received_ns,string,omitempty"`
 }
 
-// NodeState is one node as the State API lists it.
-type NodeState struct {
-	NodeID     string `json:"node_id"`
-	NodeIP     string `json:"node_ip"`
-	NodeName   string `json:"node_name"`
-	IsHeadNode bool   `json:"is_head_node"`
-	// State is ALIVE or DEAD.
-	State          string             `json:"state"`
-	ResourcesTotal map[string]float64 `json:"resources_total"`
-	// Labels include Ray's ray.io/tpu-slice-name, ray.io/tpu-worker-id,
-	// ray.io/tpu-pod-type and ray.io/tpu-topology on a TPU host.
-	Labels map[string]string `json:"labels"`
-}
-
 // ActorState is one actor as the State API lists it.
 type ActorState struct {
 	ActorID   string `json:"actor_id"`
@@ -116,11 +103,6 @@ type ActorState struct {
 // included (Ray keeps a bounded history of them).
 func (c *Client) PlacementGroups(ctx context.Context) ([]PlacementGroupState, error) {
 	return stateList[PlacementGroupState](ctx, c, "placement_groups")
-}
-
-// Nodes lists the cluster's nodes, DEAD ones included.
-func (c *Client) Nodes(ctx context.Context) ([]NodeState, error) {
-	return stateList[NodeState](ctx, c, "nodes")
 }
 
 // Actors lists the cluster's actors, DEAD ones included.

@@ -14,10 +14,10 @@ import (
 
 // liveCluster is the cluster's alive nodes as the State API lists them.
 type liveCluster struct {
-	nodes map[string]*ray.NodeState
+	nodes map[string]*ray.Node
 	// hosts counts the alive hosts of each slice, by slice name.
 	hosts map[string]int
-	list  []*ray.NodeState
+	list  []*ray.Node
 	// held sums, by node id, the resources of the placed bundles.
 	held map[string]map[string]float64
 }
@@ -43,14 +43,14 @@ func (lc *liveCluster) hold(pgs []ray.PlacementGroupState) {
 	}
 }
 
-func newLiveCluster(nodes []ray.NodeState) *liveCluster {
-	lc := &liveCluster{nodes: map[string]*ray.NodeState{}, hosts: map[string]int{}}
+func newLiveCluster(nodes []ray.Node) *liveCluster {
+	lc := &liveCluster{nodes: map[string]*ray.Node{}, hosts: map[string]int{}}
 	for i := range nodes {
 		n := &nodes[i]
 		if n.State != "ALIVE" {
 			continue
 		}
-		lc.nodes[n.NodeID] = n
+		lc.nodes[n.ID] = n
 		lc.list = append(lc.list, n)
 		if s := n.Labels[rayvocab.LabelTPUSliceName]; s != "" {
 			lc.hosts[s]++
@@ -73,7 +73,7 @@ func (lc *liveCluster) landings(pg *ray.PlacementGroupState, group int, part pla
 	for i, b := range pg.Bundles {
 		l := placement.Landing{Group: group, Part: part, Bundle: i, State: pg.State}
 		if n, ok := lc.nodes[b.NodeID]; ok {
-			l.Node, l.SliceName = n.NodeName, n.Labels[rayvocab.LabelTPUSliceName]
+			l.Node, l.SliceName = n.IP, n.Labels[rayvocab.LabelTPUSliceName]
 		}
 		out = append(out, l)
 	}
@@ -96,7 +96,7 @@ func (lc *liveCluster) rawLanding(pg *ray.PlacementGroupState) placement.RawLand
 		}
 		l.Bundles++
 		l.TPU += t
-		hosts[n.NodeID] = true
+		hosts[n.ID] = true
 		s := n.Labels[rayvocab.LabelTPUSliceName]
 		if s == "" {
 			continue
@@ -106,7 +106,7 @@ func (lc *liveCluster) rawLanding(pg *ray.PlacementGroupState) placement.RawLand
 			podType = n.Labels[rayvocab.LabelTPUPodType]
 		}
 		bySlice[s].TPU += t
-		sliceHosts[s][n.NodeID] = true
+		sliceHosts[s][n.ID] = true
 	}
 	l.Hosts = len(hosts)
 	for _, s := range slices.Sorted(maps.Keys(bySlice)) {
@@ -168,7 +168,7 @@ func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placem
 func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[string]string) (string, int) {
 	var missing []string
 	for _, k := range slices.Sorted(maps.Keys(res)) {
-		if res[k] > 0 && !slices.ContainsFunc(lc.list, func(n *ray.NodeState) bool { return n.ResourcesTotal[k] > 0 }) {
+		if res[k] > 0 && !slices.ContainsFunc(lc.list, func(n *ray.Node) bool { return n.Resources[k] > 0 }) {
 			missing = append(missing, k)
 		}
 	}
@@ -181,7 +181,7 @@ func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[str
 			continue
 		}
 		labelled++
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(res)), func(k string) bool { return n.ResourcesTotal[k] < res[k] }) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(res)), func(k string) bool { return n.Resources[k] < res[k] }) {
 			fits++
 		}
 	}
@@ -198,12 +198,12 @@ func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[str
 // placed bundles' holds. Resources held outside placement groups (plain
 // actors and tasks) are not seen.
 func (lc *liveCluster) anyFree(res map[string]float64, sel map[string]string) bool {
-	return slices.ContainsFunc(lc.list, func(n *ray.NodeState) bool {
+	return slices.ContainsFunc(lc.list, func(n *ray.Node) bool {
 		if !matches(n.Labels, sel) {
 			return false
 		}
 		for k, v := range res {
-			if n.ResourcesTotal[k]-lc.held[n.NodeID][k] < v {
+			if n.Resources[k]-lc.held[n.ID][k] < v {
 				return false
 			}
 		}

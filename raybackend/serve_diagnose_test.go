@@ -98,7 +98,7 @@ func slicesOfNodes(t *testing.T, client *ray.Client) map[string]string {
 	}
 	out := map[string]string{}
 	for _, n := range nodes {
-		out[n.NodeID] = n.Labels["ray.io/tpu-slice-name"]
+		out[n.ID] = n.Labels["ray.io/tpu-slice-name"]
 	}
 	return out
 }
