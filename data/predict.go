@@ -173,9 +173,9 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		case processes == 1:
 			note(SeverityNote, p.Child("synchronizeBatches"), "has no effect: CPU workers do not initialise jax.distributed, so every worker has jax.process_count() 1")
 		case !hosts.NotSplit:
-			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %d batches", kw.PrefetchBatches)
+			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(kw.PrefetchBatches))
 		default:
-			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %d batches", kw.PrefetchBatches)
+			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(kw.PrefetchBatches))
 		}
 	}
 	if c.Rows < 0 {
@@ -224,4 +224,12 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		return pr, errs
 	}
 	return pr, nil
+}
+
+// batchesWord is "batch" for 1 and "N batches" otherwise.
+func batchesWord(n int) string {
+	if n == 1 {
+		return "batch"
+	}
+	return fmt.Sprintf("%d batches", n)
 }
