@@ -4,6 +4,11 @@
 //	raytpu slice GEN TOPOLOGY [--chips-per-host N] [--machine-type T] [-o table|json]
 //	raytpu plan --accelerator GEN --topology T [--num-slices N] [--cluster SPEC] [-o table|json|svg]
 //	raytpu job list|status|logs|stop --address URL
+//	raytpu plan -f APP.yaml
+//	raytpu serve deploy|status|wait|delete --address URL
+//	raytpu data plan -f DATASET.yaml [-o table|json]
+//	raytpu top [--once] [-o table|json|svg] --address URL
+//	raytpu dev-cluster up|down
 //
 // Exit status: 0 on success, 1 for an invalid spec or a failed operation,
 // 2 for a usage error.
