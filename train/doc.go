@@ -13,4 +13,29 @@
 // a backend.Runner (the simulator, a Ray cluster, KubeRay) and returns a
 // [Result]. The package itself never talks to a cluster and imports no
 // backend.
+//
+// # Checks before launch
+//
+// With a local working directory (RuntimeEnv.WorkingDir a directory on
+// this machine, and no py_modules, pip, conda, uv or image that could
+// provide the module), Compile reads the module that TrainLoopPerWorker
+// names, as the launcher will import it: <module path>.py or
+// <module path>/__init__.py under the working directory. A missing module
+// is Invalid and a function the module does not define is NotSupported,
+// both at trainer.trainLoopPerWorker with the nearest valid name; a
+// module-level `import jax` or `from jax ...` is a warning, since the
+// job's driver imports the module to build the trainer and JAX there would
+// take the TPU that the worker on that host needs. A topology given as a
+// chip count ("16") is NotSupported at trainer.scaling.topology, listing
+// the generation's shapes with that many chips.
+//
+// The module scan reads source text and runs no Python. It sees names
+// bound at module level by def, async def, class, assignment, `import ...
+// as` and `from ... import` (parenthesised lists included), at column 0 or
+// one level inside a top-level if, try, with or else block, and skips
+// comments and triple-quoted strings. Names made any other way (exec,
+// globals(), a module __getattr__, `from x import *`) are invisible, so a
+// module with __getattr__ or a star import passes. A working directory that
+// does not exist here is not read (the backend reports it when it packages
+// the directory), and nothing inside the function is checked.
 package train

@@ -140,6 +140,9 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScali
 	if len(s.LabelSelector) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("labelSelector"), "Ray Train pins TPU workers to a slice itself; a label selector is not allowed with useTPU"))
 	}
+	if e := chipCountTopology(f.Topology, s.Topology, s.Accelerator); e != nil {
+		return out, nil, append(errs, e)
+	}
 	if s.Topology == "" || s.Accelerator == "" {
 		return out, nil, errs
 	}

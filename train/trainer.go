@@ -76,19 +76,31 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 	return p, err
 }
 
-// CompileWithWarnings is Compile that also returns the warnings of the
-// Datasets (rows Ray Train's split drops silently, a Drop that discards
-// many rows): things that will run but probably not as meant. The
+// CompileWithWarnings is Compile that also returns its warnings: things
+// that will run but probably not as meant. They come from the train loop's
+// module (a module-level JAX import) and from the Datasets (rows Ray
+// Train's split drops silently, a Drop that discards many rows). The
 // Datasets are compiled only when the scaling config is valid, since
 // their prediction needs the worker count.
+//
+// With a local working directory, Compile reads the train loop's module
+// before anything is uploaded: a missing module or a function it does not
+// define is an error at trainer.trainLoopPerWorker (the package doc,
+// "Checks before launch", says what the scan sees and its limits). A topology given as a chip count ("16") is an
+// error that lists the shapes with that many chips.
 func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 	root := trainerPath
 	var errs field.ErrorList
+	var warnings []string
 
 	if t.TrainLoopPerWorker == "" {
 		errs = append(errs, field.Required(root.Child("trainLoopPerWorker"), `a Python import path "module:function"`))
 	} else if !importPath.MatchString(t.TrainLoopPerWorker) {
 		errs = append(errs, field.Invalid(root.Child("trainLoopPerWorker"), t.TrainLoopPerWorker, `want a Python import path "module:function", e.g. "train_loop:train_func"`))
+	} else {
+		w, lerrs := checkTrainLoop(t.TrainLoopPerWorker, t.RuntimeEnv)
+		warnings = append(warnings, w...)
+		errs = append(errs, lerrs...)
 	}
 	var loopConfig json.RawMessage
 	if t.TrainLoopConfig != nil {
@@ -109,10 +121,10 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 	errs = append(errs, rerrs...)
 	errs = append(errs, t.RuntimeEnv.Validate(runtimeEnvPath)...)
 	var datasets json.RawMessage
-	var warnings []string
 	if t.Datasets != nil && len(serrs) == 0 {
-		var derrs field.ErrorList
-		datasets, warnings, derrs = compileDatasets(t.Datasets, t.ScalingConfig, scaling, group)
+		dsets, dwarn, derrs := compileDatasets(t.Datasets, t.ScalingConfig, scaling, group)
+		datasets = dsets
+		warnings = append(warnings, dwarn...)
 		errs = append(errs, derrs...)
 	}
 	if len(errs) > 0 {

@@ -28,10 +28,13 @@ import (
 // format: two v4 2x2x2 slices of two hosts each and one single-host v4 slice.
 const clusterSpec = "2*v4-16,v4-8"
 
-var dashboard string
+var (
+	dashboard string
+	cluster   *raycluster.Cluster // the shared cluster, for tests that take a host down
+)
 
 func TestMain(m *testing.M) {
-	os.Exit(raytest.Main(m, clusterSpec, func(c *raycluster.Cluster) { dashboard = c.DashboardURL }))
+	os.Exit(raytest.Main(m, clusterSpec, func(c *raycluster.Cluster) { dashboard, cluster = c.DashboardURL, c }))
 }
 
 type workerReport struct {
@@ -379,5 +382,36 @@ func TestSameTrainerOnTheSimulator(t *testing.T) {
 	}
 	if res == nil || !res.Simulated || !slices.Contains(res.Diagnosis.Codes(), sim.CodeHeadReservationFailed) {
 		t.Errorf("result = %+v, want a simulated result whose diagnosis has %s", res, sim.CodeHeadReservationFailed)
+	}
+}
+
+// A misspelled train function is found in the local working directory
+// before anything is uploaded: the error names the field and the function
+// the module does define, and no job reaches the cluster.
+func TestMisspelledTrainFunctionNeverReachesCluster(t *testing.T) {
+	client, err := ray.NewClient(dashboard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := client.ListJobs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "misspelled")
+	cfg.TrainFunc = "train_fucn"
+	_, err = run(t.Context(), cfg, &bytes.Buffer{})
+	errs := field.Errors(err)
+	if len(errs) != 1 || errs[0].Field != "trainer.trainLoopPerWorker" || errs[0].Type != field.TypeNotSupported {
+		t.Fatalf("err = %v, want one NotSupported at trainer.trainLoopPerWorker", err)
+	}
+	if errs[0].Suggestion != "train_loop:train_func" {
+		t.Errorf("suggestion = %q, want train_loop:train_func", errs[0].Suggestion)
+	}
+	after, err := client.ListJobs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("jobs on the cluster went from %d to %d; a misspelled train function must not be submitted", len(before), len(after))
 	}
 }

@@ -58,6 +58,7 @@ type config struct {
 	MaxFailures int
 	NumToKeep   int
 	PauseAt     int       // fault-injection hook of the train loop (tests)
+	TrainFunc   string    // the train loop's function; default train_func
 	Logs        io.Writer // receives the job's driver log, if set
 	Accelerator string
 	Topology    string
@@ -97,8 +98,12 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 	if cfg.PauseAt > 0 {
 		loopCfg["pause_at_step"] = cfg.PauseAt
 	}
+	fn := cfg.TrainFunc
+	if fn == "" {
+		fn = "train_func"
+	}
 	t := train.JaxTrainer{
-		TrainLoopPerWorker: "train_loop:train_func",
+		TrainLoopPerWorker: "train_loop:" + fn,
 		TrainLoopConfig:    loopCfg,
 		ScalingConfig: train.ScalingConfig{
 			UseTPU:      true,

@@ -1,0 +1,69 @@
+package train
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/tpu"
+)
+
+// chipCountTopology reports a topology given as a bare number ("16"
+// instead of "4x4"), a mix-up of a shape with a chip count (or with the
+// number of a pod type such as v4-16). It returns nil for anything else,
+// which the slice resolution then checks.
+//
+// The error is NotSupported at the topology's path, its valid values the
+// shapes of the generation (Ray's table) with that many chips, and its
+// detail also names the shape whose Ray pod type carries that number (on
+// v4, "16" in v4-16 counts TensorCores: 2x2x2). Without a known generation
+// it lists those shapes for every generation.
+func chipCountTopology(p *field.Path, topology, accelerator string) *field.Error {
+	n, err := strconv.Atoi(strings.TrimSpace(topology))
+	if err != nil || n <= 0 {
+		return nil
+	}
+	gens := tpu.Generations()
+	if g, ok := tpu.LookupGeneration(accelerator); ok {
+		gens = []*tpu.Generation{g}
+	}
+	var valid, notes []string
+	for _, g := range gens {
+		var withChips []string
+		podShape := ""
+		for _, s := range g.RayTopologies() {
+			t, err := tpu.ParseTopology(s)
+			if err != nil {
+				continue
+			}
+			if t.Chips() == n {
+				withChips = append(withChips, s)
+			}
+			if podShape == "" && g.PodType(t.Chips()) == g.RayVersion+"-"+strconv.Itoa(n) {
+				podShape = s
+			}
+		}
+		valid = append(valid, withChips...)
+		switch {
+		case len(withChips) > 0 && len(gens) > 1:
+			notes = append(notes, fmt.Sprintf("%s: %s", g.Name, strings.Join(withChips, ", ")))
+		case len(withChips) > 0:
+			notes = append(notes, fmt.Sprintf("%s shapes of %d chips: %s", g.Name, n, strings.Join(withChips, ", ")))
+		case len(gens) == 1:
+			notes = append(notes, fmt.Sprintf("no %s slice in Ray's table has %d chips", g.Name, n))
+		}
+		if podShape != "" && podShape != strings.Join(withChips, "") {
+			notes = append(notes, fmt.Sprintf("pod type %s-%d is %s", g.RayVersion, n, podShape))
+		}
+	}
+	if len(gens) > 1 && len(valid) > 0 {
+		notes = append([]string{fmt.Sprintf("shapes of %d chips", n)}, notes...)
+	}
+	e := field.NotSupported(p, topology, valid).
+		WithDetail("a chip count, not a topology: give the slice's shape (AxB or AxBxC); " + strings.Join(notes, "; "))
+	if len(valid) == 1 {
+		e.Suggestion = valid[0]
+	}
+	return e
+}
