@@ -14,6 +14,38 @@
 // [Result]. The package itself never talks to a cluster and imports no
 // backend.
 //
+// # Ray 2.60's options
+//
+// JaxTrainer(train_loop_per_worker, train_loop_config, jax_config,
+// scaling_config, dataset_config, run_config, datasets, validation_config)
+// is mirrored as follows (Ray 2.60.0, ray/train/v2/jax and
+// ray/train/v2/api/config.py):
+//
+//   - jax_config: [JaxConfig] (use_tpu, use_gpu): whether each worker sets
+//     JAX_PLATFORMS and calls jax.distributed.initialize before the loop.
+//   - ScalingConfig.num_workers as an (min, max) pair: MinWorkers and
+//     MaxWorkers, an elastic group; elastic_resize_monitor_interval_s:
+//     ElasticResizeMonitorInterval, how often a running elastic group
+//     considers resizing.
+//   - FailureConfig.controller_failure_limit: ControllerFailureLimit, how
+//     many controller failures (a worker group that cannot start) to
+//     retry; max_preemption_failures: MaxPreemptionFailures, retries of
+//     node preemptions, counted apart from max_failures;
+//     relax_collectives_on_preemption and preemption_grace_s:
+//     RelaxCollectivesOnPreemption and PreemptionGrace, letting survivors of
+//     a preemption commit a last checkpoint.
+//   - RunConfig.logging_config: RunConfig.LogLevel, Ray Train's log level.
+//   - RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S (an environment variable, not
+//     a keyword): RunConfig.WorkerGroupStartTimeout, the bound on each start
+//     of the worker group and its slice head reservation.
+//
+// Not mirrored, since they hold Python objects a plan cannot carry:
+// validation_config (an alpha API taking a Python validation function),
+// RunConfig.storage_filesystem (a pyarrow filesystem) and
+// RunConfig.callbacks (raytpu's launcher installs its own, to report
+// recoveries). ScalingConfig.label_selector as a per-worker list is not
+// mirrored either: with UseTPU Ray forbids a label selector.
+//
 // # Checks before launch
 //
 // With a local working directory (RuntimeEnv.WorkingDir a directory on

@@ -1,6 +1,8 @@
 package train
 
 import (
+	"time"
+
 	"github.com/raytpu/raytpu/field"
 )
 
@@ -19,6 +21,16 @@ type RunConfig struct {
 	// WorkerEnv are environment variables for every train worker (Ray's
 	// worker_runtime_env env_vars), e.g. JAX_PLATFORMS=cpu. Optional.
 	WorkerEnv map[string]string
+	// LogLevel is Ray Train's log level (LoggingConfig.log_level), a
+	// Python logging level name, case-insensitive. Optional. Default: INFO.
+	LogLevel string
+	// WorkerGroupStartTimeout bounds each attempt to start the worker
+	// group, the TPU slice head reservation included; an attempt that
+	// times out is a controller failure, retried within
+	// Failure.ControllerFailureLimit. Ray reads it from the environment
+	// variable RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S, which the plan sets
+	// on the job. Optional. Default: 60s.
+	WorkerGroupStartTimeout time.Duration
 }
 
 // CheckpointConfig mirrors ray.train.CheckpointConfig.
@@ -38,6 +50,26 @@ type FailureConfig struct {
 	// restarting from the latest checkpoint; -1 retries forever.
 	// Optional. Default: 0 (fail on the first failure).
 	MaxFailures int `validate:"gte=-1" detail:"must be -1 (retry forever), 0, or a positive count"`
+	// ControllerFailureLimit is how many controller failures to recover
+	// from; a worker group that cannot start in WorkerGroupStartTimeout
+	// (no intact slice left after a host loss, for one) is such a
+	// failure. -1 retries forever. Optional. Default: nil, Ray's -1: a run
+	// whose group can never start again waits forever; set a limit to make
+	// it fail instead.
+	ControllerFailureLimit *int
+	// MaxPreemptionFailures is how many node preemptions (a node drained
+	// with a preemption notice) to recover from, counted apart from
+	// MaxFailures; -1 retries forever. A host that simply dies is not a
+	// preemption: it counts against MaxFailures. Optional. Default: nil,
+	// Ray's -1.
+	MaxPreemptionFailures *int
+	// RelaxCollectivesOnPreemption lets Ray Train's report and preemption
+	// collectives complete without the workers of a preempted node, so the
+	// others can commit a last checkpoint. Optional. Default: false.
+	RelaxCollectivesOnPreemption bool
+	// PreemptionGrace is how long surviving workers may run past the
+	// preemption deadline. Optional. Default: 0.
+	PreemptionGrace time.Duration
 }
 
 // LauncherRun holds RunConfig's keyword arguments.
@@ -49,6 +81,11 @@ type LauncherRun struct {
 	CheckpointScoreAttribute string            `json:"checkpoint_score_attribute,omitempty"`
 	CheckpointScoreOrder     string            `json:"checkpoint_score_order"`
 	WorkerEnvVars            map[string]string `json:"worker_env_vars,omitempty"`
+	ControllerFailureLimit   *int              `json:"controller_failure_limit,omitempty"`
+	MaxPreemptionFailures    *int              `json:"max_preemption_failures,omitempty"`
+	RelaxCollectives         bool              `json:"relax_collectives_on_preemption,omitempty"`
+	PreemptionGraceS         float64           `json:"preemption_grace_s,omitempty"`
+	LogLevel                 string            `json:"log_level,omitempty"`
 }
 
 // runPath is the path of a JaxTrainer's RunConfig, built once.
@@ -56,6 +93,28 @@ var runPath = trainerPath.Child("run")
 
 func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 	errs := field.ValidateStruct(p, &r)
+	fp := p.Child("failure")
+	for _, c := range []struct {
+		name string
+		n    *int
+	}{{"controllerFailureLimit", r.Failure.ControllerFailureLimit}, {"maxPreemptionFailures", r.Failure.MaxPreemptionFailures}} {
+		if c.n != nil {
+			if e := checkControllerLimit(fp.Child(c.name), *c.n); e != nil {
+				errs = append(errs, e)
+			}
+		}
+	}
+	grace, e := seconds(fp.Child("preemptionGrace"), r.Failure.PreemptionGrace, "the grace period")
+	if e != nil {
+		errs = append(errs, e)
+	}
+	if _, e := seconds(p.Child("workerGroupStartTimeout"), r.WorkerGroupStartTimeout, "the start timeout"); e != nil {
+		errs = append(errs, e)
+	}
+	level, e := checkLogLevel(p.Child("logLevel"), r.LogLevel)
+	if e != nil {
+		errs = append(errs, e)
+	}
 	order := r.Checkpoint.ScoreOrder
 	if order == "" {
 		order = "max"
@@ -69,5 +128,10 @@ func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 		CheckpointScoreAttribute: r.Checkpoint.ScoreAttribute,
 		CheckpointScoreOrder:     order,
 		WorkerEnvVars:            r.WorkerEnv,
+		ControllerFailureLimit:   r.Failure.ControllerFailureLimit,
+		MaxPreemptionFailures:    r.Failure.MaxPreemptionFailures,
+		RelaxCollectives:         r.Failure.RelaxCollectivesOnPreemption,
+		PreemptionGraceS:         grace,
+		LogLevel:                 level,
 	}, errs
 }

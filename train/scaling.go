@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
@@ -42,6 +43,21 @@ type ScalingConfig struct {
 	// LabelSelector constrains every worker's node. Forbidden with UseTPU
 	// and more than one worker (Ray pins the slice itself). Optional.
 	LabelSelector map[string]string
+
+	// MinWorkers and MaxWorkers make the worker group elastic, Ray's
+	// num_workers=(min, max): Ray Train starts the group with as many
+	// workers as the cluster holds between the two and resizes it (a
+	// restart from the latest checkpoint, not counted as a failure) when
+	// that changes. With UseTPU both must be multiples of the workers per
+	// slice, and Ray counts only intact slices (every host alive). Set both
+	// or neither; NumWorkers and NumSlices must then be unset. Optional.
+	// Default: a fixed group.
+	MinWorkers int `validate:"gte=0" detail:"cannot be negative"`
+	MaxWorkers int `validate:"gte=0" detail:"cannot be negative"`
+	// ElasticResizeMonitorInterval is how often a running elastic group
+	// considers resizing. Optional. Default: 60s (Ray's
+	// elastic_resize_monitor_interval_s).
+	ElasticResizeMonitorInterval time.Duration
 }
 
 // LauncherScaling holds ScalingConfig's keyword arguments.
@@ -54,6 +70,10 @@ type LauncherScaling struct {
 	ResourcesPerWorker map[string]float64 `json:"resources_per_worker,omitempty"`
 	PlacementStrategy  string             `json:"placement_strategy"`
 	LabelSelector      map[string]string  `json:"label_selector,omitempty"`
+	// MinWorkers is set for an elastic group: num_workers is then
+	// (min_workers, num_workers).
+	MinWorkers                    int     `json:"min_workers,omitempty"`
+	ElasticResizeMonitorIntervalS float64 `json:"elastic_resize_monitor_interval_s,omitempty"`
 }
 
 // The paths of a JaxTrainer's sections, built once (paths are immutable)
@@ -78,8 +98,9 @@ func scalingFields(p *field.Path) placement.Fields {
 
 // compile checks s and builds its launcher arguments and, with UseTPU and
 // more than one worker, its slice group. f holds the paths of s's slice
-// fields (scalingFields(p)).
-func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScaling, *placement.SliceGroup, field.ErrorList) {
+// fields (scalingFields(p)); startTimeout is the worker group start
+// timeout, which Ray Train also gives the slice head reservation.
+func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout time.Duration) (LauncherScaling, *placement.SliceGroup, field.ErrorList) {
 	errs := field.ValidateStruct(p, &s)
 	strategy := s.PlacementStrategy
 	if !strategy.Valid() {
@@ -94,6 +115,9 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScali
 		UseTPU: s.UseTPU, UseGPU: s.UseGPU, PlacementStrategy: string(strategy),
 		LabelSelector: s.LabelSelector, ResourcesPerWorker: s.ResourcesPerWorker,
 	}
+	el, eerrs := s.elastic(p)
+	errs = append(errs, eerrs...)
+	out.MinWorkers, out.ElasticResizeMonitorIntervalS = el.min, el.intervalS
 	if !s.UseTPU {
 		if hasTPU && tpuReq > 0 {
 			errs = append(errs, field.Forbidden(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), "TPU needs useTPU: true"))
@@ -106,7 +130,7 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScali
 				errs = append(errs, field.Forbidden(c.path, "applies only with useTPU: true"))
 			}
 		}
-		out.NumWorkers = max(s.NumWorkers, 1) // Ray's default: 1
+		out.NumWorkers = max(s.NumWorkers, el.max, 1) // Ray's default: 1
 		out.AcceleratorType = s.Accelerator
 		return out, nil, errs
 	}
@@ -122,7 +146,7 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScali
 	if hasTPU && s.ChipsPerHost != 0 {
 		errs = append(errs, field.Forbidden(f.ChipsPerHost, "set either chipsPerHost or resourcesPerWorker[TPU], not both"))
 	}
-	single := s.NumWorkers == 1 && s.NumSlices <= 1 && s.Topology == "" && s.Accelerator == ""
+	single := (s.NumWorkers == 1 || el.max == 1) && s.NumSlices <= 1 && s.Topology == "" && s.Accelerator == ""
 	if single {
 		// One TPU worker needs neither topology nor accelerator (Ray's rule).
 		out.NumWorkers = 1
@@ -172,7 +196,7 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScali
 		Accelerator:            s.Accelerator,
 		ResourcesPerBundle:     perWorker,
 		Strategy:               strategy,
-		HeadReservationTimeout: WorkerGroupStartTimeout,
+		HeadReservationTimeout: startTimeout,
 	}.Resolve(sf)
 	errs = append(errs, serrs...)
 	if shape == nil {
@@ -202,6 +226,18 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields) (LauncherScali
 			fmt.Sprintf("numSlices %d of %s %s needs %d workers; set one of the two", s.NumSlices, sl.Generation.Name, sl.Topology, s.NumSlices*perSlice)))
 	case s.NumWorkers > 0:
 		numSlices = s.NumWorkers / perSlice
+	case el.max > 0:
+		// Ray's _validate_tpu_config checks max_workers, then min_workers.
+		for _, c := range []struct {
+			name string
+			n    int
+		}{{"maxWorkers", el.max}, {"minWorkers", el.min}} {
+			if c.n%perSlice != 0 {
+				errs = append(errs, field.Invalid(p.Child(c.name), c.n,
+					fmt.Sprintf("must be a multiple of %d, the workers per %s %s slice (Ray scales TPU groups by whole slices)", perSlice, sl.Generation.Name, sl.Topology)))
+			}
+		}
+		numSlices = el.max / perSlice // Ray requests resources for max_workers
 	}
 	if len(errs) > 0 {
 		return out, nil, errs

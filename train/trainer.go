@@ -51,6 +51,10 @@ type JaxTrainer struct {
 	// [DatasetSource] and internal/launcher). A TrainLoopConfig must then
 	// be a JSON object or unset.
 	Datasets DatasetSource
+	// JaxConfig configures the JAX backend (Ray's jax_config). Optional.
+	// Default: nil, Ray's JaxConfig(use_tpu=ScalingConfig.UseTPU,
+	// use_gpu=ScalingConfig.UseGPU).
+	JaxConfig *JaxConfig
 }
 
 // LauncherConfig is what the launcher reads from the plan to build the
@@ -63,6 +67,8 @@ type LauncherConfig struct {
 	// Datasets is the DatasetSource's JSON: {"datasets", "dataset_config",
 	// "iter_jax_batches"}.
 	Datasets json.RawMessage `json:"datasets,omitempty"`
+	// Jax is jax_config; absent for Ray's default.
+	Jax *LauncherJax `json:"jax_config,omitempty"`
 }
 
 var importPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$`)
@@ -115,11 +121,20 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 		}
 	}
 
-	scaling, group, serrs := t.ScalingConfig.compile(scalingPath, scalingSlice)
+	startTimeout := t.RunConfig.WorkerGroupStartTimeout
+	if startTimeout <= 0 {
+		startTimeout = WorkerGroupStartTimeout
+	}
+	scaling, group, serrs := t.ScalingConfig.compile(scalingPath, scalingSlice, startTimeout)
 	errs = append(errs, serrs...)
 	run, rerrs := t.RunConfig.compile(runPath)
 	errs = append(errs, rerrs...)
 	errs = append(errs, t.RuntimeEnv.Validate(runtimeEnvPath)...)
+	jax, jerrs := t.JaxConfig.compile(t.ScalingConfig)
+	errs = append(errs, jerrs...)
+	if _, set := t.RuntimeEnv.EnvVars[startTimeoutEnv]; set && t.RunConfig.WorkerGroupStartTimeout != 0 {
+		errs = append(errs, field.Forbidden(runtimeEnvPath.Child("envVars").Key(startTimeoutEnv), "trainer.run.workerGroupStartTimeout sets it; set one of the two"))
+	}
 	var datasets json.RawMessage
 	if t.Datasets != nil && len(serrs) == 0 {
 		dsets, dwarn, derrs := compileDatasets(t.Datasets, t.ScalingConfig, scaling, group)
@@ -131,7 +146,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 		return nil, nil, errs
 	}
 
-	cfg := LauncherConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run, Datasets: datasets}
+	cfg := LauncherConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run, Datasets: datasets, Jax: jax}
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("train: encoding launcher config: %w", err)
@@ -141,7 +156,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 		Kind:       placement.KindJaxTrainer,
 		Name:       t.RunConfig.Name,
 		Job: &placement.Job{
-			RuntimeEnv:     *t.RuntimeEnv.Clone(),
+			RuntimeEnv:     t.jobRuntimeEnv(),
 			Metadata:       map[string]string{"raytpu.kind": string(placement.KindJaxTrainer), "raytpu.name": t.RunConfig.Name},
 			Launcher:       Launcher,
 			LauncherConfig: raw,
@@ -153,4 +168,18 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 		plan.Slices = append(plan.Slices, group)
 	}
 	return plan, warnings, nil
+}
+
+// jobRuntimeEnv is the job's runtime_env: RuntimeEnv, plus the worker
+// group start timeout, which Ray Train reads from the environment of its
+// controller.
+func (t JaxTrainer) jobRuntimeEnv() runtimeenv.RuntimeEnv {
+	env := *t.RuntimeEnv.Clone()
+	if t.RunConfig.WorkerGroupStartTimeout > 0 {
+		if env.EnvVars == nil {
+			env.EnvVars = map[string]string{}
+		}
+		env.EnvVars[startTimeoutEnv] = startTimeoutValue(t.RunConfig.WorkerGroupStartTimeout)
+	}
+	return env
 }

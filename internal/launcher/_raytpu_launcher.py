@@ -102,25 +102,33 @@ def _train_datasets(cfg, trainer_kwargs):
 
 def run_train(cfg):
     import ray
-    from ray.train import CheckpointConfig, FailureConfig
-    from ray.train.v2.api.config import RunConfig, ScalingConfig
-    from ray.train.v2.jax import JaxTrainer
+    from ray.train import CheckpointConfig
+    from ray.train.v2.api.config import FailureConfig, LoggingConfig, RunConfig, ScalingConfig
+    from ray.train.v2.jax import JaxConfig, JaxTrainer
 
     scaling = cfg["scaling_config"]
     run = cfg["run_config"]
+    num_workers = scaling["num_workers"]
+    if scaling.get("min_workers"):
+        # An elastic group: Ray's num_workers=(min_workers, max_workers).
+        num_workers = (scaling["min_workers"], num_workers)
     scaling_kwargs = {
-        "num_workers": scaling["num_workers"],
+        "num_workers": num_workers,
         "use_tpu": scaling["use_tpu"],
         "use_gpu": scaling["use_gpu"],
         "placement_strategy": scaling["placement_strategy"],
     }
-    for key in ("accelerator_type", "topology", "resources_per_worker", "label_selector"):
+    for key in ("accelerator_type", "topology", "resources_per_worker", "label_selector", "elastic_resize_monitor_interval_s"):
         if scaling.get(key):
             scaling_kwargs[key] = scaling[key]
 
+    failure_kwargs = {"max_failures": run["max_failures"]}
+    for key in ("controller_failure_limit", "max_preemption_failures", "relax_collectives_on_preemption", "preemption_grace_s"):
+        if run.get(key) is not None:
+            failure_kwargs[key] = run[key]
     run_kwargs = {
         "name": run["name"],
-        "failure_config": FailureConfig(max_failures=run["max_failures"]),
+        "failure_config": FailureConfig(**failure_kwargs),
         "checkpoint_config": CheckpointConfig(
             num_to_keep=run.get("num_to_keep") or None,
             checkpoint_score_attribute=run.get("checkpoint_score_attribute") or None,
@@ -131,6 +139,8 @@ def run_train(cfg):
         run_kwargs["storage_path"] = run["storage_path"]
     if run.get("worker_env_vars"):
         run_kwargs["worker_runtime_env"] = {"env_vars": run["worker_env_vars"]}
+    if run.get("log_level"):
+        run_kwargs["logging_config"] = LoggingConfig(log_level=run["log_level"])
 
     train_fn = _load(cfg["train_loop_per_worker"])
     trainer_kwargs = {
@@ -139,6 +149,8 @@ def run_train(cfg):
     }
     if cfg.get("train_loop_config") is not None:
         trainer_kwargs["train_loop_config"] = cfg["train_loop_config"]
+    if cfg.get("jax_config") is not None:
+        trainer_kwargs["jax_config"] = JaxConfig(**cfg["jax_config"])
 
     ray.init(address="auto", log_to_driver=True)
     _train_datasets(cfg, trainer_kwargs)

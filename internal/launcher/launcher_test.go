@@ -3,10 +3,13 @@ package launcher_test
 import (
 	"bytes"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/launcher"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/train"
 )
 
 func TestParseResult(t *testing.T) {
@@ -66,6 +69,21 @@ func TestIterJaxBatchesKeyMatchesScript(t *testing.T) {
 	for _, entry := range []string{`"train": run_train`, `"data": run_data`} {
 		if !bytes.Contains(launcher.Script(), []byte(entry)) {
 			t.Errorf("launcher script lacks entry %s", entry)
+		}
+	}
+}
+
+// Every keyword the train package writes into the launcher config is read
+// by the launcher script.
+func TestLauncherReadsEveryTrainKey(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{train.LauncherConfig{}, train.LauncherScaling{}, train.LauncherRun{}, train.LauncherJax{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if !bytes.Contains(launcher.Script(), []byte(`"`+key+`"`)) && !bytes.Contains(launcher.Script(), []byte(key+"=")) {
+				t.Errorf("%s.%s: the launcher never reads %q", typ.Name(), typ.Field(i).Name, key)
+			}
 		}
 	}
 }
