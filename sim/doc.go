@@ -33,7 +33,9 @@
 // of a score (a float sum, so near ties depend on that order), follow the
 // spec's host order and then resource names. Every result is reproducible
 // and golden-testable: the same plan on the same spec gives the same
-// bytes. Nodes do not fail, and max_cpu_fraction_per_node,
+// bytes. Nodes fail only when asked: [Cluster.LoseHost] takes a TPU host
+// away under a placed plan and places the plan again as Ray Train
+// restarts a worker group ([HostLoss]). max_cpu_fraction_per_node,
 // soft target nodes and lifetimes are not modelled.
 //
 // [Cluster.PlaceSlices] reserves a compiled [placement.SliceGroup] in the
