@@ -16,11 +16,20 @@ import (
 //     the backend;
 //   - a run that failed: the Result (with Error set) and its *RunError,
 //     matching ErrTrainingFailed, as fit() raises TrainingFailedError;
+//   - a TPU run that failed after losing hosts: a *HostLossError (matching
+//     ErrHostLost, and ErrTrainingFailed through the *RunError it wraps)
+//     that names the lost hosts, the intact slices the group needs and
+//     those left, and what to do;
 //   - a job that ended before the launcher reported (killed, a driver
 //     that failed to start): the backend's *backend.RunError;
 //   - on the simulator, a placement that would hang or never start: the
 //     Result (Simulated, with workers and diagnosis) and a
 //     *backend.PlacementError.
+//
+// On a cluster the Result also says how the run got past failures:
+// Attempts (each start of the worker group, its slices and the checkpoint
+// it resumed from), LostHosts, the controller's Timeline, and Recovery()
+// to sum them up.
 //
 // On the simulator nothing trains: the Result says so (Simulated) and
 // holds where every worker landed and the diagnosis. The compile warnings
@@ -53,6 +62,14 @@ func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.R
 		}
 	} else if out.Ran && runErr == nil && out.Succeeded() {
 		return nil, fmt.Errorf("train: job %s on %s succeeded without the launcher's result", out.ID, out.Backend)
+	}
+	if len(plan.Slices) > 0 {
+		g := plan.Slices[0]
+		need := g.NumSlices
+		if m := t.ScalingConfig.MinWorkers; m > 0 && g.BundlesPerSlice > 0 {
+			need = m / g.BundlesPerSlice
+		}
+		runErr = hostLossError(res, runErr, g.PodType, need)
 	}
 	res.Warnings = warnings
 	res.Simulated = !out.Ran

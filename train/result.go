@@ -25,6 +25,22 @@ type Result struct {
 	// Error is set when the run failed.
 	Error *RunError `json:"error,omitempty"`
 
+	// Attempts lists every start of the worker group in order: its hosts
+	// and the checkpoint it started from. More than one means Ray Train
+	// restarted (or resized) the group; see Recovery.
+	Attempts []Attempt `json:"attempts,omitempty"`
+	// LostHosts are the Ray nodes alive when fit() began and dead when it
+	// ended: hosts that were lost during the run.
+	LostHosts []Host `json:"lost_hosts,omitempty"`
+	// Timeline is what Ray Train's controller did, in order.
+	Timeline []Event `json:"timeline,omitempty"`
+	// FitStartedAt is when fit() began on the cluster, in Unix seconds by
+	// the cluster's clock; every At of Attempts and Timeline counts from it.
+	FitStartedAt float64 `json:"fit_started_at,omitempty"`
+	// IntactSlices is how many slices of the group's shape Ray counted as
+	// intact (every host alive) when the run ended; nil without TPU.
+	IntactSlices *int `json:"intact_slices,omitempty"`
+
 	// Simulated is true when the backend only placed the workers (the
 	// simulator): no training ran, and Metrics, Checkpoint and Path are
 	// empty.
@@ -100,6 +116,9 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "failed: %s: %s\n", r.Error.Type, r.Error.Message)
 	default:
 		fmt.Fprintf(&b, "done: checkpoint %s metrics %v\n", dash(r.Checkpoint), r.Metrics)
+	}
+	if rec := r.Recovery(); rec != nil {
+		fmt.Fprintf(&b, "recovery: %s\n", rec)
 	}
 	return b.String()
 }

@@ -87,7 +87,8 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 // module (a module-level JAX import) and from the Datasets (rows Ray
 // Train's split drops silently, a Drop that discards many rows). The
 // Datasets are compiled only when the scaling config is valid, since
-// their prediction needs the worker count.
+// their prediction needs the worker count. With errors, the warnings
+// found so far come back too.
 //
 // With a local working directory, Compile reads the train loop's module
 // before anything is uploaded: a missing module or a function it does not
@@ -143,7 +144,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 		errs = append(errs, derrs...)
 	}
 	if len(errs) > 0 {
-		return nil, nil, errs
+		return nil, warnings, errs // the warnings found so far help too
 	}
 
 	cfg := LauncherConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run, Datasets: datasets, Jax: jax}

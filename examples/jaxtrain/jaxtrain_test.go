@@ -398,7 +398,7 @@ func TestMisspelledTrainFunctionNeverReachesCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, "misspelled")
-	cfg.TrainFunc = "train_fucn"
+	cfg.Adjust = func(t *train.JaxTrainer) { t.TrainLoopPerWorker = "train_loop:train_fucn" }
 	_, err = run(t.Context(), cfg, &bytes.Buffer{})
 	errs := field.Errors(err)
 	if len(errs) != 1 || errs[0].Field != "trainer.trainLoopPerWorker" || errs[0].Type != field.TypeNotSupported {

@@ -58,7 +58,7 @@ type config struct {
 	MaxFailures int
 	NumToKeep   int
 	PauseAt     int       // fault-injection hook of the train loop (tests)
-	TrainFunc   string    // the train loop's function; default train_func
+	Adjust      func(*train.JaxTrainer) // tests change the trainer here before it runs
 	Logs        io.Writer // receives the job's driver log, if set
 	Accelerator string
 	Topology    string
@@ -98,12 +98,8 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 	if cfg.PauseAt > 0 {
 		loopCfg["pause_at_step"] = cfg.PauseAt
 	}
-	fn := cfg.TrainFunc
-	if fn == "" {
-		fn = "train_func"
-	}
 	t := train.JaxTrainer{
-		TrainLoopPerWorker: "train_loop:" + fn,
+		TrainLoopPerWorker: "train_loop:train_func",
 		TrainLoopConfig:    loopCfg,
 		ScalingConfig: train.ScalingConfig{
 			UseTPU:      true,
@@ -128,6 +124,9 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 		// jax.local_device_count() of a v4 host, so that iter_jax_batches
 		// shards every batch as it would on the TPU.
 		t.RunConfig.WorkerEnv["XLA_FLAGS"] = fmt.Sprintf("--xla_force_host_platform_device_count=%d", hostDevices)
+	}
+	if cfg.Adjust != nil {
+		cfg.Adjust(&t)
 	}
 	return t
 }
@@ -258,4 +257,7 @@ func main() {
 	}
 	step, _ := res.Step("step")
 	fmt.Printf("done: step %d loss %v checkpoint %s\n", step, res.Metrics["loss"], res.Checkpoint)
+	if rec := res.Recovery(); rec != nil {
+		fmt.Println("recovery:", rec)
+	}
 }

@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import sys
+import time
 import traceback
 
 PLAN_FILE = "_raytpu_plan.json"
@@ -100,6 +101,167 @@ def _train_datasets(cfg, trainer_kwargs):
     trainer_kwargs["train_loop_config"] = loop_config
 
 
+def _recording_callback(recorder):
+    """A Ray Train callback that tells the recorder actor what the
+    controller does: each worker group start (its workers' nodes and the
+    checkpoint it starts from), each state change, failure and resize
+    decision. It runs inside the controller, so it never raises."""
+    from ray.train.v2._internal.execution.callback import (
+        ControllerCallback,
+        ReportCallback,
+        WorkerGroupCallback,
+    )
+
+    class RaytpuRecorder(ControllerCallback, WorkerGroupCallback, ReportCallback):
+        def __init__(self, recorder):
+            self._recorder = recorder
+            self._latest = None
+
+        def _add(self, kind, **event):
+            try:
+                event.update(kind=kind, time=time.time())
+                self._recorder.add.remote(event)
+            except Exception:
+                pass
+
+        def after_report(self, training_report, metrics):
+            try:
+                if training_report.checkpoint is not None:
+                    self._latest = {
+                        "path": training_report.checkpoint.path,
+                        "metrics": _jsonable(training_report.metrics),
+                    }
+            except Exception:
+                pass
+
+        def after_worker_group_start(self, worker_group):
+            try:
+                workers = []
+                for i, w in enumerate(worker_group.get_workers()):
+                    ctx = getattr(w, "distributed_context", None)
+                    workers.append({
+                        "rank": getattr(ctx, "world_rank", i),
+                        "node_id": w.metadata.node_id,
+                        "ip": w.metadata.node_ip,
+                    })
+                self._add("group_started", workers=workers, resumed_from=self._latest)
+            except Exception as exc:
+                self._add("recorder_error", message=repr(exc))
+
+        def after_controller_state_update(self, previous_state, current_state):
+            try:
+                if previous_state is not None and previous_state._state_type == current_state._state_type:
+                    return  # RUNNING -> RUNNING on every poll
+                err = getattr(current_state, "training_failed_error", None)
+                event = {"state": current_state._state_type.state_name}
+                if err is not None:
+                    event["error"] = "%s: %s" % (type(err).__name__, str(err)[:500])
+                self._add("state", **event)
+            except Exception as exc:
+                self._add("recorder_error", message=repr(exc))
+
+        def before_controller_execute_failure_decision(self, failure_decision):
+            self._add("failure_decision", decision=getattr(failure_decision, "value", str(failure_decision)))
+
+        def before_controller_execute_resize_decision(self, resize_decision):
+            self._add("resize_decision", num_workers=getattr(resize_decision, "num_workers", None))
+
+    return RaytpuRecorder(recorder)
+
+
+def _start_recorder():
+    """Starts the actor that collects the callback's events, pinned to the
+    driver's node so that it outlives any worker host."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    @ray.remote(num_cpus=0)
+    class _Recorder:
+        def __init__(self):
+            self.events = []
+
+        def add(self, event):
+            self.events.append(event)
+
+        def get(self):
+            return self.events
+
+    here = ray.get_runtime_context().get_node_id()
+    return _Recorder.options(scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote()
+
+
+def _node_table():
+    import ray
+
+    table = {}
+    for n in ray.nodes():
+        labels = n.get("Labels") or {}
+        table[n["NodeID"]] = {
+            "node_id": n["NodeID"],
+            "ip": n.get("NodeManagerAddress", ""),
+            "alive": bool(n.get("Alive")),
+            "slice": labels.get("ray.io/tpu-slice-name", ""),
+            "tpu_worker_id": labels.get("ray.io/tpu-worker-id", ""),
+        }
+    return table
+
+
+def _recovery_report(recorder, nodes_before, t0, scaling):
+    """What happened to the worker group during fit(): every start of the
+    group with its slices and the checkpoint it resumed from, the hosts
+    that died, the controller's timeline and, for TPU, the intact slices
+    left at the end."""
+    import ray
+
+    try:
+        events = ray.get(recorder.get.remote(), timeout=30)
+    except Exception as exc:
+        return {"recorder_error": repr(exc)}
+    nodes_after = _node_table()
+    table = dict(nodes_before)
+    table.update({k: v for k, v in nodes_after.items() if k not in table})
+
+    def host(node_id):
+        n = dict(table.get(node_id) or {"node_id": node_id})
+        n.pop("alive", None)
+        return n
+
+    attempts, timeline = [], []
+    for e in events:
+        at = round(e["time"] - t0, 3)
+        if e["kind"] == "group_started":
+            workers = []
+            for w in sorted(e["workers"], key=lambda w: w["rank"]):
+                h = host(w["node_id"])
+                h["rank"] = w["rank"]
+                workers.append(h)
+            slices = []
+            for w in workers:
+                if w.get("slice") and w["slice"] not in slices:
+                    slices.append(w["slice"])
+            attempts.append({"at_s": at, "workers": workers, "slices": slices, "resumed_from": e.get("resumed_from")})
+        else:
+            item = {k: v for k, v in e.items() if k not in ("time",)}
+            item["at_s"] = at
+            timeline.append(item)
+    lost = []
+    for node_id, before in sorted(nodes_before.items(), key=lambda kv: (kv[1]["slice"], kv[1]["tpu_worker_id"], kv[0])):
+        after = nodes_after.get(node_id)
+        if before["alive"] and (after is None or not after["alive"]):
+            lost.append(host(node_id))
+    out = {"fit_started_at": t0, "attempts": attempts, "timeline": timeline, "lost_hosts": lost}
+    if scaling.get("use_tpu") and scaling.get("topology") and scaling.get("accelerator_type"):
+        try:
+            from ray.util.tpu import get_num_tpu_slices
+
+            out["intact_slices"] = get_num_tpu_slices(
+                topology=scaling["topology"], accelerator_type=scaling["accelerator_type"]
+            )
+        except Exception as exc:
+            out["intact_slices_error"] = repr(exc)
+    return out
+
+
 def run_train(cfg):
     import ray
     from ray.train import CheckpointConfig
@@ -154,15 +316,23 @@ def run_train(cfg):
 
     ray.init(address="auto", log_to_driver=True)
     _train_datasets(cfg, trainer_kwargs)
+    recorder = _start_recorder()
+    run_kwargs["callbacks"] = [_recording_callback(recorder)]
+    trainer_kwargs["run_config"] = RunConfig(**run_kwargs)
+    nodes_before = _node_table()
+    t0 = time.time()
     trainer = JaxTrainer(train_fn, **trainer_kwargs)
     try:
         result = trainer.fit()
     except Exception as exc:  # Ray raises TrainingFailedError on failure.
-        return {
+        out = {
             "kind": "JaxTrainer",
             "error": {"type": type(exc).__name__, "message": str(exc)},
-        }, 1
-    out = {
+        }
+        out.update(_recovery_report(recorder, nodes_before, t0, scaling_kwargs))
+        return out, 1
+    out = _recovery_report(recorder, nodes_before, t0, scaling_kwargs)
+    out.update({
         "kind": "JaxTrainer",
         "metrics": _jsonable(result.metrics),
         "checkpoint": _checkpoint_path(result.checkpoint),
@@ -171,7 +341,7 @@ def run_train(cfg):
             {"path": _checkpoint_path(c), "metrics": _jsonable(m)}
             for c, m in (result.best_checkpoints or [])
         ],
-    }
+    })
     if getattr(result, "return_value", None) is not None:
         out["return_value"] = _jsonable(result.return_value)
     if result.error is not None:

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/train"
+)
+
+// Host loss on the shared cluster (two v4-16 slices of two hosts, and a
+// v4-8): mid-run, a whole posing host (its raylet and every process on it)
+// is killed, as when a TPU VM is preempted or goes into maintenance. The
+// tests log Ray's timeline with timings; the host comes back in cleanup so
+// later tests find both slices whole.
+
+// loseHostWhenPaused waits, like killPausedWorker, until rank 1 has
+// paused after Ray Train registered the checkpoint of step afterStep, then
+// takes down host TPU worker id pick of the slice rank 1 runs on. The
+// channel gets the loss (or closes empty if the test ends first).
+func loseHostWhenPaused(t *testing.T, reportDir, runDir string, afterStep, pick int) <-chan raycluster.HostLoss {
+	out := make(chan raycluster.HostLoss, 1)
+	var lost string
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		<-done
+		if lost == "" {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if _, err := cluster.ReviveHost(ctx, lost); err != nil {
+			t.Errorf("revive %s: %v", lost, err)
+		}
+	})
+	go func() {
+		defer close(done)
+		defer close(out)
+		ctx := t.Context()
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(reportDir, "paused-rank-1.pid")); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		for ctx.Err() == nil {
+			if step, ok := registeredCheckpointStep(runDir); ok && step >= afterStep {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		var slice string
+		for _, r := range readReports(t, reportDir) {
+			if r.Rank == 1 && r.ResumedFrom == 0 {
+				slice = r.Labels["ray.io/tpu-slice-name"]
+			}
+		}
+		name := fmt.Sprintf("%s-w%d", slice, pick)
+		loss, err := cluster.LoseHost(ctx, name)
+		if err != nil {
+			t.Errorf("lose host %s: %v", name, err)
+			return
+		}
+		lost = name
+		t.Logf("lost host %s (node %s); Ray reported it DEAD %.1fs after the kill", name, loss.NodeID, loss.DeadAfter.Seconds())
+		out <- loss
+	}()
+	return out
+}
+
+// logTimeline logs the controller's steps, in seconds after the host was
+// killed (the cluster runs on this machine: one clock).
+func logTimeline(t *testing.T, res *train.Result, loss raycluster.HostLoss) {
+	if res == nil {
+		return
+	}
+	offset := float64(loss.Killed.UnixNano())/1e9 - res.FitStartedAt
+	for _, e := range res.Timeline {
+		t.Logf("  %+7.1fs after the kill: %s %s%s%s %s", e.At-offset, e.Kind, e.State, e.Decision, map[bool]string{true: fmt.Sprint(" ", e.NumWorkers)}[e.NumWorkers > 0], firstLine(e.Error))
+	}
+	for i, a := range res.Attempts {
+		from := "fresh"
+		if a.ResumedFrom != nil {
+			from = fmt.Sprint("step ", a.ResumedFrom.Metrics["step"])
+		}
+		t.Logf("  attempt %d at %+7.1fs after the kill on slices %v (%s)", i, a.At-offset, a.Slices, from)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// With a spare slice the run survives the loss of a host of its slice: Ray
+// Train restarts the group on the intact slice and resumes from the
+// checkpoint, and the result says so.
+func TestTrainSurvivesHostLoss(t *testing.T) {
+	cfg := testConfig(t, "host-loss")
+	cfg.Steps = 14
+	cfg.PauseAt = 12 // after the checkpoint at step 10
+	cfg.MaxFailures = 1
+	// The host that is not the slice's head: the broken slice keeps a free
+	// head for Ray's next head reservation.
+	lossc := loseHostWhenPaused(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10, 1)
+	start := time.Now()
+	res, err := runLogged(t, t.Context(), cfg)
+	end := time.Now()
+	loss, ok := <-lossc
+	if !ok {
+		t.Fatalf("no host was lost; run: %v", err)
+	}
+	t.Logf("run took %.1fs; it ended %.1fs after the kill", end.Sub(start).Seconds(), end.Sub(loss.Killed).Seconds())
+	logTimeline(t, res, loss)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	t.Logf("recovery: %s", res.Recovery())
+	if step, _ := res.Step("step"); step != cfg.Steps {
+		t.Errorf("final step = %d, want %d", step, cfg.Steps)
+	}
+	if len(res.LostHosts) != 1 || res.LostHosts[0].NodeID != loss.NodeID || res.LostHosts[0].Name() != loss.Name {
+		t.Errorf("lost hosts = %+v, want %s (node %s)", res.LostHosts, loss.Name, loss.NodeID)
+	}
+	rec := res.Recovery()
+	if rec == nil || len(res.Attempts) < 2 {
+		t.Fatalf("attempts %+v: want a restart after the loss", res.Attempts)
+	}
+	broken := res.LostHosts[0].Slice
+	if !slices.Equal(rec.FromSlices, []string{broken}) {
+		t.Errorf("group ran on %v before the loss, want [%s]", rec.FromSlices, broken)
+	}
+	if len(rec.ToSlices) != 1 || rec.ToSlices[0] == broken || !strings.HasPrefix(rec.ToSlices[0], "v4-16-") {
+		t.Errorf("group moved to %v, want the one intact v4-16 slice other than %s", rec.ToSlices, broken)
+	}
+	last := res.Attempts[len(res.Attempts)-1]
+	for _, w := range last.Workers {
+		if w.NodeID == loss.NodeID || w.Slice != rec.ToSlices[0] {
+			t.Errorf("restarted worker %+v: want it on slice %v, not on the lost host", w, rec.ToSlices)
+		}
+	}
+	if rec.ResumedFrom == nil || rec.ResumedFrom.Metrics["step"] != float64(10) || rec.ResumedFrom.Path == "" {
+		t.Errorf("resumed from %+v, want the checkpoint of step 10", rec.ResumedFrom)
+	}
+	if from, _ := res.Step("resumed_from"); from != 10 {
+		t.Errorf("the loop's resumed_from = %d, want 10", from)
+	}
+}
+
+// Without a spare slice, a two-slice group cannot start again after a host
+// loss: Ray Train waits for a second intact slice, each start timing out
+// (a controller failure) until ControllerFailureLimit runs out. (With Ray's
+// default limit, -1, it would wait forever.) raytpu's error says which host
+// was lost, what the group needs and what to do.
+func TestHostLossWithoutSpareSliceFails(t *testing.T) {
+	cfg := testConfig(t, "host-loss-no-spare")
+	cfg.NumSlices = 2
+	cfg.Steps = 14
+	cfg.PauseAt = 12
+	cfg.MaxFailures = 1
+	cfg.Adjust = func(tr *train.JaxTrainer) {
+		tr.RunConfig.Failure.ControllerFailureLimit = new(1)
+		tr.RunConfig.WorkerGroupStartTimeout = 15 * time.Second
+	}
+	lossc := loseHostWhenPaused(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10, 1)
+	start := time.Now()
+	res, err := runLogged(t, t.Context(), cfg)
+	end := time.Now()
+	loss, ok := <-lossc
+	if !ok {
+		t.Fatalf("no host was lost; run: %v", err)
+	}
+	t.Logf("run took %.1fs; it ended %.1fs after the kill; err: %v", end.Sub(start).Seconds(), end.Sub(loss.Killed).Seconds(), err)
+	logTimeline(t, res, loss)
+	var hl *train.HostLossError
+	if !errors.As(err, &hl) || !errors.Is(err, train.ErrHostLost) || !errors.Is(err, train.ErrTrainingFailed) {
+		t.Fatalf("err = %v, want a *train.HostLossError", err)
+	}
+	if len(hl.LostHosts) != 1 || hl.LostHosts[0].Name() != loss.Name {
+		t.Errorf("lost hosts %+v, want %s", hl.LostHosts, loss.Name)
+	}
+	if hl.NeedSlices != 2 || hl.IntactSlices != 1 || hl.PodType != "v4-16" {
+		t.Errorf("need %d intact %s slices, %d left; want 2 v4-16 and 1 left", hl.NeedSlices, hl.PodType, hl.IntactSlices)
+	}
+}
