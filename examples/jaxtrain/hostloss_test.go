@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -97,6 +98,50 @@ func logTimeline(t *testing.T, res *train.Result, loss raycluster.HostLoss) {
 	}
 }
 
+// simulateHostLoss runs the simulator's host-loss model on the test
+// cluster's spec for the trainer of cfg: it places the plan, loses host
+// TPU worker id pick of the slice the group landed on first, and returns
+// the outcome with the name of the broken slice.
+func simulateHostLoss(t *testing.T, cfg config, pick int) *sim.HostLoss {
+	t.Helper()
+	plan, err := trainer(cfg, "").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sim.ParseSpec(clusterSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := c.Place(t.Context(), plan)
+	if err != nil || before.Diagnosis.HasErrors() {
+		t.Fatalf("sim place: %v %v", err, before.Diagnosis)
+	}
+	host := fmt.Sprintf("%s-w%d", before.Slices[0].Bundles[0].SliceName, pick)
+	loss, err := c.LoseHost(t.Context(), plan, before, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("simulator: lost %s; recovered %v after %d start timeout(s); intact %v", host, loss.Recovered, loss.StartTimeouts, loss.IntactSlices)
+	return loss
+}
+
+// movedTo lists the slices of the simulator's placement after a loss.
+func movedTo(loss *sim.HostLoss) []string {
+	var out []string
+	for _, sp := range loss.After.Slices {
+		for _, b := range sp.Bundles {
+			if b.SliceName != "" && !slices.Contains(out, b.SliceName) {
+				out = append(out, b.SliceName)
+			}
+		}
+	}
+	return out
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
@@ -155,6 +200,14 @@ func TestTrainSurvivesHostLoss(t *testing.T) {
 	if from, _ := res.Step("resumed_from"); from != 10 {
 		t.Errorf("the loop's resumed_from = %d, want 10", from)
 	}
+
+	// The simulator's model agrees: the group recovers on the one intact
+	// slice other than the broken one.
+	simLoss := simulateHostLoss(t, cfg, 1)
+	to := movedTo(simLoss)
+	if !simLoss.Recovered || len(to) != 1 || to[0] == simLoss.Slice || simLoss.IntactSlices["v4-16"] != 1 {
+		t.Errorf("simulator: recovered %v on %v (broken %s), intact %v; Ray recovered on the other intact slice", simLoss.Recovered, to, simLoss.Slice, simLoss.IntactSlices)
+	}
 }
 
 // Without a spare slice, a two-slice group cannot start again after a host
@@ -182,6 +235,9 @@ func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	}
 	t.Logf("run took %.1fs; it ended %.1fs after the kill; err: %v", end.Sub(start).Seconds(), end.Sub(loss.Killed).Seconds(), err)
 	logTimeline(t, res, loss)
+	if res == nil {
+		t.Fatalf("no result; err %v", err)
+	}
 	var hl *train.HostLossError
 	if !errors.As(err, &hl) || !errors.Is(err, train.ErrHostLost) || !errors.Is(err, train.ErrTrainingFailed) {
 		t.Fatalf("err = %v, want a *train.HostLossError", err)
@@ -191,5 +247,14 @@ func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	}
 	if hl.NeedSlices != 2 || hl.IntactSlices != 1 || hl.PodType != "v4-16" {
 		t.Errorf("need %d intact %s slices, %d left; want 2 v4-16 and 1 left", hl.NeedSlices, hl.PodType, hl.IntactSlices)
+	}
+	if n := len(res.Attempts); n != 1 {
+		t.Errorf("%d worker group starts, want only the first (no start succeeds after the loss)", n)
+	}
+
+	// The simulator's model agrees: no recovery, one intact slice left.
+	simLoss := simulateHostLoss(t, cfg, 1)
+	if simLoss.Recovered || simLoss.IntactSlices["v4-16"] != hl.IntactSlices {
+		t.Errorf("simulator: recovered %v, intact %v; Ray did not recover and counted %d intact", simLoss.Recovered, simLoss.IntactSlices, hl.IntactSlices)
 	}
 }

@@ -57,9 +57,9 @@ type config struct {
 	NumSlices   int
 	MaxFailures int
 	NumToKeep   int
-	PauseAt     int       // fault-injection hook of the train loop (tests)
+	PauseAt     int                     // fault-injection hook of the train loop (tests)
 	Adjust      func(*train.JaxTrainer) // tests change the trainer here before it runs
-	Logs        io.Writer // receives the job's driver log, if set
+	Logs        io.Writer               // receives the job's driver log, if set
 	Accelerator string
 	Topology    string
 

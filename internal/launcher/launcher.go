@@ -12,6 +12,17 @@
 //     dataset_config=ray.train.DataConfig(**dataset_config), and adds the
 //     iter_jax_batches keyword arguments of every dataset to
 //     train_loop_config under [IterJaxBatchesKey], by dataset name.
+//     It also installs a Ray Train callback in the controller (RunConfig
+//     callbacks; a ControllerCallback, WorkerGroupCallback and
+//     ReportCallback of ray.train.v2._internal.execution.callback) that
+//     sends what the controller does to a small actor pinned to the
+//     driver's node, and adds to the outcome: "fit_started_at" (Unix
+//     seconds), "attempts" (every start of the worker group: its workers'
+//     nodes with their slice and TPU worker id, and the checkpoint it
+//     resumed from), "timeline" (state changes with their error, failure
+//     and resize decisions, in seconds after fit_started_at),
+//     "lost_hosts" (nodes alive when fit() began and dead at its end) and,
+//     for TPU slices, "intact_slices" (ray.util.tpu.get_num_tpu_slices).
 //   - "data" builds a data.Pipeline's dataset the same way and calls its
 //     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",
 //     "name", "sink", "path"} plus "files" (the files written, relative to
