@@ -141,10 +141,14 @@ func (e *HostLossError) Error() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "train: lost TPU host %s", strings.Join(names, ", "))
-	if e.NeedSlices > 0 && e.IntactSlices >= 0 {
-		fmt.Fprintf(&b, "; the worker group needs %d intact %s slice(s) and %d are left", e.NeedSlices, e.PodType, e.IntactSlices)
-	}
-	if e.NeedSlices > 0 {
+	switch {
+	case e.NeedSlices > 0 && e.IntactSlices >= e.NeedSlices:
+		// Room was left: the run ran out of retries.
+		fmt.Fprintf(&b, "; %d intact %s slice(s) were left for the %d the group needs, but the run was out of retries: raise run.failure.maxFailures (a host that dies counts as a worker failure, not a preemption)", e.IntactSlices, e.PodType, e.NeedSlices)
+	case e.NeedSlices > 0:
+		if e.IntactSlices >= 0 {
+			fmt.Fprintf(&b, "; the worker group needs %d intact %s slice(s) and %d are left", e.NeedSlices, e.PodType, e.IntactSlices)
+		}
 		fmt.Fprintf(&b, ": keep a spare %s slice (%d in the cluster), make the group elastic (scaling.minWorkers) so it can shrink, or bring the host back", e.PodType, e.NeedSlices+1)
 	}
 	if e.Err != nil {

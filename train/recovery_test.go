@@ -72,9 +72,15 @@ func ExampleHostLossError() {
 	})
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, train.ErrHostLost), errors.Is(err, train.ErrTrainingFailed))
+	// With room left, the run was out of retries.
+	fmt.Println(&train.HostLossError{
+		LostHosts: []train.Host{{NodeID: "a1", Slice: "v4-16-1", TPUWorkerID: "1"}},
+		PodType:   "v4-16", NeedSlices: 1, IntactSlices: 1,
+	})
 	// Output:
 	// train: lost TPU host v4-16-1-w1; the worker group needs 2 intact v4-16 slice(s) and 1 are left: keep a spare v4-16 slice (3 in the cluster), make the group elastic (scaling.minWorkers) so it can shrink, or bring the host back (ControllerError: worker group startup timed out)
 	// true true
+	// train: lost TPU host v4-16-1-w1; 1 intact v4-16 slice(s) were left for the 1 the group needs, but the run was out of retries: raise run.failure.maxFailures (a host that dies counts as a worker failure, not a preemption)
 }
 
 // An elastic group: Ray Train starts with what the cluster holds between
