@@ -46,6 +46,29 @@
 // recoveries). ScalingConfig.label_selector as a per-worker list is not
 // mirrored either: with UseTPU Ray forbids a label selector.
 //
+// # Host loss and elastic groups
+//
+// A TPU host that dies (maintenance, preemption without notice) takes its
+// raylet and every worker on it; Ray Train 2.60 counts that as a worker
+// group failure (against FailureConfig.MaxFailures: only a node drained
+// with a preemption notice counts against MaxPreemptionFailures), tears
+// the group down and starts it again from the latest checkpoint, reserving
+// a slice head per slice anew. A broken slice whose worker 0 survives
+// still offers its head, and a start that reserves it waits for the
+// missing host until WorkerGroupStartTimeout, a controller failure retried
+// within ControllerFailureLimit (forever by default). With no spare slice
+// no start can succeed: set ControllerFailureLimit for the run to end, or
+// make the group elastic (MinWorkers, MaxWorkers), since Ray's elastic
+// policy counts only intact slices. What Ray did on a local cluster posing
+// as two v4-16 slices is measured in examples/jaxtrain/hostloss_test.go.
+//
+// On a cluster, [Result] reports what happened: Attempts (each start of
+// the worker group, the slices it ran on and the checkpoint it resumed
+// from), LostHosts, the controller's Timeline, and [Result.Recovery]; a run
+// that failed after losing hosts is a [HostLossError] that says what the
+// group needed, what was left, and what to do. The simulator models the
+// same with sim.Cluster.LoseHost.
+//
 // # Checks before launch
 //
 // With a local working directory (RuntimeEnv.WorkingDir a directory on
