@@ -57,6 +57,7 @@ var (
 	assignRe     = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
 	importRe     = regexp.MustCompile(`^import\s+(.+)$`)
 	fromImportRe = regexp.MustCompile(`^from\s+(\S+)\s+import\s+(.+)$`)
+	identRe      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 	blockRe      = regexp.MustCompile(`^(?:if|elif|else|try|except|finally|with)\b.*:\s*(?:#.*)?$`)
 )
 
@@ -65,6 +66,9 @@ func scanModule(src []byte) moduleScan {
 	var s moduleScan
 	seen := map[string]bool{}
 	add := func(name string, fn bool) {
+		if !identRe.MatchString(name) {
+			return // not a name: a malformed statement binds nothing
+		}
 		if !seen[name] {
 			seen[name] = true
 			s.names = append(s.names, name)
