@@ -25,8 +25,12 @@ import (
 //     may land there; the bundles then wait for the missing host until the
 //     worker group start timeout, a controller failure, and Ray Train tries
 //     again. Ray picks among free heads arbitrarily and may land on the
-//     broken head more than once; the model, deterministic, counts each
-//     broken head once (StartTimeouts) and then takes the next;
+//     broken head more than once, or never; the model, deterministic,
+//     takes heads in host order, counts each broken head once
+//     (StartTimeouts) and then takes the next. (On the local cluster Ray
+//     reserved the intact head directly in three host-loss runs out of
+//     three, and the broken one once, in an elastic run: StartTimeouts is
+//     the model's order, not a prediction of Ray's.);
 //   - when too few intact slices are left, no start succeeds: Ray Train
 //     keeps trying until FailureConfig.controller_failure_limit runs out
 //     (forever by default). Recovered is then false.
