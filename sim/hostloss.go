@@ -28,9 +28,9 @@ import (
 //     broken head more than once, or never; the model, deterministic,
 //     takes heads in host order, counts each broken head once
 //     (StartTimeouts) and then takes the next. (On the local cluster Ray
-//     reserved the intact head directly in three host-loss runs out of
-//     three, and the broken one once, in an elastic run: StartTimeouts is
-//     the model's order, not a prediction of Ray's.);
+//     reserved the intact head directly in four host-loss runs out of
+//     four, and the broken one in both elastic runs: StartTimeouts is the
+//     model's order, not a prediction of Ray's.);
 //   - when too few intact slices are left, no start succeeds: Ray Train
 //     keeps trying until FailureConfig.controller_failure_limit runs out
 //     (forever by default). Recovered is then false.
