@@ -28,8 +28,8 @@ import (
 //     broken head more than once, or never; the model, deterministic,
 //     takes heads in host order, counts each broken head once
 //     (StartTimeouts) and then takes the next. (On the local cluster Ray
-//     reserved the intact head directly in five host-loss runs out of
-//     five, and the broken one in all three elastic runs: StartTimeouts is the
+//     reserved the intact head directly in six host-loss runs out of
+//     six, and the broken one in all four elastic runs: StartTimeouts is the
 //     model's order, not a prediction of Ray's.);
 //   - when too few intact slices are left, no start succeeds: Ray Train
 //     keeps trying until FailureConfig.controller_failure_limit runs out

@@ -63,15 +63,15 @@
 //
 // Measured on a local Ray 2.60 cluster posing as two v4-16 slices of two
 // hosts (examples/jaxtrain/hostloss_test.go and elastic_test.go, 2-core
-// machine under load): the worker group failed 3.3-3.9 s after the host
-// was killed, before Ray's GCS marked the node DEAD (12.5-16.4 s); the
-// restarted group was RUNNING on the spare slice 19-28 s after the kill,
-// from the latest registered checkpoint, and in all five host-loss runs
+// machine under load): the worker group failed 3.1-4.0 s after the host
+// was killed, before Ray's GCS marked the node DEAD (12.1-17.2 s); the
+// restarted group was RUNNING on the spare slice 16-28 s after the kill,
+// from the latest registered checkpoint, and in all six host-loss runs
 // Ray reserved the intact slice's head directly. An elastic start with a
-// broken slice present reserved that slice's surviving head in all three runs
+// broken slice present reserved that slice's surviving head in all four runs
 // and waited out the 60 s start timeout before it started on the intact
 // slice. Without a spare slice, a two-slice run with ControllerFailureLimit
-// 1 and a 15 s start timeout ended 45 s after the kill (RESTARTING,
+// 1 and a 15 s start timeout ended 40-45 s after the kill (RESTARTING,
 // RESCHEDULING, ERRORED); with Ray's default limit it would wait forever.
 //
 // On a cluster, [Result] reports what happened: Attempts (each start of
