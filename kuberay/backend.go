@@ -7,12 +7,10 @@ import (
 	"log/slog"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
@@ -86,7 +84,7 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 	if _, err := b.Apply(ctx, p, name); err != nil {
 		return nil, err
 	}
-	return b.Wait(ctx, name, opts)
+	return b.WaitJob(ctx, name, opts)
 }
 
 // Apply renders the plan as RayJob name and server-side applies it with
@@ -117,28 +115,6 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	out, err := jobs.Apply(ctx, job, metav1.ApplyOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", o.Namespace, name, err)
-	}
-	return out, nil
-}
-
-// ApplyManifest server-side applies a RayJob manifest (YAML or JSON, as
-// MarshalYAML writes it) into namespace ns with field manager "raytpu",
-// after Validate accepts it.
-func (b *Backend) ApplyManifest(ctx context.Context, ns string, manifest []byte) (*rayv1.RayJob, error) {
-	var job rayv1ac.RayJobApplyConfiguration
-	if err := yaml.UnmarshalStrict(manifest, &job); err != nil {
-		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: %w", err)
-	}
-	if job.ObjectMetaApplyConfiguration == nil {
-		return nil, fmt.Errorf("kuberay: the manifest has no metadata")
-	}
-	job.WithNamespace(ns)
-	if err := Validate(&job); err != nil {
-		return nil, err
-	}
-	out, err := b.client.RayV1().RayJobs(ns).Apply(ctx, &job, metav1.ApplyOptions{FieldManager: FieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", ns, deref(job.Name), err)
 	}
 	return out, nil
 }

@@ -94,13 +94,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 		return nil, err
 	}
 	o = o.withDefaults(p)
-	var errs field.ErrorList
-	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
-	for i, g := range p.Slices {
-		wg, gerrs := workerGroup(p, i, g, o)
-		errs = append(errs, gerrs...)
-		groups = append(groups, wg)
-	}
+	cluster, errs := clusterSpec(p, o)
 	entrypoint, err := jobEntrypoint(p)
 	if err != nil {
 		return nil, err
@@ -116,17 +110,6 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
-	if o.Image != "" {
-		headImage = o.Image
-	}
-	cluster := rayv1ac.RayClusterSpec().
-		WithRayVersion(o.RayVersion).
-		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
-			WithRayStartParams(map[string]string{}).
-			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
-				WithContainers(corev1ac.Container().WithName(HeadContainer).WithImage(headImage))))).
-		WithWorkerGroupSpecs(groups...)
 	metadata := maps.Clone(p.Job.Metadata)
 	if metadata == nil {
 		metadata = map[string]string{}
@@ -155,13 +138,44 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 		spec.WithActiveDeadlineSeconds(int32(max(1, o.ActiveDeadline.Round(time.Second)/time.Second)))
 	}
 	job := rayv1ac.RayJob(o.Name, o.Namespace).
-		WithLabels(map[string]string{LabelManagedBy: FieldManager, LabelPlan: labelValue(p.Name)}).
+		WithLabels(labels(p)).
 		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
 		WithSpec(spec)
 	if err := Validate(job); err != nil {
 		return nil, err
 	}
 	return job, nil
+}
+
+// clusterSpec is the RayCluster of a plan: a head without TPUs and one TPU
+// worker group per slice group.
+func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConfiguration, field.ErrorList) {
+	var errs field.ErrorList
+	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
+	for i, g := range p.Slices {
+		wg, gerrs := workerGroup(p, i, g, o)
+		errs = append(errs, gerrs...)
+		groups = append(groups, wg)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
+	if o.Image != "" {
+		headImage = o.Image
+	}
+	return rayv1ac.RayClusterSpec().
+		WithRayVersion(o.RayVersion).
+		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
+			WithRayStartParams(map[string]string{}).
+			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
+				WithContainers(corev1ac.Container().WithName(HeadContainer).WithImage(headImage))))).
+		WithWorkerGroupSpecs(groups...), nil
+}
+
+// labels are the labels of every object raytpu creates for plan p.
+func labels(p *placement.Plan) map[string]string {
+	return map[string]string{LabelManagedBy: FieldManager, LabelPlan: labelValue(p.Name)}
 }
 
 // checkPlan refuses plans this backend cannot run, before rendering.
@@ -219,7 +233,10 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 	}
 	n := int32(g.NumSlices)
 	name := sl.PodType()
-	if len(p.Slices) > 1 {
+	// A Serve plan has one slice group per replica: indexing every group
+	// makes more replicas append worker groups, which KubeRay applies to
+	// the running RayCluster in place.
+	if len(p.Slices) > 1 || p.Kind == placement.KindApplication {
 		name += "-" + strconv.Itoa(i)
 	}
 	return rayv1ac.WorkerGroupSpec().

@@ -14,11 +14,11 @@ import (
 	"github.com/raytpu/raytpu/backend"
 )
 
-// Wait follows RayJob name until KubeRay reports its deployment Complete,
+// WaitJob follows RayJob name until KubeRay reports its deployment Complete,
 // Failed or ValidationFailed, calling opts.OnStatus on every change of the
 // deployment status, the Ray job status or the message, and returns the
 // outcome as Run does.
-func (b *Backend) Wait(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
+func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
 	ns := b.opts.Namespace
 	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayjobs", ns, fields.OneTermEqualSelector("metadata.name", name))
 	var last backend.Status
