@@ -249,8 +249,8 @@ func TestConcurrentApply(t *testing.T) {
 }
 
 // goldenOthers counts the golden manifests that are not RayJobs: the
-// RayService of TestRenderService.
-const goldenOthers = 1
+// RayService of TestRenderService and the RayCluster of TestRenderCluster.
+const goldenOthers = 2
 
 // kubeRayValidates runs KubeRay's own validation of an applied object, as
 // the operator does before it reconciles it.

@@ -34,7 +34,9 @@ func ServiceName(name string) string { return NameFor(name) }
 // RayService, which KubeRay rolls out as it decides: a change of
 // serveConfigV2 alone is submitted to the running RayCluster in place, a
 // change of the cluster spec (other than replicas or added worker groups)
-// prepares a new RayCluster and switches over once it serves.
+// prepares a new RayCluster and switches over once it serves. A RayService
+// of that name that raytpu did not create is left alone: an error matching
+// ErrNotManaged.
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
 	o := b.opts
 	if p != nil {
@@ -45,7 +47,16 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		return nil, err
 	}
 	name := deref(svc.Name)
-	out, err := b.client.RayV1().RayServices(o.Namespace).Apply(ctx, svc, metav1.ApplyOptions{FieldManager: FieldManager})
+	svcs := b.client.RayV1().RayServices(o.Namespace)
+	cur, err := svcs.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", o.Namespace, name, err)
+	case cur.Labels[LabelManagedBy] != FieldManager:
+		return nil, fmt.Errorf("kuberay: RayService %s/%s: %w (label %s=%q); choose another application name", o.Namespace, name, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
+	}
+	out, err := svcs.Apply(ctx, svc, metav1.ApplyOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: applying RayService %s/%s: %w", o.Namespace, name, err)
 	}
