@@ -10,6 +10,8 @@ import (
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/raytpu/raytpu/backend"
@@ -27,6 +29,9 @@ var ErrAlreadyExists = errors.New("a RayJob of that name runs another plan")
 // concurrent use.
 type Backend struct {
 	client rayclient.Interface
+	// kube writes ConfigMaps (a packed working_dir); nil with
+	// NewWithClient unless WithKubeClient.
+	kube   kubernetes.Interface
 	opts   Options
 	logger *slog.Logger
 }
@@ -49,13 +54,22 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithKubeClient sets the Kubernetes clientset the backend writes
+// ConfigMaps with (a job's packed local working_dir). Default: one made
+// from the rest.Config given to New; none with NewWithClient.
+func WithKubeClient(k kubernetes.Interface) Option { return func(b *Backend) { b.kube = k } }
+
 // New returns a backend that reaches the cluster through cfg.
 func New(cfg *rest.Config, opts ...Option) (*Backend, error) {
 	c, err := rayclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: KubeRay client: %w", err)
 	}
-	return NewWithClient(c, opts...), nil
+	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kuberay: Kubernetes client: %w", err)
+	}
+	return NewWithClient(c, append([]Option{WithKubeClient(k)}, opts...)...), nil
 }
 
 // NewWithClient returns a backend on an existing KubeRay clientset.
@@ -89,12 +103,26 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 
 // Apply renders the plan as RayJob name and server-side applies it with
 // field manager "raytpu". Applying the same plan under the same name again
-// changes nothing; a RayJob of that name that runs another plan (its
+// changes nothing (the RayJob is not sent again); a RayJob of that name that runs another plan (its
 // raytpu.dev/plan-digest annotation differs) is an error matching
 // ErrAlreadyExists, and is left alone.
+//
+// A local working_dir is packed (PackWorkingDir, with the runtime_env's
+// excludes) into ConfigMap WorkingDirConfigMapName(name), owned by the
+// RayJob, which mounts it; see WorkingDirMountPath.
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
 	o := b.opts
 	o.Name = name
+	if p != nil && p.Job != nil && isLocal(p.Job.RuntimeEnv.WorkingDir) && p.Kind.RunsToCompletion() {
+		if b.kube == nil {
+			return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
+		}
+		wd, err := PackWorkingDir(p.Job.RuntimeEnv.WorkingDir, p.Job.RuntimeEnv.Excludes)
+		if err != nil {
+			return nil, err
+		}
+		o.WorkingDir = wd
+	}
 	job, err := Render(p, o)
 	if err != nil {
 		return nil, err
@@ -109,12 +137,28 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	case cur.Annotations[AnnotationPlanDigest] != digest:
 		return nil, fmt.Errorf("kuberay: RayJob %s/%s: %w (digest %q, want %q); choose another submission id",
 			o.Namespace, name, ErrAlreadyExists, cur.Annotations[AnnotationPlanDigest], digest)
-	default:
-		b.logger.DebugContext(ctx, "kuberay: the RayJob exists for this plan; applying again", "rayjob", name)
 	}
-	out, err := jobs.Apply(ctx, job, metav1.ApplyOptions{FieldManager: FieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", o.Namespace, name, err)
+	out := cur
+	if apierrors.IsNotFound(err) {
+		out, err = jobs.Apply(ctx, job, metav1.ApplyOptions{FieldManager: FieldManager})
+		if err != nil {
+			return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", o.Namespace, name, err)
+		}
+	} else {
+		// Not applied again: KubeRay's own Update of the RayJob (its
+		// finalizer) re-encodes the atomic workerGroupSpecs list, which
+		// makes the operator that list's owner and a second apply a
+		// conflict.
+		b.logger.DebugContext(ctx, "kuberay: the RayJob exists for this plan", "rayjob", name)
+	}
+	if o.WorkingDir != nil {
+		// Pods that mount a ConfigMap not yet written wait for it.
+		owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayJob).
+			WithName(out.Name).WithUID(out.UID)
+		cm := WorkingDirConfigMap(name, o.Namespace, o.WorkingDir, labels(p), owner)
+		if _, err := b.kube.CoreV1().ConfigMaps(o.Namespace).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: FieldManager}); err != nil {
+			return nil, fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayJob %s: %w", o.Namespace, deref(cm.Name), name, err)
+		}
 	}
 	return out, nil
 }

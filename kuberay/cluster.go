@@ -71,6 +71,9 @@ func (b *Backend) Up(ctx context.Context, p *placement.Plan) (*rayv1.RayCluster,
 		return nil, fmt.Errorf("kuberay: reading RayCluster %s/%s: %w", o.Namespace, o.Name, err)
 	case cur.Labels[LabelManagedBy] != FieldManager:
 		return nil, fmt.Errorf("kuberay: RayCluster %s/%s: %w (label %s=%q); choose another plan name", o.Namespace, o.Name, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
+	case cur.Annotations[AnnotationPlanDigest] == rc.Annotations[AnnotationPlanDigest]:
+		// The same plan: nothing to send (see Backend.Apply).
+		return cur, nil
 	}
 	out, err := clusters.Apply(ctx, rc, metav1.ApplyOptions{FieldManager: FieldManager})
 	if err != nil {

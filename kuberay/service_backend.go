@@ -55,6 +55,9 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", o.Namespace, name, err)
 	case cur.Labels[LabelManagedBy] != FieldManager:
 		return nil, fmt.Errorf("kuberay: RayService %s/%s: %w (label %s=%q); choose another application name", o.Namespace, name, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
+	case cur.Annotations[AnnotationPlanDigest] == svc.Annotations[AnnotationPlanDigest]:
+		// The same plan: nothing to send (see Apply).
+		return ServiceStatusOf(cur), nil
 	}
 	out, err := svcs.Apply(ctx, svc, metav1.ApplyOptions{FieldManager: FieldManager})
 	if err != nil {
