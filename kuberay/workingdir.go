@@ -15,8 +15,8 @@ import (
 	"slices"
 	"time"
 
-	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
 // How a local working_dir reaches a KubeRay cluster.
