@@ -2,6 +2,8 @@ package kuberay
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -20,8 +22,12 @@ import (
 // spec.rayClusterConfig is the RayCluster Render builds for a RayJob, one
 // TPU worker group per slice group of the plan (a Serve plan has one per
 // replica slice). The result passed ValidateService.
+//
+// An application whose runtime_env working_dir is a local directory needs
+// it packed in o.WorkingDir (Backend.Deploy packs it): serveConfigV2 then
+// runs it from the mounted ConfigMap (see withPackedWorkingDir).
 func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfiguration, error) {
-	if err := checkServicePlan(p); err != nil {
+	if err := checkServicePlan(p, o.WorkingDir != nil); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults(p)
@@ -29,11 +35,25 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	cfg, err := ServeConfigV2(p)
+	digest, err := PlanDigest(p)
 	if err != nil {
 		return nil, err
 	}
-	digest, err := PlanDigest(p)
+	shown := p
+	if wd := o.WorkingDir; wd != nil {
+		if env, _ := appRuntimeEnv(p.Serve.Config); env != nil && isLocal(env.WorkingDir) {
+			if shown, err = withPackedWorkingDir(p, wd); err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256([]byte(digest + wd.SHA256))
+			digest = hex.EncodeToString(sum[:8])
+			mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
+			for i := range cluster.WorkerGroupSpecs {
+				mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
+			}
+		}
+	}
+	cfg, err := ServeConfigV2(shown)
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +99,9 @@ func ServeConfigV2(p *placement.Plan) (string, error) {
 	return "applications:\n- " + string(raw) + "\n", nil
 }
 
-// checkServicePlan refuses plans RenderService cannot deploy.
-func checkServicePlan(p *placement.Plan) error {
+// checkServicePlan refuses plans RenderService cannot deploy; packed says
+// whether an application-level local working_dir was packed.
+func checkServicePlan(p *placement.Plan, packed bool) error {
 	switch {
 	case p == nil:
 		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
@@ -103,7 +124,12 @@ func checkServicePlan(p *placement.Plan) error {
 		return fmt.Errorf("kuberay: plan %q Serve config: %w", p.Name, err)
 	}
 	cfg := field.NewPath("plan", "serve", "config")
-	errs := localDirs(cfg.Child("runtime_env"), app.RuntimeEnv)
+	var errs field.ErrorList
+	for _, e := range localDirs(cfg.Child("runtime_env"), app.RuntimeEnv) {
+		if !(packed && e.Field == cfg.Child("runtime_env", "working_dir").String()) {
+			errs = append(errs, e)
+		}
+	}
 	for _, d := range app.Deployments {
 		if d.Options != nil {
 			errs = append(errs, localDirs(cfg.Child("deployments").Key(d.Name).Child("ray_actor_options", "runtime_env"), d.Options.RuntimeEnv)...)
@@ -123,7 +149,7 @@ func localDirs(path *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
 	}
 	var errs field.ErrorList
 	if wd := env.WorkingDir; wd != "" && !isURI(wd) {
-		errs = append(errs, field.Invalid(path.Child("working_dir"), wd, "a RayService takes a remote URI (gs://, https://); upload the directory first"))
+		errs = append(errs, field.Invalid(path.Child("working_dir"), wd, "a local directory must be packed first (PackWorkingDir into Options.WorkingDir; Backend.Deploy does it for the application's runtime_env), or use a remote URI (gs://, https://)"))
 	}
 	for i, m := range env.PyModules {
 		if !isURI(m) && !strings.HasPrefix(m, "local://") {

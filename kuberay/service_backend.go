@@ -42,6 +42,18 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	if p != nil {
 		o.Name = ServiceName(p.Name)
 	}
+	if p != nil && p.Serve != nil && p.Kind == placement.KindApplication {
+		if env, _ := appRuntimeEnv(p.Serve.Config); env != nil && isLocal(env.WorkingDir) {
+			if b.kube == nil {
+				return nil, fmt.Errorf("kuberay: %w: application %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
+			}
+			wd, err := PackWorkingDir(env.WorkingDir, env.Excludes)
+			if err != nil {
+				return nil, err
+			}
+			o.WorkingDir = wd
+		}
+	}
 	svc, err := RenderService(p, o)
 	if err != nil {
 		return nil, err
@@ -56,12 +68,23 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	case cur.Labels[LabelManagedBy] != FieldManager:
 		return nil, fmt.Errorf("kuberay: RayService %s/%s: %w (label %s=%q); choose another application name", o.Namespace, name, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
 	case cur.Annotations[AnnotationPlanDigest] == svc.Annotations[AnnotationPlanDigest]:
-		// The same plan: nothing to send (see Apply).
+		// The same plan: nothing to send (see Apply) but a ConfigMap a
+		// failed Deploy may not have written.
+		if o.WorkingDir != nil {
+			if err := b.applyServiceWorkingDir(ctx, cur, o.WorkingDir, p); err != nil {
+				return nil, err
+			}
+		}
 		return ServiceStatusOf(cur), nil
 	}
 	out, err := svcs.Apply(ctx, svc, metav1.ApplyOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: applying RayService %s/%s: %w", o.Namespace, name, err)
+	}
+	if o.WorkingDir != nil {
+		if err := b.applyServiceWorkingDir(ctx, out, o.WorkingDir, p); err != nil {
+			return nil, err
+		}
 	}
 	b.logger.DebugContext(ctx, "kuberay: applied RayService", "rayservice", name, "generation", out.Generation)
 	return ServiceStatusOf(out), nil

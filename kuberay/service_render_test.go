@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/golden"
@@ -147,4 +150,50 @@ func TestServeConfigV2Compacts(t *testing.T) {
 	if diff := cmp.Diff([]any{v}, decodeAsKubeRay(t, cfg)); diff != "" {
 		t.Errorf("(-compiled +decoded):\n%s", diff)
 	}
+}
+
+// A packed local working_dir: serveConfigV2 is the compiled config with
+// only runtime_env's value replaced (working_dir the mounted zip's URI,
+// excludes dropped), and every Ray container mounts the ConfigMap.
+func TestRenderServicePackedWorkingDir(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, codeTree)
+	app := chatApp(1, nil)
+	app.RuntimeEnv = runtimeenv.RuntimeEnv{WorkingDir: dir, Excludes: []string{"*.bin"}, EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}}
+	p := compileApp(t, app)
+	wd, err := kuberay.PackWorkingDir(dir, []string{"*.bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := kuberay.RenderService(p, kuberay.Options{WorkingDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"excludes":["*.bin"],"working_dir":"` + dir + `"}`
+	newEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"working_dir":"` + wd.URI() + `"}`
+	if !strings.Contains(string(p.Serve.Config), oldEnv) {
+		t.Fatalf("compiled config %s lacks %s", p.Serve.Config, oldEnv)
+	}
+	want := "applications:\n- " + strings.Replace(string(p.Serve.Config), oldEnv, newEnv, 1) + "\n"
+	if got := *svc.Spec.ServeConfigV2; got != want {
+		t.Errorf("serveConfigV2\n%s\nwant\n%s", got, want)
+	}
+	c := svc.Spec.RayClusterSpec
+	for i, tmpl := range append([]*corev1ac.PodTemplateSpecApplyConfiguration{c.HeadGroupSpec.Template}, templates(c.WorkerGroupSpecs)...) {
+		if len(tmpl.Spec.Volumes) != 1 || *tmpl.Spec.Volumes[0].ConfigMap.Name != kuberay.WorkingDirConfigMapName("chat") ||
+			*tmpl.Spec.Containers[0].VolumeMounts[0].MountPath != kuberay.WorkingDirMountPath {
+			t.Errorf("pod template %d does not mount the working_dir ConfigMap", i)
+		}
+	}
+	if _, err := kuberay.RenderService(p, kuberay.Options{}); !errors.Is(err, kuberay.ErrLocalWorkingDir) {
+		t.Errorf("unpacked: %v, want ErrLocalWorkingDir", err)
+	}
+}
+
+func templates(gs []rayv1ac.WorkerGroupSpecApplyConfiguration) []*corev1ac.PodTemplateSpecApplyConfiguration {
+	var out []*corev1ac.PodTemplateSpecApplyConfiguration
+	for _, g := range gs {
+		out = append(out, g.Template)
+	}
+	return out
 }

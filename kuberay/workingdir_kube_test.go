@@ -143,3 +143,43 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// Deploy of a Serve application with a local working_dir: the ConfigMap is
+// owned by the RayService, and the head of the RayCluster the real operator
+// creates mounts it.
+func TestDeployLocalWorkingDir(t *testing.T) {
+	t.Parallel()
+	env := kubetest.Shared(t)
+	ns := env.Namespace(t)
+	b, err := kuberay.New(env.Config, kuberay.WithOptions(kuberay.Options{Namespace: ns}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := chatApp(1, nil)
+	app.RuntimeEnv.WorkingDir = writeTree(t, codeTree)
+	if _, err := b.Deploy(t.Context(), compileApp(t, app)); err != nil {
+		t.Fatal(err)
+	}
+	svc := getService(t, env, ns, "chat")
+	var cm corev1.ConfigMap
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: kuberay.WorkingDirConfigMapName("chat")}, &cm); err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].UID != svc.UID {
+		t.Errorf("ConfigMap owners %+v, want the RayService %s", cm.OwnerReferences, svc.UID)
+	}
+	var key string
+	for k := range cm.BinaryData {
+		key = k
+	}
+	if !strings.Contains(svc.Spec.ServeConfigV2, `"working_dir":"file://`+kuberay.WorkingDirMountPath+"/"+key+`"`) {
+		t.Errorf("serveConfigV2 %s does not run in the ConfigMap's zip %s", svc.Spec.ServeConfigV2, key)
+	}
+	waitFor(t, time.Minute, "the head pod mounting the working_dir", func() (bool, string) {
+		var pods corev1.PodList
+		if err := env.Client.List(t.Context(), &pods, client.InNamespace(ns), client.MatchingLabels{"ray.io/node-type": "head"}); err != nil {
+			t.Fatal(err)
+		}
+		return len(pods.Items) == 1 && mountsWorkingDir(pods.Items[0], cm.Name), fmt.Sprintf("%d head pods", len(pods.Items))
+	})
+}
