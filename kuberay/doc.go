@@ -7,7 +7,14 @@
 //   - a Serve plan as a RayService whose serveConfigV2 is the compiled
 //     Serve config byte for byte ([RenderService], [ServeConfigV2], and
 //     the [backend.Server] methods [Backend.Deploy], [Backend.Wait],
-//     [Backend.Status] and [Backend.Delete]).
+//     [Backend.Status] and [Backend.Delete]);
+//   - a slice plan as a plain RayCluster ([RenderCluster], [Backend.Up],
+//     [Backend.WaitCluster], [Backend.Down]).
+//
+// [RenderPlan] and [Backend.ApplyPlan] pick the object by the plan's kind
+// (raytpu render and raytpu apply use them). A local working_dir travels
+// in a ConfigMap of at most 1 MiB mounted into every Ray container
+// ([PackWorkingDir], [WorkingDirMountPath]).
 //
 // Every object is checked before anything is sent ([Validate],
 // [ValidateService], [ValidateCluster]): every rule KubeRay, its CRD
@@ -21,8 +28,8 @@
 // the label ([ErrNotManaged]). Status is followed by watching the objects,
 // never by polling in a loop.
 //
-// Not yet supported: a local working_dir (a remote URI passes through; see
-// [ErrLocalWorkingDir]) and job logs.
+// Not yet supported: local py_modules and local working_dirs of single
+// Serve deployments ([ErrLocalWorkingDir]), and job logs.
 //
 // kuberay is the only package of the module that imports k8s.io and
 // sigs.k8s.io packages.
