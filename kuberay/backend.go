@@ -32,6 +32,7 @@ type Backend struct {
 	// kube writes ConfigMaps (a packed working_dir); nil with
 	// NewWithClient unless WithKubeClient.
 	kube   kubernetes.Interface
+	dryRun bool
 	opts   Options
 	logger *slog.Logger
 }
@@ -53,6 +54,11 @@ func WithLogger(l *slog.Logger) Option {
 		}
 	}
 }
+
+// WithDryRun makes every apply a server-side dry run: the apiserver
+// validates and defaults the objects (CRD schema, admission) and returns
+// them, and stores nothing. Reads and deletes are unaffected.
+func WithDryRun() Option { return func(b *Backend) { b.dryRun = true } }
 
 // WithKubeClient sets the Kubernetes clientset the backend writes
 // ConfigMaps with (a job's packed local working_dir). Default: one made
@@ -140,9 +146,9 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	}
 	out := cur
 	if apierrors.IsNotFound(err) {
-		out, err = jobs.Apply(ctx, job, metav1.ApplyOptions{FieldManager: FieldManager})
+		out, err = jobs.Apply(ctx, job, b.applyOptions())
 		if err != nil {
-			return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", o.Namespace, name, err)
+			return nil, applyError(KindRayJob, o.Namespace, name, err)
 		}
 	} else {
 		// Not applied again: KubeRay's own Update of the RayJob (its
@@ -156,7 +162,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayJob).
 			WithName(out.Name).WithUID(out.UID)
 		cm := WorkingDirConfigMap(name, o.Namespace, o.WorkingDir, labels(p), owner)
-		if _, err := b.kube.CoreV1().ConfigMaps(o.Namespace).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: FieldManager}); err != nil {
+		if _, err := b.kube.CoreV1().ConfigMaps(o.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 			return nil, fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayJob %s: %w", o.Namespace, deref(cm.Name), name, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/internal/cli"
@@ -67,6 +68,14 @@ func TestApplyCommand(t *testing.T) {
 	}
 	if !strings.HasPrefix(outs[0], "RayService "+ns+"/chat applied (uid ") || outs[1] != outs[0] {
 		t.Errorf("outputs %q, want the same RayService %s/chat twice", outs, ns)
+	}
+	var stdout, stderr bytes.Buffer
+	dry := []string{"apply", "--dry-run", "-f", filepath.Join(cliTestdata, "plan-v4-per-slice.json"), "--kubeconfig", kubeconfig}
+	if code := cli.Main(t.Context(), dry, &stdout, &stderr); code != cli.ExitOK || !strings.Contains(stdout.String(), "RayCluster "+ns+"/t applied (server dry run") {
+		t.Errorf("raytpu %s: exit %d: %s%s", strings.Join(dry, " "), code, stdout.String(), stderr.String())
+	}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "t"}, &rayv1.RayCluster{}); !apierrors.IsNotFound(err) {
+		t.Errorf("RayCluster t after a dry run: %v, want NotFound", err)
 	}
 	var svcs rayv1.RayServiceList
 	if err := env.Client.List(t.Context(), &svcs, client.InNamespace(ns)); err != nil {

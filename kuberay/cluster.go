@@ -75,9 +75,9 @@ func (b *Backend) Up(ctx context.Context, p *placement.Plan) (*rayv1.RayCluster,
 		// The same plan: nothing to send (see Backend.Apply).
 		return cur, nil
 	}
-	out, err := clusters.Apply(ctx, rc, metav1.ApplyOptions{FieldManager: FieldManager})
+	out, err := clusters.Apply(ctx, rc, b.applyOptions())
 	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying RayCluster %s/%s: %w", o.Namespace, o.Name, err)
+		return nil, applyError(KindRayCluster, o.Namespace, o.Name, err)
 	}
 	b.logger.DebugContext(ctx, "kuberay: applied RayCluster", "raycluster", o.Name, "generation", out.Generation)
 	return out, nil

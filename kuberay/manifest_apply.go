@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
@@ -66,7 +65,7 @@ func (b *Backend) ApplyManifest(ctx context.Context, ns string, manifest []byte)
 // RenderService, RenderCluster or DecodeManifest) into namespace ns, as
 // ApplyManifest does; a namespace in the object is replaced by ns.
 func (b *Backend) ApplyObject(ctx context.Context, ns string, obj any) (runtime.Object, error) {
-	opts := metav1.ApplyOptions{FieldManager: FieldManager}
+	opts := b.applyOptions()
 	ray := b.client.RayV1()
 	var (
 		out  runtime.Object
@@ -109,7 +108,7 @@ func (b *Backend) ApplyObject(ctx context.Context, ns string, obj any) (runtime.
 		return nil, fmt.Errorf("kuberay: cannot apply a %T (valid: RayJob, RayService and RayCluster apply configurations)", obj)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying %s %s/%s: %w", kind, ns, name, err)
+		return nil, applyError(kind, ns, name, err)
 	}
 	return out, nil
 }

@@ -77,9 +77,9 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		}
 		return ServiceStatusOf(cur), nil
 	}
-	out, err := svcs.Apply(ctx, svc, metav1.ApplyOptions{FieldManager: FieldManager})
+	out, err := svcs.Apply(ctx, svc, b.applyOptions())
 	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying RayService %s/%s: %w", o.Namespace, name, err)
+		return nil, applyError(KindRayService, o.Namespace, name, err)
 	}
 	if o.WorkingDir != nil {
 		if err := b.applyServiceWorkingDir(ctx, out, o.WorkingDir, p); err != nil {

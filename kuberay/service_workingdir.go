@@ -8,7 +8,6 @@ import (
 	"io"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	"github.com/raytpu/raytpu/placement"
@@ -106,7 +105,7 @@ func (b *Backend) applyServiceWorkingDir(ctx context.Context, svc *rayv1.RayServ
 	owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayService).
 		WithName(svc.Name).WithUID(svc.UID)
 	cm := WorkingDirConfigMap(svc.Name, svc.Namespace, wd, labels(p), owner)
-	if _, err := b.kube.CoreV1().ConfigMaps(svc.Namespace).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: FieldManager}); err != nil {
+	if _, err := b.kube.CoreV1().ConfigMaps(svc.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 		return fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayService %s: %w", svc.Namespace, *cm.Name, svc.Name, err)
 	}
 	return nil

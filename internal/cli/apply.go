@@ -11,6 +11,7 @@ import (
 func newApplyCmd() *cobra.Command {
 	var f kubeFlags
 	var kubeconfig, kubeContext string
+	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Run a workload on Kubernetes as a KubeRay object (server-side apply)",
@@ -19,7 +20,9 @@ field manager "raytpu": a RayService for a Serve application, a RayJob for a
 job plan (a local working_dir travels in a ConfigMap the RayJob owns, at most
 1 MiB zipped), a RayCluster for a slice plan. Applying the same workload
 again changes nothing; an object of the same name that raytpu did not create
-is left alone.
+is left alone, and fields another field manager took over are never forced:
+the error names each field and its owner. --dry-run asks the apiserver to
+validate and store nothing.
 
 The cluster comes from the kubeconfig as kubectl finds it: --kubeconfig,
 else $KUBECONFIG, else ~/.kube/config; --context picks a context, and the
@@ -37,7 +40,11 @@ namespace is --namespace, else the context's.`,
 			if f.namespace != "" {
 				ns = f.namespace
 			}
-			b, err := kuberay.New(cfg, kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image}))
+			opts := []kuberay.Option{kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image})}
+			if dryRun {
+				opts = append(opts, kuberay.WithDryRun())
+			}
+			b, err := kuberay.New(cfg, opts...)
 			if err != nil {
 				return err
 			}
@@ -46,6 +53,10 @@ namespace is --namespace, else the context's.`,
 				return err
 			}
 			ref := kuberay.RefOf(obj)
+			if dryRun {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s applied (server dry run: nothing stored)\n", ref)
+				return nil
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s applied (uid %s, generation %d)\n", ref, ref.UID, ref.Generation)
 			return nil
 		},
@@ -53,5 +64,6 @@ namespace is --namespace, else the context's.`,
 	addKubeFlags(cmd, &f)
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current context)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "server-side dry run: the apiserver validates the object and stores nothing")
 	return cmd
 }
