@@ -7,12 +7,12 @@ import (
 	"log/slog"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
@@ -29,6 +29,10 @@ var ErrAlreadyExists = errors.New("a RayJob of that name runs another plan")
 // concurrent use.
 type Backend struct {
 	client rayclient.Interface
+	// kube writes ConfigMaps (a packed working_dir); nil with
+	// NewWithClient unless WithKubeClient.
+	kube   kubernetes.Interface
+	dryRun bool
 	opts   Options
 	logger *slog.Logger
 }
@@ -51,13 +55,27 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithDryRun makes every apply a server-side dry run: the apiserver
+// validates and defaults the objects (CRD schema, admission) and returns
+// them, and stores nothing. Reads and deletes are unaffected.
+func WithDryRun() Option { return func(b *Backend) { b.dryRun = true } }
+
+// WithKubeClient sets the Kubernetes clientset the backend writes
+// ConfigMaps with (a job's packed local working_dir). Default: one made
+// from the rest.Config given to New; none with NewWithClient.
+func WithKubeClient(k kubernetes.Interface) Option { return func(b *Backend) { b.kube = k } }
+
 // New returns a backend that reaches the cluster through cfg.
 func New(cfg *rest.Config, opts ...Option) (*Backend, error) {
 	c, err := rayclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: KubeRay client: %w", err)
 	}
-	return NewWithClient(c, opts...), nil
+	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kuberay: Kubernetes client: %w", err)
+	}
+	return NewWithClient(c, append([]Option{WithKubeClient(k)}, opts...)...), nil
 }
 
 // NewWithClient returns a backend on an existing KubeRay clientset.
@@ -86,17 +104,31 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 	if _, err := b.Apply(ctx, p, name); err != nil {
 		return nil, err
 	}
-	return b.Wait(ctx, name, opts)
+	return b.WaitJob(ctx, name, opts)
 }
 
 // Apply renders the plan as RayJob name and server-side applies it with
 // field manager "raytpu". Applying the same plan under the same name again
-// changes nothing; a RayJob of that name that runs another plan (its
+// changes nothing (the RayJob is not sent again); a RayJob of that name that runs another plan (its
 // raytpu.dev/plan-digest annotation differs) is an error matching
 // ErrAlreadyExists, and is left alone.
+//
+// A local working_dir is packed (PackWorkingDir, with the runtime_env's
+// excludes) into ConfigMap WorkingDirConfigMapName(name), owned by the
+// RayJob, which mounts it; see WorkingDirMountPath.
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
 	o := b.opts
 	o.Name = name
+	if p != nil && p.Job != nil && isLocal(p.Job.RuntimeEnv.WorkingDir) && p.Kind.RunsToCompletion() {
+		if b.kube == nil {
+			return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
+		}
+		wd, err := PackWorkingDir(p.Job.RuntimeEnv.WorkingDir, p.Job.RuntimeEnv.Excludes)
+		if err != nil {
+			return nil, err
+		}
+		o.WorkingDir = wd
+	}
 	job, err := Render(p, o)
 	if err != nil {
 		return nil, err
@@ -111,34 +143,28 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	case cur.Annotations[AnnotationPlanDigest] != digest:
 		return nil, fmt.Errorf("kuberay: RayJob %s/%s: %w (digest %q, want %q); choose another submission id",
 			o.Namespace, name, ErrAlreadyExists, cur.Annotations[AnnotationPlanDigest], digest)
-	default:
-		b.logger.DebugContext(ctx, "kuberay: the RayJob exists for this plan; applying again", "rayjob", name)
 	}
-	out, err := jobs.Apply(ctx, job, metav1.ApplyOptions{FieldManager: FieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", o.Namespace, name, err)
+	out := cur
+	if apierrors.IsNotFound(err) {
+		out, err = jobs.Apply(ctx, job, b.applyOptions())
+		if err != nil {
+			return nil, applyError(KindRayJob, o.Namespace, name, err)
+		}
+	} else {
+		// Not applied again: KubeRay's own Update of the RayJob (its
+		// finalizer) re-encodes the atomic workerGroupSpecs list, which
+		// makes the operator that list's owner and a second apply a
+		// conflict.
+		b.logger.DebugContext(ctx, "kuberay: the RayJob exists for this plan", "rayjob", name)
 	}
-	return out, nil
-}
-
-// ApplyManifest server-side applies a RayJob manifest (YAML or JSON, as
-// MarshalYAML writes it) into namespace ns with field manager "raytpu",
-// after Validate accepts it.
-func (b *Backend) ApplyManifest(ctx context.Context, ns string, manifest []byte) (*rayv1.RayJob, error) {
-	var job rayv1ac.RayJobApplyConfiguration
-	if err := yaml.UnmarshalStrict(manifest, &job); err != nil {
-		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: %w", err)
-	}
-	if job.ObjectMetaApplyConfiguration == nil {
-		return nil, fmt.Errorf("kuberay: the manifest has no metadata")
-	}
-	job.WithNamespace(ns)
-	if err := Validate(&job); err != nil {
-		return nil, err
-	}
-	out, err := b.client.RayV1().RayJobs(ns).Apply(ctx, &job, metav1.ApplyOptions{FieldManager: FieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("kuberay: applying RayJob %s/%s: %w", ns, deref(job.Name), err)
+	if o.WorkingDir != nil {
+		// Pods that mount a ConfigMap not yet written wait for it.
+		owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayJob).
+			WithName(out.Name).WithUID(out.UID)
+		cm := WorkingDirConfigMap(name, o.Namespace, o.WorkingDir, labels(p), owner)
+		if _, err := b.kube.CoreV1().ConfigMaps(o.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
+			return nil, fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayJob %s: %w", o.Namespace, deref(cm.Name), name, err)
+		}
 	}
 	return out, nil
 }

@@ -1,20 +1,35 @@
 // Package kuberay is the KubeRay backend: it runs a compiled
-// [placement.Plan] on Kubernetes as a KubeRay RayJob whose RayCluster holds
-// one TPU worker group per slice group of the plan.
+// [placement.Plan] on Kubernetes through KubeRay's custom resources, each
+// holding a RayCluster with one TPU worker group per slice group of the
+// plan:
 //
-// [Render] turns a plan into a RayJob apply configuration (KubeRay's own
-// Go types), checked by [Validate] before anything is sent: every rule
-// KubeRay, its CRD schema or GKE's TPU webhook would enforce later comes
-// back at once as field errors with manifest paths. [MarshalYAML] and
-// [MarshalJSON] print it byte-identically from run to run.
+//   - a train or data plan as a RayJob ([Render], [Backend.Run]);
+//   - a Serve plan as a RayService whose serveConfigV2 is the compiled
+//     Serve config byte for byte ([RenderService], [ServeConfigV2], and
+//     the [backend.Server] methods [Backend.Deploy], [Backend.Wait],
+//     [Backend.Status] and [Backend.Delete]);
+//   - a slice plan as a plain RayCluster ([RenderCluster], [Backend.Up],
+//     [Backend.WaitCluster], [Backend.Down]).
 //
-// [Backend] implements [backend.Runner]: it server-side applies the RayJob
-// under the field manager "raytpu" (a retried Run with the same
-// SubmissionID applies the same object again) and follows the RayJob's
-// status until KubeRay reports the job Complete or Failed.
+// [RenderPlan] and [Backend.ApplyPlan] pick the object by the plan's kind
+// (raytpu render and raytpu apply use them). A local working_dir travels
+// in a ConfigMap of at most 1 MiB mounted into every Ray container
+// ([PackWorkingDir], [WorkingDirMountPath]).
 //
-// Not yet supported: a local working_dir (a remote URI passes through; see
-// [ErrLocalWorkingDir]), job logs, and service plans.
+// Every object is checked before anything is sent ([Validate],
+// [ValidateService], [ValidateCluster]): every rule KubeRay, its CRD
+// schema or GKE's TPU webhook would enforce later comes back at once as
+// field errors with manifest paths. [MarshalYAML] and [MarshalJSON] print
+// objects byte-identically from run to run; [ApplyManifest] applies one.
+//
+// Objects are server-side applied under the field manager "raytpu" and
+// carry the label app.kubernetes.io/managed-by=raytpu; a retried apply of
+// the same plan changes nothing, and deletes touch only objects that carry
+// the label ([ErrNotManaged]). Status is followed by watching the objects,
+// never by polling in a loop.
+//
+// Not yet supported: local py_modules and local working_dirs of single
+// Serve deployments ([ErrLocalWorkingDir]), and job logs.
 //
 // kuberay is the only package of the module that imports k8s.io and
 // sigs.k8s.io packages.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/raytpu/raytpu/backend"
@@ -32,7 +33,11 @@ func jobEntrypoint(p *placement.Plan) (string, error) {
 	var py strings.Builder
 	py.WriteString("import base64 as b")
 	for _, n := range names {
-		fmt.Fprintf(&py, ";open(%q,\"wb\").write(b.b64decode(%q))", n, base64.StdEncoding.EncodeToString(files[n]))
+		// Base64 needs no quoting: written as is, not through %q, which
+		// would scan every byte of it.
+		py.WriteString(";open(" + strconv.Quote(n) + ",\"wb\").write(b.b64decode(\"")
+		py.WriteString(base64.StdEncoding.EncodeToString(files[n]))
+		py.WriteString("\"))")
 	}
 	return "python -c '" + py.String() + "' && " + launcher.Entrypoint, nil
 }

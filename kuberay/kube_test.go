@@ -13,6 +13,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/backend"
@@ -185,25 +186,18 @@ func TestGoldenManifestsApply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		typed, err := kuberay.DecodeYAML(raw)
-		if err != nil {
-			t.Fatalf("%s: %v", f.Name(), err)
-		}
-		if err := errors.Join(utils.ValidateRayJobMetadata(typed.ObjectMeta), utils.ValidateRayJobSpec(typed)); err != nil {
-			t.Errorf("%s: KubeRay's validation: %v", f.Name(), err)
-		}
 		out, err := c.ApplyManifest(t.Context(), ns, raw)
 		if err != nil {
 			t.Errorf("%s: %v", f.Name(), err)
 			continue
 		}
-		if out.Spec.RayClusterSpec == nil || len(out.Spec.RayClusterSpec.WorkerGroupSpecs) != len(typed.Spec.RayClusterSpec.WorkerGroupSpecs) {
-			t.Errorf("%s: the apiserver returned a RayJob without its worker groups", f.Name())
+		if err := kubeRayValidates(out); err != nil {
+			t.Errorf("%s: KubeRay's validation of the applied object: %v", f.Name(), err)
 		}
 		applied++
 	}
-	if applied != len(goldenCases(t)) {
-		t.Errorf("applied %d golden manifests, want %d", applied, len(goldenCases(t)))
+	if want := len(goldenCases(t)) + goldenOthers; applied != want {
+		t.Errorf("applied %d golden manifests, want %d", applied, want)
 	}
 }
 
@@ -252,4 +246,22 @@ func TestConcurrentApply(t *testing.T) {
 	if *after.Spec.RayClusterSpec.WorkerGroupSpecs[0].Replicas != 2 {
 		t.Error("the refused apply changed the RayJob")
 	}
+}
+
+// goldenOthers counts the golden manifests that are not RayJobs: the
+// RayService of TestRenderService and the RayCluster of TestRenderCluster.
+const goldenOthers = 2
+
+// kubeRayValidates runs KubeRay's own validation of an applied object, as
+// the operator does before it reconciles it.
+func kubeRayValidates(obj runtime.Object) error {
+	switch o := obj.(type) {
+	case *rayv1.RayJob:
+		return errors.Join(utils.ValidateRayJobMetadata(o.ObjectMeta), utils.ValidateRayJobSpec(o))
+	case *rayv1.RayService:
+		return errors.Join(utils.ValidateRayServiceMetadata(o.ObjectMeta), utils.ValidateRayServiceSpec(o))
+	case *rayv1.RayCluster:
+		return errors.Join(utils.ValidateRayClusterMetadata(o.ObjectMeta), utils.ValidateRayClusterSpec(&o.Spec, o.Annotations))
+	}
+	return fmt.Errorf("not a KubeRay object: %T", obj)
 }

@@ -6,30 +6,29 @@ import (
 	"fmt"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	"sigs.k8s.io/yaml"
 )
 
-// MarshalJSON renders a RayJob as indented JSON with a trailing newline;
-// equal RayJobs give identical bytes (fields in declared order, map keys
-// sorted).
-func MarshalJSON(job *rayv1ac.RayJobApplyConfiguration) ([]byte, error) {
+// MarshalJSON renders a KubeRay object (a RayJob, RayService or RayCluster
+// apply configuration) as indented JSON with a trailing newline; equal
+// objects give identical bytes (fields in declared order, map keys sorted).
+func MarshalJSON(obj any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(job); err != nil {
-		return nil, fmt.Errorf("kuberay: encoding RayJob: %w", err)
+	if err := enc.Encode(obj); err != nil {
+		return nil, fmt.Errorf("kuberay: encoding %T: %w", obj, err)
 	}
 	return buf.Bytes(), nil
 }
 
-// MarshalYAML renders a RayJob as YAML, keys sorted, as kubectl apply -f
-// takes it.
-func MarshalYAML(job *rayv1ac.RayJobApplyConfiguration) ([]byte, error) {
-	b, err := json.Marshal(job)
+// MarshalYAML renders a KubeRay object (a RayJob, RayService or RayCluster
+// apply configuration) as YAML, keys sorted, as kubectl apply -f takes it.
+func MarshalYAML(obj any) ([]byte, error) {
+	b, err := json.Marshal(obj)
 	if err != nil {
-		return nil, fmt.Errorf("kuberay: encoding RayJob: %w", err)
+		return nil, fmt.Errorf("kuberay: encoding %T: %w", obj, err)
 	}
 	return yaml.JSONToYAML(b)
 }

@@ -12,6 +12,15 @@ import (
 // (ray-operator/controllers/ray/utils/constant.go, MaxRayJobNameLength).
 const MaxRayJobName = 47
 
+// MaxRayServiceName is KubeRay's limit on a RayService name, for the same
+// reason (MaxRayServiceNameLength).
+const MaxRayServiceName = 47
+
+// MaxRayClusterName is KubeRay's limit on a RayCluster name: its head
+// Service appends "-head-svc" and must stay within 63 characters
+// (MaxRayClusterNameLength).
+const MaxRayClusterName = 53
+
 // NameFor makes a plan name a valid RayJob name: lower case, runs of other
 // characters as one "-", starting with a letter, at most MaxRayJobName
 // characters. An empty result is "raytpu".

@@ -44,13 +44,12 @@ const (
 	DefaultNamespace = "default"
 )
 
-// ErrLocalWorkingDir means the plan's working_dir is a local directory,
-// which this backend cannot ship yet. kubectl ray job submit ships one by
-// creating the RayJob in InteractiveMode, port-forwarding the head's
-// dashboard once the RayCluster is ready, uploading the directory with
-// `ray job submit --working-dir` through it and writing the Ray job id
-// into spec.jobId. Use a remote URI (gs://, https://) meanwhile.
-var ErrLocalWorkingDir = errors.New("a local working_dir cannot be shipped to a KubeRay cluster yet")
+// ErrLocalWorkingDir means a plan names a local directory this backend
+// cannot ship: a job's working_dir not yet packed (Render needs
+// Options.WorkingDir; Backend.Apply packs it, see WorkingDirMountPath), a
+// local py_module, or a local directory in a Serve runtime_env (a
+// RayService takes URIs only).
+var ErrLocalWorkingDir = errors.New("a local directory cannot be shipped to a KubeRay cluster this way")
 
 // Options shape a rendered RayJob. The zero value is valid.
 type Options struct {
@@ -67,6 +66,11 @@ type Options struct {
 	// ActiveDeadline bounds the whole RayJob; KubeRay fails it when the
 	// deadline passes. 0: none.
 	ActiveDeadline time.Duration
+	// WorkingDir is the plan's local working_dir packed by PackWorkingDir
+	// (Backend.Apply packs it itself): the RayJob mounts its ConfigMap
+	// into every Ray container and runs in it. Required when the plan's
+	// working_dir is a local directory; ignored otherwise.
+	WorkingDir *WorkingDir
 }
 
 func (o Options) withDefaults(p *placement.Plan) Options {
@@ -90,22 +94,20 @@ func (o Options) withDefaults(p *placement.Plan) Options {
 // group. The result passed Validate; every problem found in the plan or
 // the manifest comes back at once as a field.ErrorList.
 func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, error) {
-	if err := checkPlan(p); err != nil {
+	if err := checkPlan(p, o); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults(p)
-	var errs field.ErrorList
-	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
-	for i, g := range p.Slices {
-		wg, gerrs := workerGroup(p, i, g, o)
-		errs = append(errs, gerrs...)
-		groups = append(groups, wg)
+	wd := o.WorkingDir
+	if !isLocal(p.Job.RuntimeEnv.WorkingDir) {
+		wd = nil
 	}
+	cluster, errs := clusterSpec(p, o)
 	entrypoint, err := jobEntrypoint(p)
 	if err != nil {
 		return nil, err
 	}
-	env, err := runtimeEnvYAML(p)
+	env, err := runtimeEnvYAML(p, wd)
 	if err != nil {
 		return nil, err
 	}
@@ -116,17 +118,15 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
-	if o.Image != "" {
-		headImage = o.Image
+	if wd != nil {
+		// The digest covers the files too: a changed directory is another run.
+		sum := sha256.Sum256([]byte(digest + wd.SHA256))
+		digest = hex.EncodeToString(sum[:8])
+		mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
+		for i := range cluster.WorkerGroupSpecs {
+			mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
+		}
 	}
-	cluster := rayv1ac.RayClusterSpec().
-		WithRayVersion(o.RayVersion).
-		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
-			WithRayStartParams(map[string]string{}).
-			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
-				WithContainers(corev1ac.Container().WithName(HeadContainer).WithImage(headImage))))).
-		WithWorkerGroupSpecs(groups...)
 	metadata := maps.Clone(p.Job.Metadata)
 	if metadata == nil {
 		metadata = map[string]string{}
@@ -155,7 +155,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 		spec.WithActiveDeadlineSeconds(int32(max(1, o.ActiveDeadline.Round(time.Second)/time.Second)))
 	}
 	job := rayv1ac.RayJob(o.Name, o.Namespace).
-		WithLabels(map[string]string{LabelManagedBy: FieldManager, LabelPlan: labelValue(p.Name)}).
+		WithLabels(labels(p)).
 		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
 		WithSpec(spec)
 	if err := Validate(job); err != nil {
@@ -164,8 +164,39 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	return job, nil
 }
 
+// clusterSpec is the RayCluster of a plan: a head without TPUs and one TPU
+// worker group per slice group.
+func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConfiguration, field.ErrorList) {
+	var errs field.ErrorList
+	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
+	for i, g := range p.Slices {
+		wg, gerrs := workerGroup(p, i, g, o)
+		errs = append(errs, gerrs...)
+		groups = append(groups, wg)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
+	if o.Image != "" {
+		headImage = o.Image
+	}
+	return rayv1ac.RayClusterSpec().
+		WithRayVersion(o.RayVersion).
+		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
+			WithRayStartParams(map[string]string{}).
+			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
+				WithContainers(corev1ac.Container().WithName(HeadContainer).WithImage(headImage))))).
+		WithWorkerGroupSpecs(groups...), nil
+}
+
+// labels are the labels of every object raytpu creates for plan p.
+func labels(p *placement.Plan) map[string]string {
+	return map[string]string{LabelManagedBy: FieldManager, LabelPlan: labelValue(p.Name)}
+}
+
 // checkPlan refuses plans this backend cannot run, before rendering.
-func checkPlan(p *placement.Plan) error {
+func checkPlan(p *placement.Plan, o Options) error {
 	switch {
 	case p == nil:
 		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
@@ -177,8 +208,8 @@ func checkPlan(p *placement.Plan) error {
 	case len(p.Slices) == 0:
 		return field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")}
 	}
-	if wd := p.Job.RuntimeEnv.WorkingDir; wd != "" && !isURI(wd) {
-		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, ErrLocalWorkingDir.Error()+"; use a remote URI (gs://, https://)")
+	if wd := p.Job.RuntimeEnv.WorkingDir; isLocal(wd) && o.WorkingDir == nil {
+		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, "a local directory must be packed first (PackWorkingDir into Options.WorkingDir; Backend.Apply does it), or use a remote URI (gs://, https://)")
 		return fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{e})
 	}
 	for i, m := range p.Job.RuntimeEnv.PyModules {
@@ -219,7 +250,10 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 	}
 	n := int32(g.NumSlices)
 	name := sl.PodType()
-	if len(p.Slices) > 1 {
+	// A Serve plan has one slice group per replica: indexing every group
+	// makes more replicas append worker groups, which KubeRay applies to
+	// the running RayCluster in place.
+	if len(p.Slices) > 1 || p.Kind == placement.KindApplication {
 		name += "-" + strconv.Itoa(i)
 	}
 	return rayv1ac.WorkerGroupSpec().
@@ -232,11 +266,15 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 			WithContainers(c))), nil
 }
 
-// runtimeEnvYAML is the job's runtime_env as YAML, "" when empty.
-// Excludes only shape local uploads, which never happen here.
-func runtimeEnvYAML(p *placement.Plan) (string, error) {
+// runtimeEnvYAML is the job's runtime_env as YAML, "" when empty; a
+// packed local working_dir becomes the file:// URI of its mounted zip.
+// Excludes only shape local packing, done by then.
+func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir) (string, error) {
 	env := p.Job.RuntimeEnv.Clone()
 	env.Excludes = nil
+	if wd != nil {
+		env.WorkingDir = wd.URI()
+	}
 	b, err := json.Marshal(env)
 	if err != nil {
 		return "", fmt.Errorf("kuberay: encoding runtime_env: %w", err)

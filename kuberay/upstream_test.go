@@ -16,7 +16,8 @@ import (
 
 // The 47-character name limit Validate enforces is KubeRay's: a 48-character
 // RayJob sent past Validate is accepted by the apiserver and then marked
-// ValidationFailed by the real operator, which Wait reports as FAILED.
+// ValidationFailed by the real operator, which WaitJob reports as FAILED
+// with the Warning event KubeRay recorded.
 func TestNameLimitIsKubeRays(t *testing.T) {
 	t.Parallel()
 	env := kubetest.Shared(t)
@@ -41,10 +42,13 @@ func TestNameLimitIsKubeRays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := b.Wait(t.Context(), long, backend.RunOptions{})
+	out, err := b.WaitJob(t.Context(), long, backend.RunOptions{})
 	var re *backend.RunError
 	if !errors.As(err, &re) || out.State != backend.StateFailed || !strings.HasPrefix(out.Message, "ValidationFailed") || !strings.Contains(out.Message, "47") {
-		t.Fatalf("Wait = %+v, %v; want FAILED with KubeRay's ValidationFailed naming the 47-character limit", out, err)
+		t.Fatalf("WaitJob = %+v, %v; want FAILED with KubeRay's ValidationFailed naming the 47-character limit", out, err)
+	}
+	if !strings.Contains(out.Message, "events: InvalidRayJobMetadata: ") {
+		t.Errorf("message %q lacks KubeRay's Warning event InvalidRayJobMetadata", out.Message)
 	}
 	t.Logf("KubeRay: %s", out.Message)
 }

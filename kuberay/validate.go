@@ -40,23 +40,7 @@ import (
 //     MEGASCALE_SLICE_ID, MEGASCALE_COORDINATOR_ADDRESS and MEGASCALE_PORT
 //     only into containers that already carry it.
 func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
-	var errs field.ErrorList
-	meta := field.NewPath("metadata")
-	switch name := deref(job.Name); {
-	case name == "":
-		errs = append(errs, field.Required(meta.Child("name"), "the RayJob name"))
-	case len(name) > MaxRayJobName:
-		errs = append(errs, field.Invalid(meta.Child("name"), name, fmt.Sprintf("at most %d characters (KubeRay's limit; the RayCluster and its Services append suffixes), got %d", MaxRayJobName, len(name))))
-	default:
-		for _, m := range validation.IsDNS1035Label(name) {
-			errs = append(errs, field.Invalid(meta.Child("name"), name, "a DNS-1035 label: "+m))
-		}
-	}
-	if ns := deref(job.Namespace); ns != "" {
-		for _, m := range validation.IsDNS1123Label(ns) {
-			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, "a DNS-1123 label: "+m))
-		}
-	}
+	errs := validateMeta(deref(job.Name), deref(job.Namespace), "RayJob", MaxRayJobName)
 	spec := field.NewPath("spec")
 	if job.Spec == nil {
 		return append(errs, field.Required(spec, "a RayJob spec"))
@@ -75,6 +59,30 @@ func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 		errs = append(errs, validateCluster(s.RayClusterSpec, spec.Child("rayClusterSpec"))...)
 	}
 	return errs.Err()
+}
+
+// validateMeta checks the name and namespace of a KubeRay object of the
+// given kind: a DNS-1035 name of at most max characters (KubeRay's
+// Validate<Kind>Metadata), a DNS-1123 namespace.
+func validateMeta(name, ns, kind string, max int) field.ErrorList {
+	var errs field.ErrorList
+	meta := field.NewPath("metadata")
+	switch {
+	case name == "":
+		errs = append(errs, field.Required(meta.Child("name"), "the "+kind+" name"))
+	case len(name) > max:
+		errs = append(errs, field.Invalid(meta.Child("name"), name, fmt.Sprintf("at most %d characters (KubeRay's limit for a %s; the objects it creates append suffixes), got %d", max, kind, len(name))))
+	default:
+		for _, m := range validation.IsDNS1035Label(name) {
+			errs = append(errs, field.Invalid(meta.Child("name"), name, "a DNS-1035 label: "+m))
+		}
+	}
+	if ns != "" {
+		for _, m := range validation.IsDNS1123Label(ns) {
+			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, "a DNS-1123 label: "+m))
+		}
+	}
+	return errs
 }
 
 func validateCluster(c *rayv1ac.RayClusterSpecApplyConfiguration, path *field.Path) field.ErrorList {

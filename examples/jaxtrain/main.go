@@ -13,6 +13,11 @@
 //
 //	go run ./examples/jaxtrain --backend ray --address http://127.0.0.1:8265 --storage /tmp/raytpu-results
 //
+// With --backend kuberay it runs as a KubeRay RayJob in the cluster of the
+// kubeconfig (the loop's directory travels in a ConfigMap):
+//
+//	go run ./examples/jaxtrain --backend kuberay --namespace ml --storage gs://bucket/results
+//
 // With --rows the workers iterate a Ray Data range dataset instead, each
 // its shard, with iter_jax_batches options compiled in Go (--batch-size,
 // --ragged); the trainer prints data.Predict's warnings before launch and
@@ -36,6 +41,7 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/data"
+	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -47,8 +53,10 @@ import (
 var loopFS embed.FS
 
 type config struct {
-	Backend     string // "sim" or "ray"
+	Backend     string // "sim", "ray" or "kuberay"
 	Address     string // Ray dashboard URL, with Backend "ray"
+	Kubeconfig  string // kubeconfig path, with Backend "kuberay" (default: kubectl's rules)
+	Namespace   string // namespace, with Backend "kuberay" (default: the context's)
 	Cluster     string // simulated cluster spec
 	Name        string
 	Storage     string
@@ -177,8 +185,17 @@ func newBackend(cfg config) (backend.Runner, error) {
 			return nil, err
 		}
 		return raybackend.New(client), nil
+	case "kuberay":
+		rc, ns, err := kuberay.LoadConfig(cfg.Kubeconfig, "")
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Namespace != "" {
+			ns = cfg.Namespace
+		}
+		return kuberay.New(rc, kuberay.WithOptions(kuberay.Options{Namespace: ns}))
 	}
-	return nil, fmt.Errorf("--backend %q: want sim or ray", cfg.Backend)
+	return nil, fmt.Errorf("--backend %q: want sim, ray or kuberay", cfg.Backend)
 }
 
 // run fits the trainer on the chosen backend.
@@ -208,8 +225,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) 
 
 func main() {
 	cfg := defaults()
-	flag.StringVar(&cfg.Backend, "backend", cfg.Backend, "where to run: sim (the simulated TPU cluster; nothing trains) or ray (a Ray cluster at --address)")
+	flag.StringVar(&cfg.Backend, "backend", cfg.Backend, "where to run: sim (the simulated TPU cluster; nothing trains), ray (a Ray cluster at --address) or kuberay (a RayJob on Kubernetes)")
 	flag.StringVar(&cfg.Address, "address", cfg.Address, "Ray dashboard URL, with --backend ray")
+	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig, with --backend kuberay (default: $KUBECONFIG, ~/.kube/config)")
+	flag.StringVar(&cfg.Namespace, "namespace", "", "namespace, with --backend kuberay (default: the kubeconfig context's)")
 	flag.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "simulated cluster spec")
 	flag.StringVar(&cfg.Name, "name", cfg.Name, "run name")
 	flag.StringVar(&cfg.Storage, "storage", "", "storage path for results and checkpoints")

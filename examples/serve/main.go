@@ -23,6 +23,12 @@
 //	PYTHONPATH=/opt/raytpu-py ray start ...
 //	go run ./examples/serve --backend ray --address http://127.0.0.1:8265 --proxy http://127.0.0.1:8000 --grpc 127.0.0.1:9000
 //
+// With --backend kuberay it is deployed as a KubeRay RayService in the
+// cluster of the kubeconfig; --proxy is then the RayService's serve
+// Service (<name>-serve-svc, port 8000), e.g. through kubectl port-forward:
+//
+//	go run ./examples/serve --backend kuberay --namespace ml --proxy http://127.0.0.1:8000
+//
 // The model (model/linear.py) applies raytpu_replica.tpu_slice under
 // @serve.deployment; raytpu's Ray backend ships that module with the
 // application (see package serve, "The replica runtime").
@@ -44,6 +50,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -56,8 +63,10 @@ import (
 var modelFS embed.FS
 
 type config struct {
-	Backend      string // "sim" or "ray"
+	Backend      string // "sim", "ray" or "kuberay"
 	Address      string // Ray dashboard URL, with Backend "ray"
+	Kubeconfig   string // kubeconfig path, with Backend "kuberay" (default: kubectl's rules)
+	Namespace    string // namespace, with Backend "kuberay" (default: the context's)
 	Proxy        string // Serve's HTTP proxy URL, with Backend "ray"
 	GRPC         string // Serve's gRPC proxy host:port, with Backend "ray"
 	Cluster      string // simulated cluster spec
@@ -142,8 +151,17 @@ func newBackend(cfg config) (backend.Server, error) {
 			return nil, err
 		}
 		return raybackend.New(client), nil
+	case "kuberay":
+		rc, ns, err := kuberay.LoadConfig(cfg.Kubeconfig, "")
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Namespace != "" {
+			ns = cfg.Namespace
+		}
+		return kuberay.New(rc, kuberay.WithOptions(kuberay.Options{Namespace: ns}))
 	}
-	return nil, fmt.Errorf("--backend %q: want sim or ray", cfg.Backend)
+	return nil, fmt.Errorf("--backend %q: want sim, ray or kuberay", cfg.Backend)
 }
 
 // run deploys the application, waits for it and, on a backend that runs
@@ -205,8 +223,10 @@ func parseFloats(s string) ([]float64, error) {
 
 func main() {
 	cfg := defaults()
-	flag.StringVar(&cfg.Backend, "backend", cfg.Backend, "where to deploy: sim (the simulated TPU cluster; nothing runs) or ray (a Ray cluster at --address)")
+	flag.StringVar(&cfg.Backend, "backend", cfg.Backend, "where to deploy: sim (the simulated TPU cluster; nothing runs), ray (a Ray cluster at --address) or kuberay (a RayService on Kubernetes)")
 	flag.StringVar(&cfg.Address, "address", cfg.Address, "Ray dashboard URL, with --backend ray")
+	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig, with --backend kuberay (default: $KUBECONFIG, ~/.kube/config)")
+	flag.StringVar(&cfg.Namespace, "namespace", "", "namespace, with --backend kuberay (default: the kubeconfig context's)")
 	flag.StringVar(&cfg.Proxy, "proxy", cfg.Proxy, "Serve's HTTP proxy URL, with --backend ray")
 	flag.StringVar(&cfg.GRPC, "grpc", cfg.GRPC, "Serve's gRPC proxy host:port, with --backend ray")
 	writePy := flag.String("write-python", "", "write raytpu's generated gRPC Python (for the nodes' PYTHONPATH) into this directory and exit")

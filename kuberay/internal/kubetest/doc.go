@@ -17,6 +17,13 @@
 // the pods, so no Ray process answers the operator's dashboard calls, and
 // batch Jobs (the RayJob submitter) never start.
 //
+// Faults: Env.StopOperator / StartOperator restart the operator (a new
+// manager, empty caches); Env.StopAPIServer / StartAPIServer restart
+// kube-apiserver on the same address and certificates while etcd keeps the
+// objects. A test that uses them starts a control plane of its own with
+// Start. Env.WriteKubeconfig writes a kubeconfig for programs and kubectl
+// (scripts/setup-kube.sh kubectl builds one into the same directory).
+//
 // A missing binary fails the test with a message saying to run
 // scripts/setup-kube.sh (or make test); it never skips.
 package kubetest

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -41,6 +43,7 @@ type Env struct {
 
 	env      *envtest.Environment
 	operator *operator
+	certDir  string
 }
 
 // NewScheme returns a scheme with the built-in Kubernetes types and
@@ -68,7 +71,12 @@ func logOutput() io.Writer {
 // Start starts etcd, kube-apiserver, KubeRay's CRDs and operator, and the
 // pod-status driver. Stop releases them.
 func Start(ctx context.Context) (*Env, error) {
-	setLogger.Do(func() { logf.SetLogger(zap.New(zap.WriteTo(logOutput()), zap.UseDevMode(true))) })
+	setLogger.Do(func() {
+		l := zap.New(zap.WriteTo(logOutput()), zap.UseDevMode(true))
+		logf.SetLogger(l)
+		// client-go's event broadcaster logs through klog.
+		klog.SetLogger(l)
+	})
 	assets, err := FindAssets()
 	if err != nil {
 		return nil, err
@@ -91,14 +99,23 @@ func Start(ctx context.Context) (*Env, error) {
 	}
 	api := te.ControlPlane.GetAPIServer()
 	api.Path = assets.APIServer
+	// A directory of our own keeps the serving certificates across
+	// RestartAPIServer (envtest deletes and regenerates a directory it
+	// allocated itself, which would change the CA clients trust).
+	certDir, err := os.MkdirTemp("", "kubetest-apiserver-")
+	if err != nil {
+		return nil, fmt.Errorf("kubetest: %w", err)
+	}
+	api.CertDir = certDir
 	// No controller manages the kubernetes Service's endpoints here.
 	api.Configure().Set("endpoint-reconciler-type", "none")
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: assets.Etcd}
 	cfg, err := te.Start()
 	if err != nil {
+		os.RemoveAll(certDir)
 		return nil, fmt.Errorf("kubetest: starting etcd and kube-apiserver from %s: %w", assets.Dir, err)
 	}
-	e := &Env{Config: cfg, Scheme: scheme, Assets: assets, env: te}
+	e := &Env{Config: cfg, Scheme: scheme, Assets: assets, env: te, certDir: certDir}
 	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(err, te.Stop())
 	}
@@ -115,5 +132,50 @@ func (e *Env) Stop() error {
 		errs = append(errs, e.operator.stop())
 	}
 	errs = append(errs, e.env.Stop())
+	errs = append(errs, os.RemoveAll(e.certDir))
 	return errors.Join(errs...)
+}
+
+// StopOperator stops KubeRay's controllers and the pod-status driver,
+// cancelling any reconcile in flight; StartOperator starts them again as a
+// restarted operator pod would (a new manager, empty caches).
+func (e *Env) StopOperator() error { return e.operator.stop() }
+
+// StartOperator starts KubeRay's controllers and the pod-status driver
+// after StopOperator.
+func (e *Env) StartOperator(ctx context.Context) error {
+	op, err := startOperator(ctx, e.Config, e.Scheme)
+	if err != nil {
+		return err
+	}
+	e.operator = op
+	return nil
+}
+
+// APIServerStopGrace is how long StopAPIServer waits after SIGTERM before
+// it kills kube-apiserver, as a kubelet does after a pod's grace period.
+// (kube-apiserver v1.37 closes its listener at once but takes over 30s to
+// exit with the operator's watches open.)
+const APIServerStopGrace = 5 * time.Second
+
+// StopAPIServer stops kube-apiserver: SIGTERM, then SIGKILL after
+// APIServerStopGrace. etcd keeps running, so no object is lost;
+// StartAPIServer starts it again on the same address with the same
+// certificates, so Config still reaches it.
+func (e *Env) StopAPIServer() error {
+	api := e.env.ControlPlane.APIServer
+	api.StopTimeout = APIServerStopGrace
+	err := api.Stop()
+	if err != nil && strings.HasPrefix(err.Error(), "timeout waiting for process") {
+		err = nil // killed after the grace period
+	}
+	return err
+}
+
+// StartAPIServer starts kube-apiserver after StopAPIServer.
+func (e *Env) StartAPIServer() error {
+	if err := e.env.ControlPlane.APIServer.Start(); err != nil {
+		return fmt.Errorf("kubetest: restarting kube-apiserver: %w", err)
+	}
+	return nil
 }

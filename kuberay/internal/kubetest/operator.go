@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	configapi "github.com/ray-project/kuberay/ray-operator/apis/config/v1alpha1"
@@ -28,6 +29,8 @@ var FeatureGates = map[string]bool{string(features.RayMultiHostIndexing): true}
 type operator struct {
 	cancel context.CancelFunc
 	done   chan error
+	err    error
+	once   sync.Once
 }
 
 func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*operator, error) {
@@ -80,12 +83,15 @@ func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 	return op, nil
 }
 
+// stop stops the manager; stopping it again returns the first answer.
 func (o *operator) stop() error {
-	o.cancel()
-	select {
-	case err := <-o.done:
-		return err
-	case <-time.After(30 * time.Second):
-		return errors.New("kubetest: the operator did not stop within 30s")
-	}
+	o.once.Do(func() {
+		o.cancel()
+		select {
+		case o.err = <-o.done:
+		case <-time.After(30 * time.Second):
+			o.err = errors.New("kubetest: the operator did not stop within 30s")
+		}
+	})
+	return o.err
 }

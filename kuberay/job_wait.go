@@ -3,6 +3,7 @@ package kuberay
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -14,11 +15,12 @@ import (
 	"github.com/raytpu/raytpu/backend"
 )
 
-// Wait follows RayJob name until KubeRay reports its deployment Complete,
+// WaitJob follows RayJob name until KubeRay reports its deployment Complete,
 // Failed or ValidationFailed, calling opts.OnStatus on every change of the
 // deployment status, the Ray job status or the message, and returns the
-// outcome as Run does.
-func (b *Backend) Wait(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
+// outcome as Run does. The message of a RayJob that did not succeed ends
+// with the Warning events KubeRay recorded against it.
+func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
 	ns := b.opts.Namespace
 	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayjobs", ns, fields.OneTermEqualSelector("metadata.name", name))
 	var last backend.Status
@@ -55,6 +57,9 @@ func (b *Backend) Wait(ctx context.Context, name string, opts backend.RunOptions
 	st := StatusOf(final)
 	out := &backend.Outcome{Backend: Name, Ran: true, ID: name, State: st.State, Message: st.Message}
 	if st.State != backend.StateSucceeded {
+		if evs := b.warningEvents(ctx, KindRayJob, name, 2*time.Second); len(evs) > 0 {
+			out.Message += "; events: " + strings.Join(evs, "; ")
+		}
 		return out, &backend.RunError{Outcome: out}
 	}
 	return out, nil

@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/internal/golden"
+)
+
+// raytpu render prints the KubeRay object of each kind of workload file;
+// the kuberay package's kube tests apply what it prints to a real
+// apiserver.
+func TestRenderGolden(t *testing.T) {
+	t.Parallel()
+	cases := map[string][]string{
+		"render-app-chat.yaml":           {"render", "-f", "testdata/apps/chat.yaml"},
+		"render-jaxtrain-v6e.yaml":       {"render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json", "--namespace", "research"},
+		"render-slice-v4-per-slice.json": {"render", "-f", "testdata/plan-v4-per-slice.json", "-o", "json", "--name", "reserved"},
+		"render-app-chat-own-image.yaml": {"render", "-f", "testdata/apps/chat.yaml", "--image", "us-docker.pkg.dev/acme/ray:tpu", "--name", "chat-prod"},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			out, errOut, code := run(t, args...)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d; stderr: %s", code, errOut)
+			}
+			golden.Assert(t, name, []byte(out))
+			if again, _, _ := run(t, args...); again != out {
+				t.Error("output differs between two runs")
+			}
+		})
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plan, err := os.ReadFile("testdata/plans/jaxtrain-v6e-two-slices.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(dir, "local.json")
+	if err := os.WriteFile(local, []byte(strings.Replace(string(plan), "gs://bucket/code/loop.zip", "./loop", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	typo := filepath.Join(dir, "typo.json")
+	if err := os.WriteFile(typo, []byte(strings.Replace(string(plan), `"slices"`, `"slicez"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no file", []string{"render"}, cli.ExitUsage, "-f FILE is required"},
+		{"bad output", []string{"render", "-f", "testdata/apps/chat.yaml", "-o", "yml"}, cli.ExitUsage, `did you mean "yaml"?`},
+		{"local working_dir", []string{"render", "-f", local}, cli.ExitInvalid, "plan.job.runtimeEnv.workingDir"},
+		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `unknown field "slicez"`},
+		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitInvalid, "metadata.name"},
+		{"apply without file", []string{"apply"}, cli.ExitUsage, "-f FILE is required"},
+		{"apply without a cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, "kubeconfig"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := run(t, c.args...)
+			if code != c.code || !strings.Contains(errOut, c.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, c.code, c.stderr)
+			}
+		})
+	}
+}

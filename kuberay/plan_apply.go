@@ -1,0 +1,81 @@
+package kuberay
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/placement"
+)
+
+// RenderPlan renders a plan as the KubeRay object its kind runs as: a
+// RayJob (Render) for a job, a RayService (RenderService) for a Serve
+// application, a RayCluster (RenderCluster) for a slice plan.
+func RenderPlan(p *placement.Plan, o Options) (any, error) {
+	if p == nil {
+		return nil, fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
+	}
+	switch {
+	case p.Kind == placement.KindApplication:
+		return RenderService(p, o)
+	case p.Kind == placement.KindSlicePlacementGroup:
+		return RenderCluster(p, o)
+	default:
+		return Render(p, o)
+	}
+}
+
+// ApplyPlan applies a plan as the object its kind runs as, as Apply (a job,
+// as RayJob NameFor(p.Name)), Deploy (a Serve application) or Up (a slice
+// plan) do, and returns the object the apiserver holds.
+func (b *Backend) ApplyPlan(ctx context.Context, p *placement.Plan) (runtime.Object, error) {
+	if p == nil {
+		return nil, fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
+	}
+	switch p.Kind {
+	case placement.KindApplication:
+		if _, err := b.Deploy(ctx, p); err != nil {
+			return nil, err
+		}
+		svc, err := b.client.RayV1().RayServices(b.opts.Namespace).Get(ctx, ServiceName(p.Name), metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", b.opts.Namespace, ServiceName(p.Name), err)
+		}
+		return svc, nil
+	case placement.KindSlicePlacementGroup:
+		return b.Up(ctx, p)
+	default:
+		return b.Apply(ctx, p, NameFor(p.Name))
+	}
+}
+
+// Ref names an applied KubeRay object.
+type Ref struct {
+	Kind, Namespace, Name, UID string
+	Generation                 int64
+}
+
+// String is "RayJob ns/name".
+func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+
+// RefOf names obj, a *rayv1.RayJob, *rayv1.RayService or *rayv1.RayCluster
+// (the zero Ref for anything else).
+func RefOf(obj runtime.Object) Ref {
+	var kind string
+	switch obj.(type) {
+	case *rayv1.RayJob:
+		kind = KindRayJob
+	case *rayv1.RayService:
+		kind = KindRayService
+	case *rayv1.RayCluster:
+		kind = KindRayCluster
+	default:
+		return Ref{}
+	}
+	m := obj.(metav1.Object)
+	return Ref{Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: string(m.GetUID()), Generation: m.GetGeneration()}
+}

@@ -1,0 +1,160 @@
+package kuberay
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/runtimeenv"
+)
+
+// RenderService turns a compiled Serve plan (placement.KindApplication)
+// into a RayService: spec.serveConfigV2 holds the plan's Serve
+// application config byte for byte (see ServeConfigV2) and
+// spec.rayClusterConfig is the RayCluster Render builds for a RayJob, one
+// TPU worker group per slice group of the plan (a Serve plan has one per
+// replica slice). The result passed ValidateService.
+//
+// An application whose runtime_env working_dir is a local directory needs
+// it packed in o.WorkingDir (Backend.Deploy packs it): serveConfigV2 then
+// runs it from the mounted ConfigMap (see withPackedWorkingDir).
+func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfiguration, error) {
+	if err := checkServicePlan(p, o.WorkingDir != nil); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults(p)
+	cluster, errs := clusterSpec(p, o)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	digest, err := PlanDigest(p)
+	if err != nil {
+		return nil, err
+	}
+	shown := p
+	if wd := o.WorkingDir; wd != nil {
+		if env, _ := appRuntimeEnv(p.Serve.Config); env != nil && isLocal(env.WorkingDir) {
+			if shown, err = withPackedWorkingDir(p, wd); err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256([]byte(digest + wd.SHA256))
+			digest = hex.EncodeToString(sum[:8])
+			mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
+			for i := range cluster.WorkerGroupSpecs {
+				mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
+			}
+		}
+	}
+	cfg, err := ServeConfigV2(shown)
+	if err != nil {
+		return nil, err
+	}
+	svc := rayv1ac.RayService(o.Name, o.Namespace).
+		WithLabels(labels(p)).
+		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
+		WithSpec(rayv1ac.RayServiceSpec().
+			WithServeConfigV2(cfg).
+			WithRayClusterSpec(cluster))
+	if err := ValidateService(svc); err != nil {
+		return nil, err
+	}
+	return svc, nil
+}
+
+// ServeConfigV2 is the Serve config a RayService deploys for a Serve plan:
+// a YAML document whose one application is the plan's compiled config,
+// written as its own JSON bytes (JSON is YAML's flow style), so the
+// application KubeRay decodes and sends to Ray's Serve REST API is the
+// compiled one:
+//
+//	applications:
+//	- {"name":"chat","import_path":"chat:app",...}
+//
+// A config that is not compact JSON is compacted first (KubeRay reads
+// the whole document as YAML, where a flow mapping may not span lines
+// below a block sequence entry).
+func ServeConfigV2(p *placement.Plan) (string, error) {
+	if p == nil || p.Serve == nil || len(p.Serve.Config) == 0 {
+		return "", fmt.Errorf("kuberay: %w: the plan has no Serve config", backend.ErrUnsupported)
+	}
+	raw := []byte(p.Serve.Config)
+	if bytes.ContainsAny(raw, "\n\r\t") {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return "", fmt.Errorf("kuberay: plan %q Serve config: %w", p.Name, err)
+		}
+		raw = buf.Bytes()
+	}
+	if !json.Valid(raw) || raw[0] != '{' {
+		return "", fmt.Errorf("kuberay: plan %q Serve config is not a JSON object", p.Name)
+	}
+	return "applications:\n- " + string(raw) + "\n", nil
+}
+
+// checkServicePlan refuses plans RenderService cannot deploy; packed says
+// whether an application-level local working_dir was packed.
+func checkServicePlan(p *placement.Plan, packed bool) error {
+	switch {
+	case p == nil:
+		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
+	case p.Kind != placement.KindApplication:
+		return fmt.Errorf("kuberay: %w: plan %q of kind %s is not a Serve application (kind %s)",
+			backend.ErrUnsupported, p.Name, p.Kind, placement.KindApplication)
+	case p.Serve == nil || len(p.Serve.Config) == 0:
+		return fmt.Errorf("kuberay: %w: plan %q has no Serve config", backend.ErrUnsupported, p.Name)
+	}
+	var app struct {
+		RuntimeEnv  *runtimeenv.RuntimeEnv `json:"runtime_env"`
+		Deployments []struct {
+			Name    string `json:"name"`
+			Options *struct {
+				RuntimeEnv *runtimeenv.RuntimeEnv `json:"runtime_env"`
+			} `json:"ray_actor_options"`
+		} `json:"deployments"`
+	}
+	if err := json.Unmarshal(p.Serve.Config, &app); err != nil {
+		return fmt.Errorf("kuberay: plan %q Serve config: %w", p.Name, err)
+	}
+	cfg := field.NewPath("plan", "serve", "config")
+	var errs field.ErrorList
+	for _, e := range localDirs(cfg.Child("runtime_env"), app.RuntimeEnv) {
+		if !(packed && e.Field == cfg.Child("runtime_env", "working_dir").String()) {
+			errs = append(errs, e)
+		}
+	}
+	for _, d := range app.Deployments {
+		if d.Options != nil {
+			errs = append(errs, localDirs(cfg.Child("deployments").Key(d.Name).Child("ray_actor_options", "runtime_env"), d.Options.RuntimeEnv)...)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, errs)
+	}
+	return nil
+}
+
+// localDirs reports the local directories of a Serve runtime_env, which a
+// RayService cannot ship: Ray's Serve REST API takes package URIs only.
+func localDirs(path *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
+	if env == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if wd := env.WorkingDir; wd != "" && !isURI(wd) {
+		errs = append(errs, field.Invalid(path.Child("working_dir"), wd, "a local directory must be packed first (PackWorkingDir into Options.WorkingDir; Backend.Deploy does it for the application's runtime_env), or use a remote URI (gs://, https://)"))
+	}
+	for i, m := range env.PyModules {
+		if !isURI(m) && !strings.HasPrefix(m, "local://") {
+			errs = append(errs, field.Invalid(path.Child("py_modules").Index(i), m, "a RayService takes a remote URI (gs://, https://); upload the module first"))
+		}
+	}
+	return errs
+}

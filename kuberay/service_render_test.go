@@ -1,0 +1,199 @@
+package kuberay_test
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serve"
+)
+
+// chatApp is a Serve application with a CPU router and an LLM deployment
+// whose replicas each own a v4 2x2x2 slice (two hosts).
+func chatApp(routerReplicas int, userConfig map[string]any) serve.Application {
+	return serve.Application{
+		Name:        "chat",
+		RoutePrefix: "/chat",
+		ImportPath:  "chat.app:build",
+		RuntimeEnv:  runtimeenv.RuntimeEnv{WorkingDir: "gs://bucket/code/chat.zip"},
+		Args:        map[string]any{"model": "gemma-2b"},
+		Deployments: []serve.Deployment{
+			{Name: "Router", NumReplicas: serve.NumReplicas(routerReplicas), UserConfig: userConfig, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)}},
+			{Name: "LLM", NumReplicas: 2, AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}},
+		},
+	}
+}
+
+func compileApp(t *testing.T, a serve.Application) *placement.Plan {
+	t.Helper()
+	p, err := a.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// decodeAsKubeRay decodes a serveConfigV2 document the way KubeRay's
+// updateServeDeployment does before it sends the config to Ray's Serve REST
+// API (k8s.io/apimachinery/pkg/util/yaml into a map, then JSON), and
+// returns its applications as JSON values.
+func decodeAsKubeRay(t *testing.T, cfg string) []any {
+	t.Helper()
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(cfg), &m); err != nil {
+		t.Fatalf("KubeRay could not decode serveConfigV2 %q: %v", cfg, err)
+	}
+	sent, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Applications []any }
+	if err := json.Unmarshal(sent, &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Applications
+}
+
+// serveConfigMatches fails t unless cfg holds exactly the plan's compiled
+// application: its bytes verbatim, and the same JSON value once decoded as
+// KubeRay decodes it.
+func serveConfigMatches(t *testing.T, cfg string, p *placement.Plan) {
+	t.Helper()
+	if want := "applications:\n- " + string(p.Serve.Config) + "\n"; cfg != want {
+		t.Errorf("serveConfigV2\n%s\nwant the compiled config verbatim\n%s", cfg, want)
+	}
+	var compiled any
+	if err := json.Unmarshal(p.Serve.Config, &compiled); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]any{compiled}, decodeAsKubeRay(t, cfg)); diff != "" {
+		t.Errorf("the applications KubeRay sends differ from the compiled config (-compiled +sent):\n%s", diff)
+	}
+}
+
+func TestRenderService(t *testing.T) {
+	t.Parallel()
+	p := compileApp(t, chatApp(2, map[string]any{"greeting": "hi"}))
+	svc, err := kuberay.RenderService(p, kuberay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := kuberay.MarshalYAML(svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "service-chat-v4.golden.yaml", y)
+	serveConfigMatches(t, *svc.Spec.ServeConfigV2, p)
+	groups := svc.Spec.RayClusterSpec.WorkerGroupSpecs
+	if len(groups) != 2 {
+		t.Fatalf("%d worker groups, want one per LLM replica slice (2)", len(groups))
+	}
+	for _, g := range groups {
+		if *g.Replicas != 1 || *g.NumOfHosts != 2 || len(g.Template.Spec.Containers[0].Env) != 0 {
+			t.Errorf("group %s: replicas %d numOfHosts %d env %v; want one slice of 2 hosts, no MEGASCALE", *g.GroupName, *g.Replicas, *g.NumOfHosts, g.Template.Spec.Containers[0].Env)
+		}
+	}
+}
+
+func TestRenderServiceRefusals(t *testing.T) {
+	t.Parallel()
+	local := chatApp(1, nil)
+	local.RuntimeEnv.WorkingDir = "./chat"
+	local.Deployments[0].RayActorOptions.RuntimeEnv = runtimeenv.RuntimeEnv{PyModules: []string{"./mods"}}
+	_, err := kuberay.RenderService(compileApp(t, local), kuberay.Options{})
+	if !errors.Is(err, kuberay.ErrLocalWorkingDir) {
+		t.Errorf("local working_dir: %v, want ErrLocalWorkingDir", err)
+	}
+	want := []string{"plan.serve.config.runtime_env.working_dir", "plan.serve.config.deployments[Router].ray_actor_options.runtime_env.py_modules[0]"}
+	if got := fields(err); !slices.Equal(got, want) {
+		t.Errorf("fields %v, want %v", got, want)
+	}
+	job := compile(t, trainer("v6e", "4x4", 1))
+	if _, err := kuberay.RenderService(job, kuberay.Options{}); !errors.Is(err, backend.ErrUnsupported) {
+		t.Errorf("a JaxTrainer plan: %v, want ErrUnsupported", err)
+	}
+	if _, err := kuberay.RenderService(compileApp(t, chatApp(1, nil)), kuberay.Options{Name: "bad-"}); !slices.Equal(fields(err), []string{"metadata.name"}) {
+		t.Errorf("bad name: %v", err)
+	}
+}
+
+// A Serve config that is indented JSON is compacted, so the YAML stays
+// decodable; its value is unchanged.
+func TestServeConfigV2Compacts(t *testing.T) {
+	t.Parallel()
+	p := compileApp(t, chatApp(1, nil))
+	var v any
+	if err := json.Unmarshal(p.Serve.Config, &v); err != nil {
+		t.Fatal(err)
+	}
+	indented, err := json.MarshalIndent(v, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Serve.Config = indented
+	cfg, err := kuberay.ServeConfigV2(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]any{v}, decodeAsKubeRay(t, cfg)); diff != "" {
+		t.Errorf("(-compiled +decoded):\n%s", diff)
+	}
+}
+
+// A packed local working_dir: serveConfigV2 is the compiled config with
+// only runtime_env's value replaced (working_dir the mounted zip's URI,
+// excludes dropped), and every Ray container mounts the ConfigMap.
+func TestRenderServicePackedWorkingDir(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, codeTree)
+	app := chatApp(1, nil)
+	app.RuntimeEnv = runtimeenv.RuntimeEnv{WorkingDir: dir, Excludes: []string{"*.bin"}, EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}}
+	p := compileApp(t, app)
+	wd, err := kuberay.PackWorkingDir(dir, []string{"*.bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := kuberay.RenderService(p, kuberay.Options{WorkingDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"excludes":["*.bin"],"working_dir":"` + dir + `"}`
+	newEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"working_dir":"` + wd.URI() + `"}`
+	if !strings.Contains(string(p.Serve.Config), oldEnv) {
+		t.Fatalf("compiled config %s lacks %s", p.Serve.Config, oldEnv)
+	}
+	want := "applications:\n- " + strings.Replace(string(p.Serve.Config), oldEnv, newEnv, 1) + "\n"
+	if got := *svc.Spec.ServeConfigV2; got != want {
+		t.Errorf("serveConfigV2\n%s\nwant\n%s", got, want)
+	}
+	c := svc.Spec.RayClusterSpec
+	for i, tmpl := range append([]*corev1ac.PodTemplateSpecApplyConfiguration{c.HeadGroupSpec.Template}, templates(c.WorkerGroupSpecs)...) {
+		if len(tmpl.Spec.Volumes) != 1 || *tmpl.Spec.Volumes[0].ConfigMap.Name != kuberay.WorkingDirConfigMapName("chat") ||
+			*tmpl.Spec.Containers[0].VolumeMounts[0].MountPath != kuberay.WorkingDirMountPath {
+			t.Errorf("pod template %d does not mount the working_dir ConfigMap", i)
+		}
+	}
+	if _, err := kuberay.RenderService(p, kuberay.Options{}); !errors.Is(err, kuberay.ErrLocalWorkingDir) {
+		t.Errorf("unpacked: %v, want ErrLocalWorkingDir", err)
+	}
+}
+
+func templates(gs []rayv1ac.WorkerGroupSpecApplyConfiguration) []*corev1ac.PodTemplateSpecApplyConfiguration {
+	var out []*corev1ac.PodTemplateSpecApplyConfiguration
+	for _, g := range gs {
+		out = append(out, g.Template)
+	}
+	return out
+}
