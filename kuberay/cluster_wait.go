@@ -83,10 +83,10 @@ func (b *Backend) WaitCluster(ctx context.Context, name string, onStatus func(Cl
 		return st.Ready || rc.Status.State == rayv1.Failed, nil
 	})
 	if err != nil {
-		return last, fmt.Errorf("kuberay: following RayCluster %s/%s (last seen %q %s): %w", ns, n, last.State, last.Message, err)
+		return last, fmt.Errorf("kuberay: following RayCluster %s/%s (last seen %q %s%s): %w", ns, n, last.State, last.Message, b.clusterEvents(ctx, n), err)
 	}
 	if !last.Ready {
-		return last, fmt.Errorf("kuberay: RayCluster %s/%s: %w: %s", ns, n, ErrClusterFailed, last.Message)
+		return last, fmt.Errorf("kuberay: RayCluster %s/%s: %w: %s%s", ns, n, ErrClusterFailed, last.Message, b.clusterEvents(ctx, n))
 	}
 	return last, nil
 }

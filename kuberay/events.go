@@ -2,6 +2,7 @@ package kuberay
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sfields "k8s.io/apimachinery/pkg/fields"
+
+	"github.com/raytpu/raytpu/backend"
 )
 
 // warningEvents returns the last few distinct Warning events recorded
@@ -59,4 +62,39 @@ func summarize(evs []corev1.Event) []string {
 		out = out[len(out)-3:]
 	}
 	return out
+}
+
+// withEvents returns a copy of st whose message ends with the Warning
+// events KubeRay recorded against the object, the why of a failed or
+// stuck RayService. It reads them even when ctx has ended (the wait's
+// deadline is often what brought the caller here), for at most 5s.
+func (b *Backend) withEvents(ctx context.Context, st *backend.ServiceStatus, kind, name string) *backend.ServiceStatus {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	evs := b.warningEvents(ctx, kind, name, time.Second)
+	if len(evs) == 0 {
+		return st
+	}
+	out := *st
+	out.Message = joinMessage(out.Message, "events: "+strings.Join(evs, "; "))
+	return &out
+}
+
+// clusterEvents is the "; events: ..." tail of a RayCluster error, or "".
+func (b *Backend) clusterEvents(ctx context.Context, name string) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	evs := b.warningEvents(ctx, KindRayCluster, name, time.Second)
+	if len(evs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; events: %s", strings.Join(evs, "; "))
+}
+
+// joinMessage joins two parts of a message with "; ", skipping an empty one.
+func joinMessage(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -139,11 +139,11 @@ func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOption
 	})
 	switch {
 	case err != nil && last != nil && ctx.Err() != nil:
-		return last, &backend.ServiceError{Status: last, Err: ctx.Err()}
+		return last, &backend.ServiceError{Status: b.withEvents(ctx, last, KindRayService, n), Err: ctx.Err()}
 	case err != nil:
 		return last, fmt.Errorf("kuberay: following RayService %s/%s: %w", ns, n, err)
 	case last.State != backend.ServiceRunning:
-		return last, &backend.ServiceError{Status: last}
+		return last, &backend.ServiceError{Status: b.withEvents(ctx, last, KindRayService, n)}
 	}
 	return last, nil
 }
