@@ -8,6 +8,8 @@
 //	raytpu serve deploy|status|wait|delete --address URL
 //	raytpu data plan -f DATASET.yaml [-o table|json]
 //	raytpu top [--once] [-o table|json|svg] --address URL
+//	raytpu render -f FILE [-o yaml|json]
+//	raytpu apply -f FILE [--dry-run]
 //	raytpu dev-cluster up|down
 //
 // Exit status: 0 on success, 1 for an invalid spec or a failed operation,
