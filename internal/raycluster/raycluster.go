@@ -149,7 +149,30 @@ type Cluster struct {
 // Start starts the head, then the workers, and waits until every node is
 // ALIVE with the expected resources and labels. On failure it stops what it
 // started and returns an error with the tail of the Ray logs.
-func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
+//
+// A head that does not come up is started once more, on fresh ports:
+// Ray's `ray start --head` gives its raylet a fixed 30 s to register
+// (ray/_private/node.py), which a loaded 2-core machine can miss; worker
+// nodes are restarted the same way (maxRestarts).
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	c, err := start(ctx, cfg)
+	var he *headError
+	if errors.As(err, &he) && ctx.Err() == nil {
+		if cfg.Logger != nil {
+			cfg.Logger.Warn("ray head did not come up; starting the cluster once more", "error", he.err)
+		}
+		return start(ctx, cfg)
+	}
+	return c, err
+}
+
+// headError is a head that did not come up, which Start tries once more.
+type headError struct{ err error }
+
+func (e *headError) Error() string { return e.err.Error() }
+func (e *headError) Unwrap() error { return e.err }
+
+func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	venv, err := resolveVenv(cfg.Venv)
 	if err != nil {
 		return nil, err
@@ -259,7 +282,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		return nil, err
 	}
 	if err := c.waitDashboard(ctx); err != nil {
-		return nil, c.startError("head did not come up", err)
+		return nil, &headError{c.startError("head did not come up", err)}
 	}
 
 	if cfg.Nodes, err = c.startPlugins(cfg, ipPrefix); err != nil {
