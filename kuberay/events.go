@@ -2,7 +2,6 @@ package kuberay
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -66,35 +65,37 @@ func summarize(evs []corev1.Event) []string {
 
 // withEvents returns a copy of st whose message ends with the Warning
 // events KubeRay recorded against the object, the why of a failed or
-// stuck RayService. It reads them even when ctx has ended (the wait's
-// deadline is often what brought the caller here), for at most 5s.
+// stuck RayService.
 func (b *Backend) withEvents(ctx context.Context, st *backend.ServiceStatus, kind, name string) *backend.ServiceStatus {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	evs := b.warningEvents(ctx, kind, name, time.Second)
-	if len(evs) == 0 {
+	evs := b.failureEvents(ctx, kind, name)
+	if evs == "" {
 		return st
 	}
 	out := *st
-	out.Message = joinMessage(out.Message, "events: "+strings.Join(evs, "; "))
+	if out.Message != "" {
+		out.Message += "; "
+	}
+	out.Message += evs
 	return &out
 }
 
 // clusterEvents is the "; events: ..." tail of a RayCluster error, or "".
 func (b *Backend) clusterEvents(ctx context.Context, name string) string {
+	if evs := b.failureEvents(ctx, KindRayCluster, name); evs != "" {
+		return "; " + evs
+	}
+	return ""
+}
+
+// failureEvents is "events: A; B" for the object's Warning events, or "".
+// It reads them even when ctx has ended (the wait's deadline is often what
+// brought the caller here), for at most 5s.
+func (b *Backend) failureEvents(ctx context.Context, kind, name string) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	evs := b.warningEvents(ctx, KindRayCluster, name, time.Second)
+	evs := b.warningEvents(ctx, kind, name, time.Second)
 	if len(evs) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; events: %s", strings.Join(evs, "; "))
-}
-
-// joinMessage joins two parts of a message with "; ", skipping an empty one.
-func joinMessage(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
+	return "events: " + strings.Join(evs, "; ")
 }
