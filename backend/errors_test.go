@@ -20,6 +20,9 @@ func TestErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	deployFailed := &backend.ServiceStatus{Backend: "ray", Name: "chat", State: backend.ServiceDeployFailed, Message: "RuntimeError: boom"}
 	deploying := &backend.ServiceStatus{Backend: "ray", Name: "chat", State: backend.ServiceDeploying, Message: "replica waits for its slice"}
+	stuck := &backend.ServiceStatus{Backend: "ray", Name: "chat", State: backend.ServiceDeploying, Diagnosis: diag}
+	spans := placement.Diagnosis{{Severity: placement.SeverityError, Code: placement.CodeSpansSlices, Message: "2 bundles landed on 2 slices"}}
+	misplaced := &backend.ServiceStatus{Backend: "ray", Name: "chat", State: backend.ServiceRunning, Diagnosis: spans}
 	cases := []struct {
 		name    string
 		err     error
@@ -39,6 +42,12 @@ func TestErrorsMatchTheirSentinels(t *testing.T) {
 		{"wait cut short", &backend.ServiceError{Status: deploying, Err: context.DeadlineExceeded},
 			[]error{context.DeadlineExceeded}, []error{backend.ErrDeployFailed, backend.ErrUnhealthy},
 			[]string{"DEPLOYING", "deadline exceeded", "replica waits for its slice"}},
+		{"stuck", &backend.ServiceError{Status: stuck, Err: &backend.PlacementError{Backend: "ray", Name: "chat", Diagnosis: diag}},
+			[]error{backend.ErrPlacement}, []error{backend.ErrDeployFailed, context.DeadlineExceeded},
+			[]string{`application "chat" is DEPLOYING and stuck`, "no free v4-16"}},
+		{"running misplaced", &backend.ServiceError{Status: misplaced, Err: &backend.PlacementError{Backend: "ray", Name: "chat", Diagnosis: spans}},
+			[]error{backend.ErrPlacement}, []error{backend.ErrDeployFailed, backend.ErrUnhealthy},
+			[]string{`application "chat" is RUNNING but its TPU bundles are misplaced`, "SpansSlices"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,7 +23,10 @@ type Server interface {
 	// Wait follows the named application until it is RUNNING. An
 	// application that failed is a *ServiceError; a ctx that ends first
 	// returns a *ServiceError holding the last status seen, which says why
-	// it is not running yet.
+	// it is not running yet. A backend that can see where the replicas'
+	// TPU bundles landed returns the status with an error matching
+	// ErrPlacement when the application is RUNNING on bundles spread over
+	// several slices (its first collective across them would hang).
 	Wait(ctx context.Context, name string, opts WaitOptions) (*ServiceStatus, error)
 	// Status reads the named application's status; ErrNotFound when the
 	// backend has none of that name.
@@ -111,7 +114,8 @@ type ServiceError struct {
 	Status *ServiceStatus
 	// Err is the context's error when a Wait was cut short, or a
 	// *PlacementError when the backend found the application stuck (see
-	// WaitOptions.StuckAfter); errors.Is(err, ErrPlacement) then holds.
+	// WaitOptions.StuckAfter) or RUNNING with replicas whose TPU bundles
+	// span slices; errors.Is(err, ErrPlacement) then holds.
 	Err error
 }
 
@@ -120,6 +124,8 @@ func (e *ServiceError) Error() string {
 	msg := fmt.Sprintf("%s: application %q is %s", s.Backend, s.Name, s.State)
 	var stuck *PlacementError
 	switch {
+	case errors.As(e.Err, &stuck) && s.State == ServiceRunning:
+		msg += " but its TPU bundles are misplaced"
 	case errors.As(e.Err, &stuck):
 		msg += " and stuck"
 	case e.Err != nil:

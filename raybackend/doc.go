@@ -14,6 +14,15 @@
 //	client, _ := ray.NewClient("http://127.0.0.1:8265")
 //	res, err := trainer.Fit(ctx, raybackend.New(client))
 //
+// A plan of a Serve application is deployed through the dashboard's Serve
+// REST API (backend.Server): Deploy uploads local working_dir and
+// py_modules first, since Serve takes only remote URIs; Wait follows the
+// application to RUNNING and diagnoses it from the cluster's own state
+// (placement groups, nodes, replica actors) in the simulator's words, both
+// when it stays DEPLOYING past WaitOptions.StuckAfter and when it became
+// RUNNING on TPU bundles spread over several slices; Delete removes one
+// application and leaves the others running.
+//
 // raybackend imports the ray client, placement and backend; never a front
 // end.
 package raybackend

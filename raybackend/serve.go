@@ -105,6 +105,15 @@ func (b *Backend) uploadServeEnv(ctx context.Context, app map[string]json.RawMes
 // *backend.ServiceError whose Status carries the diagnosis and whose Err
 // is a *backend.PlacementError (errors.Is backend.ErrPlacement). A ctx that
 // ends first is a *backend.ServiceError holding the last status.
+//
+// A RUNNING application is diagnosed once more: Serve calls a replica
+// running once its constructor returned, even when the TPU bundles of its
+// placement group landed on several slices and its first collective across
+// them will hang. When that diagnosis finds an error, Wait returns the
+// RUNNING status with the diagnosis and a *backend.ServiceError whose Err is
+// a *backend.PlacementError, as the simulator's Wait does for the same
+// placement. When the cluster's state cannot be read, the RUNNING status is
+// returned without a diagnosis.
 func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOptions) (*backend.ServiceStatus, error) {
 	var on func(ray.ApplicationDetails)
 	if opts.OnStatus != nil {
@@ -133,7 +142,7 @@ func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOption
 	var se *ray.ServeApplicationError
 	switch {
 	case err == nil:
-		return serviceStatus(a), nil
+		return b.checkRunning(ctx, a)
 	case errors.As(err, &se) && se.Status == ray.ServeAppNotStarted:
 		return nil, fmt.Errorf("raybackend: %w: %w", backend.ErrNotFound, err)
 	case errors.As(err, &se):
@@ -145,6 +154,20 @@ func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOption
 		return st, &backend.ServiceError{Status: st, Err: se.Err}
 	}
 	return nil, err
+}
+
+// checkRunning diagnoses a RUNNING application (see Wait).
+func (b *Backend) checkRunning(ctx context.Context, a ray.ApplicationDetails) (*backend.ServiceStatus, error) {
+	st := serviceStatus(a)
+	landings, diag, err := b.diagnose(ctx, a)
+	if err != nil {
+		return st, nil
+	}
+	st.Landings, st.Diagnosis = landings, diag
+	if !diag.HasErrors() {
+		return st, nil
+	}
+	return st, &backend.ServiceError{Status: st, Err: &backend.PlacementError{Backend: Name, Name: a.Name, Diagnosis: diag}}
 }
 
 // Status reads the application's status from Serve.

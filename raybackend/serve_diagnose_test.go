@@ -172,8 +172,18 @@ func TestServeLiveDiagnosis(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
-		if _, err := app.Run(ctx, b); err != nil {
-			t.Fatalf("Run: %v", err)
+		// Serve calls the replica RUNNING; Wait's last diagnosis does not.
+		ran, err := app.Run(ctx, b)
+		var se *backend.ServiceError
+		if !errors.As(err, &se) || !errors.Is(err, backend.ErrPlacement) || ran == nil || ran.State != backend.ServiceRunning {
+			t.Fatalf("Run(perchip) = %+v, %v; want the RUNNING status and a *backend.ServiceError matching ErrPlacement", ran, err)
+		}
+		t.Logf("Run: %v", err)
+		if !strings.Contains(err.Error(), "is RUNNING but its TPU bundles are misplaced") || !strings.Contains(err.Error(), "SpansSlices") {
+			t.Errorf("Run's error %q, want it to say the RUNNING application is misplaced and why", err)
+		}
+		if !slices.Equal(ran.Diagnosis, se.Status.Diagnosis) || len(findings(ran.Diagnosis, placement.CodeSpansSlices)) != 1 {
+			t.Errorf("Run's status diagnosis %v, want the one SpansSlices finding of its error", ran.Diagnosis)
 		}
 		st, err := b.Diagnose(t.Context(), "perchip")
 		if err != nil {
