@@ -10,10 +10,13 @@
 # Parquet; raytpu then checks that every row was written once (untimed).
 # Each side's time runs from just before the submission to the job's end
 # (both poll its status every 100 ms). It prints rows/s of every run, the
-# medians and their ratio.
+# medians and their ratio, and a timeline of every job (where its seconds
+# went, from the dashboard's job info and the head's logs) with the median
+# of every phase per side.
 #
 # Environment: ROWS (default 100000), FILES (8), ROUNDS (4), ADDRESS (use a
-# running dashboard of a cluster posing as v4-16 instead of starting one).
+# running dashboard of a cluster posing as v4-16 instead of starting one),
+# LOGS (with ADDRESS: the head's session logs directory, for the timeline).
 # Needs the venv from scripts/setup-venv.sh.
 set -euo pipefail
 
@@ -37,6 +40,7 @@ trap cleanup EXIT
 if [[ -z ${ADDRESS:-} ]]; then
 	echo "bench: starting a local Ray cluster posing as v4-16..." >&2
 	ADDRESS=$("$work/raytpu" dev-cluster up --cluster v4-16 --state "$state" | awk '/^dashboard:/ {print $2}')
+	LOGS="$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["nodes"][0]["dir"])' "$state")/session_latest/logs"
 fi
 echo "bench: dashboard $ADDRESS; $(nproc) cores; $ROWS rows in $FILES files; $ROUNDS rounds" >&2
 
@@ -77,6 +81,7 @@ import pyarrow.parquet as pq
 from ray.job_submission import JobSubmissionClient, JobStatus
 addr, job, src, dst = sys.argv[1:5]
 c = JobSubmissionClient(addr)
+w0 = time.time()
 t0 = time.perf_counter()
 sid = c.submit_job(entrypoint="python driver.py %s %s" % (src, dst),
                    runtime_env={"working_dir": job, "env_vars": {"JAX_PLATFORMS": "cpu"}})
@@ -86,8 +91,76 @@ took = time.perf_counter() - t0
 if st != JobStatus.SUCCEEDED:
     sys.exit("python job %s ended %s:\n%s" % (sid, st, c.get_job_logs(sid)[-3000:]))
 rows = pq.read_table(dst).num_rows
-print(json.dumps({"side": "python", "rows": rows, "seconds": round(took, 3), "rows_per_s": round(rows / took, 1)}))
+print(json.dumps({"side": "python", "rows": rows, "seconds": round(took, 3), "rows_per_s": round(rows / took, 1),
+                  "job_id": sid, "t0": round(w0, 3), "t1": round(w0 + took, 3)}))
 '
+
+# The timeline of every job: where its seconds went, from the dashboard's
+# job info (start_time, end_time, driver pid), the job supervisor's log
+# (entrypoint launched and exited), the driver's core-worker log (its
+# ray.init) and the dataset's Ray Data log (execution start and end, the
+# first and last Write task). Reads runs as JSON lines on stdin.
+cat >"$work/timeline.py" <<'PY'
+import glob, json, os, re, statistics, sys, urllib.request
+from datetime import datetime
+
+logs, addr = sys.argv[1], sys.argv[2]
+runs = [json.loads(line) for line in sys.stdin if line.strip()]
+STAMP = re.compile(r"^\[?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})")
+PHASES = ["submit", "launch", "init", "build", "1st-blk", "blocks", "finish", "exit", "end", "seen", "total"]
+
+
+def when(line):
+    m = STAMP.match(line)
+    return datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp() if m else None
+
+
+def stamps(path, needle):
+    with open(path, errors="replace") as f:
+        return [t for t in (when(line) for line in f if needle in line) if t]
+
+
+def dataset_log(start, end):
+    for path in sorted(glob.glob(os.path.join(logs, "ray-data", "ray-data-dataset_*.log"))):
+        t = stamps(path, "Starting execution of Dataset")
+        if t and start <= t[0] <= end:
+            return path
+    raise LookupError("no dataset started between %s and %s" % (start, end))
+
+
+def marks(run):
+    job = json.load(urllib.request.urlopen("%s/api/jobs/%s" % (addr, run["job_id"])))
+    sup = os.path.join(logs, "jobs", "supervisor-%s.log" % job["submission_id"])
+    launched, exited = stamps(sup, "Submitting job")[0], stamps(sup, "entrypoint command exited")[-1]
+    driver = glob.glob(os.path.join(logs, "python-core-driver-%s*_%s.log" % (job["job_id"], job["driver_info"]["pid"])))
+    ds = dataset_log(launched, exited)
+    writes = stamps(ds, "operator Write")
+    return [run["t0"], job["start_time"] / 1e3, launched, stamps(driver[0], "")[0],
+            stamps(ds, "Starting execution")[0], writes[0], writes[-1],
+            stamps(ds, "execution finished")[-1], exited, job["end_time"] / 1e3, run["t1"]]
+
+
+print("%-7s %-27s" % ("side", "job") + "".join("%8s" % p for p in PHASES))
+by_side = {}
+for run in runs:
+    try:
+        m = marks(run)
+    except Exception as exc:
+        print("%-7s %-27s timeline unavailable: %r" % (run["side"], run["job_id"], exc))
+        continue
+    steps = [b - a for a, b in zip(m, m[1:])] + [m[-1] - m[0]]
+    by_side.setdefault(run["side"], []).append(steps)
+    print("%-7s %-27s" % (run["side"], run["job_id"]) + "".join("%8.2f" % s for s in steps))
+for side, rows in by_side.items():
+    print("%-7s %-27s" % (side, "median of %d" % len(rows)) + "".join("%8.2f" % statistics.median(c) for c in zip(*rows)))
+print("""
+Seconds from the previous mark: submit = the client's start to the job's
+start_time (packaging, upload, POST); launch = to the entrypoint's launch
+(runtime_env set up); init = to the driver's ray.init; build = to Ray Data's
+execution start; 1st-blk = to the first Write task; blocks = to the last
+Write task; finish = to the end of execution; exit = to the driver's exit;
+end = to end_time; seen = to the client seeing the end.""")
+PY
 
 field() { "$py" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 median() { "$py" -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
@@ -116,6 +189,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	echo "round $r  raytpu: $g"
 	echo "round $r  python: $p"
 	go_rates+=("$(field "$g" rows_per_s)") py_rates+=("$(field "$p" rows_per_s)")
+	printf '%s\n%s\n' "$g" "$p" >>"$work/runs.jsonl"
 done
 gm=$(median "${go_rates[@]}") pm=$(median "${py_rates[@]}")
 "$py" -c '
@@ -126,3 +200,10 @@ print("%-28s %12.0f" % ("raytpu (Go, data.Pipeline)", g))
 print("%-28s %12.0f" % ("Python (JobSubmissionClient)", p))
 print("raytpu/python = %.3f  (raytpu overhead %+.1f%%)" % (g / p, (p / g - 1) * 100))
 ' "$gm" "$pm" "$ROUNDS"
+echo "machine: $(uptime)"
+if [[ -n ${LOGS:-} ]]; then
+	echo
+	"$py" "$work/timeline.py" "$LOGS" "$ADDRESS" <"$work/runs.jsonl"
+else
+	echo "bench: no timeline: set LOGS to the head's session logs directory" >&2
+fi

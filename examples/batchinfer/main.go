@@ -157,8 +157,13 @@ type report struct {
 	// (by pid) predicted.
 	Written  int
 	PerActor map[int64]int
-	Elapsed  time.Duration
+	// Start is when the run was handed to the backend; Elapsed how long
+	// it took to its end (the output check is not counted).
+	Start   time.Time
+	Elapsed time.Duration
 }
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 // run writes the input, runs the pipeline on the chosen backend and, when
 // it ran, verifies the output: a *OutputError (errors.Is ErrOutput) when a
@@ -195,7 +200,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*report, error) {
 		},
 		Logs: cfg.Logs,
 	})
-	rep := &report{Result: res, Elapsed: time.Since(start)}
+	rep := &report{Result: res, Start: start, Elapsed: time.Since(start)}
 	if err != nil || res.Simulated {
 		return rep, err
 	}
@@ -244,8 +249,11 @@ func main() {
 		return
 	}
 	if *asJSON {
-		fmt.Printf("{\"side\": \"raytpu\", \"rows\": %d, \"seconds\": %.3f, \"rows_per_s\": %.1f}\n",
-			rep.Written, rep.Elapsed.Seconds(), float64(rep.Written)/rep.Elapsed.Seconds())
+		// t0 and t1 (Unix seconds) bound the timed span, for a timeline
+		// of the job beside Ray's own logs.
+		fmt.Printf("{\"side\": \"raytpu\", \"rows\": %d, \"seconds\": %.3f, \"rows_per_s\": %.1f, \"job_id\": %q, \"t0\": %.3f, \"t1\": %.3f}\n",
+			rep.Written, rep.Elapsed.Seconds(), float64(rep.Written)/rep.Elapsed.Seconds(), rep.Result.JobID,
+			unixSeconds(rep.Start), unixSeconds(rep.Start.Add(rep.Elapsed)))
 		return
 	}
 	fmt.Printf("done: %d rows written exactly once with y = %g*x + %g in %s (%.0f rows/s)\n",
