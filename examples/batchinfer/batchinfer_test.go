@@ -77,8 +77,10 @@ func TestBatchInference(t *testing.T) {
 }
 
 // Killing one actor's worker process mid-run: Ray restarts the actor and
-// retries its calls (the launcher asks for max_restarts and
-// max_task_retries), and the output still holds every row exactly once.
+// retries its calls (Ray Data's default max_restarts=-1 and
+// max_task_retries=-1, which the launcher leaves as they are, as a
+// hand-written pipeline does), and the output still holds every row
+// exactly once.
 func TestBatchInferenceSurvivesActorKill(t *testing.T) {
 	cfg := testConfig(t, "batchinfer-kill")
 	cfg.MarkerDir = t.TempDir()

@@ -361,36 +361,19 @@ def _files_under(path):
     )
 
 
-# What the "data" entry asks of a map_batches actor pool (a class Fn) unless
-# the step says otherwise: an actor whose worker process dies is restarted
-# and the calls it had in flight are retried on it. Ray Data 2.60 applies
-# the same defaults (ActorPoolMapOperator._apply_default_remote_args); the
-# launcher states them so that a Ray whose defaults change still gives
-# exactly-once output. A retried call's output replaces the lost one: the
-# dead actor's block never reached the object store.
-ACTOR_FAULT_TOLERANCE = {"max_restarts": -1, "max_task_retries": -1}
-
-
-def _fault_tolerant(spec):
-    """Returns spec with ACTOR_FAULT_TOLERANCE on class map_batches steps."""
-    steps = []
-    for step in spec.get("steps") or []:
-        kwargs = step["kwargs"]
-        if step["op"] == "map_batches" and isinstance(_load(kwargs["fn"]), type):
-            kwargs = dict(kwargs)
-            kwargs.setdefault("max_restarts", ACTOR_FAULT_TOLERANCE["max_restarts"])
-            if kwargs["max_restarts"] != 0:
-                kwargs.setdefault("max_task_retries", ACTOR_FAULT_TOLERANCE["max_task_retries"])
-        steps.append(dict(step, kwargs=kwargs))
-    return dict(spec, steps=steps)
-
-
 def run_data(cfg):
-    """Builds a compiled Ray Data pipeline and runs its sink."""
+    """Builds a compiled Ray Data pipeline and runs its sink.
+
+    The pipeline gets exactly the keyword arguments compiled in Go, as a
+    hand-written one would: nothing is added. An actor pool's fault
+    tolerance is Ray Data's own default (max_restarts=-1 and, unless
+    max_restarts is 0, max_task_retries=-1: a dead actor is restarted and
+    its calls retried), so every row is written once.
+    """
     import ray
 
     ray.init(address="auto", log_to_driver=True)
-    ds = build_dataset(_fault_tolerant(cfg))
+    ds = build_dataset(cfg)
     sink = cfg["sink"]
     kwargs = _call_kwargs(sink["kwargs"])
     getattr(ds, sink["op"])(**kwargs)

@@ -26,12 +26,13 @@
 //   - "data" builds a data.Pipeline's dataset the same way and calls its
 //     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",
 //     "name", "sink", "path"} plus "files" (the files written, relative to
-//     path) when path is a local directory. A map_batches step whose fn is
-//     a class (an actor pool) gets max_restarts=-1 and max_task_retries=-1
-//     unless its kwargs set them (data.MapBatches.MaxRestarts; with
-//     max_restarts 0 no retries are asked for either): a dead actor is restarted and its calls
-//     retried, so every row is written exactly once (Ray Data 2.60's own
-//     defaults, stated so a change in Ray does not change the outcome).
+//     path) when path is a local directory. The steps get exactly their
+//     compiled kwargs, as a hand-written pipeline would: an actor pool's
+//     fault tolerance is Ray Data 2.60's default (max_restarts=-1 and,
+//     unless max_restarts is 0, max_task_retries=-1, applied by
+//     ActorPoolMapOperator), so a dead actor is restarted and its calls
+//     retried and every row is written exactly once; a step's
+//     max_restarts (data.MapBatches.MaxRestarts) is passed only when set.
 //
 // The train loop contract: a loop that received config iterates its shard
 // of dataset name with
