@@ -8,6 +8,7 @@
 # (examples/batchinfer/model/linear.py) on an actor pool of 2 actors of
 # {TPU: 4, CPU: 0}, in blocks of 1,000 rows and batches of 250, and write
 # Parquet; raytpu then checks that every row was written once (untimed).
+# One untimed run of each side warms the cluster up before the rounds.
 # Each side's time runs from just before the submission to the job's end
 # (both poll its status every 100 ms). It prints rows/s of every run, the
 # medians and their ratio, and a timeline of every job (where its seconds
@@ -182,6 +183,12 @@ PY
 go_rates=() py_rates=()
 run_go() { "$work/batchinfer" --backend ray --address "$ADDRESS" --input "$work/input" --dir "$work/round-$1" --rows "$ROWS" --poll 100ms --json --name "bench-$1"; }
 run_py() { "$py" -c "$submit_py" "$ADDRESS" "$work/pyjob" "$work/input" "$work/round-$1/py-output"; }
+# One untimed run of each side first: a cluster's first job pays for
+# starting its first job supervisor and workers cold, which belongs to
+# neither side (it would fall on whichever went first in round 1).
+echo "bench: warm-up: one untimed run of each side" >&2
+run_go 0 >/dev/null
+run_py 0 >/dev/null
 for r in $(seq 1 "$ROUNDS"); do
 	# Alternate which side goes first, so neither profits from the order.
 	if ((r % 2 == 1)); then g=$(run_go "$r"); p=$(run_py "$r"); else p=$(run_py "$r"); g=$(run_go "$r"); fi
