@@ -371,7 +371,16 @@ def run_data(cfg):
     its calls retried), so every row is written once.
     """
     import ray
+    import ray.data
 
+    # Import Ray Data and the pipeline's callables before connecting, in
+    # the order of a hand-written driver (`from model import Model` above
+    # ray.init()), so that the driver does the same work at the same time.
+    for step in [cfg["source"]] + list(cfg.get("steps") or []):
+        for key in CALLABLE_KWARGS:
+            value = step["kwargs"].get(key)
+            if isinstance(value, str) and ":" in value:
+                _load(value)
     ray.init(address="auto", log_to_driver=True)
     ds = build_dataset(cfg)
     sink = cfg["sink"]

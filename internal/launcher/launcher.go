@@ -23,7 +23,8 @@
 //     and resize decisions, in seconds after fit_started_at),
 //     "lost_hosts" (nodes alive when fit() began and dead at its end) and,
 //     for TPU slices, "intact_slices" (ray.util.tpu.get_num_tpu_slices).
-//   - "data" builds a data.Pipeline's dataset the same way and calls its
+//   - "data" imports ray.data and the pipeline's "module:attr" callables,
+//     calls ray.init, builds a data.Pipeline's dataset the same way and calls its
 //     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",
 //     "name", "sink", "path"} plus "files" (the files written, relative to
 //     path) when path is a local directory. The steps get exactly their
