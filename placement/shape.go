@@ -40,7 +40,10 @@ type Shape struct {
 // catalog (once), and the worker bundle against the slice. Errors are
 // reported at f's paths; an empty list means the Shape is usable.
 func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
-	errs := field.ValidateStructAt(&s, f.locate)
+	var errs field.ErrorList
+	if !s.tagsHold() {
+		errs = tagErrors(s, &f)
+	}
 	if v, ok := s.ResourcesPerBundle[rayvocab.ResourceTPU]; ok && v == 0 {
 		errs = append(errs, field.Invalid(f.bundleTPU(), v, "must be positive"))
 	}
