@@ -79,6 +79,11 @@ type Generation struct {
 
 	// The same lists parsed, for suggestions without parsing on the error path.
 	rayT, gkeT, anyT []Topology
+	// gke2DT and gke3DExtraT are gke2D and gke3D.extra parsed, for
+	// checkGKE.
+	gke2DT, gke3DExtraT []Topology
+	// rayAcceleratorType is RayAcceleratorType's value, computed once.
+	rayAcceleratorType string
 }
 
 // gke3DRule is the Google Cloud rule for 3D shapes.
@@ -91,6 +96,9 @@ type gke3DRule struct {
 // RayAcceleratorType is Ray's accelerator_type resource suffix and label
 // value: "TPU-" + upper(RayVersion), e.g. TPU-V6E, TPU-V5LITEPOD.
 func (g *Generation) RayAcceleratorType() string {
+	if g.rayAcceleratorType != "" {
+		return g.rayAcceleratorType // a catalog generation
+	}
 	return "TPU-" + strings.ToUpper(g.RayVersion)
 }
 
@@ -119,6 +127,9 @@ func (g *Generation) machineType(name string) (MachineType, bool) {
 }
 
 var subCubes = []string{"2x2x1", "2x2x2", "2x2x4", "2x4x4"}
+
+// subCubesT is subCubes parsed.
+var subCubesT = parseAll(subCubes)
 
 // rayLarger3D mirrors Ray's construction of its larger 3D shapes: every
 // AxBxC with each dimension a positive multiple of 4 up to the bounds, in
@@ -218,6 +229,8 @@ var generations = func() []*Generation {
 		}
 		sortTopologyStrings(g.any)
 		g.rayT, g.gkeT, g.anyT = parseAll(g.ray), parseAll(g.gke), parseAll(g.any)
+		g.gke2DT, g.gke3DExtraT = parseAll(g.gke2D), parseAll(g.gke3D.extra)
+		g.rayAcceleratorType = g.RayAcceleratorType()
 	}
 	return gens
 }()
