@@ -143,14 +143,25 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 func (d *Deployment) workerBundle() map[string]float64 {
 	for _, b := range d.PlacementGroupBundles {
 		if b[rayvocab.ResourceTPU] > 0 {
-			return maps.Clone(b)
+			return b // placement copies it, and writes neither
 		}
 	}
 	if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
-		return map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
+		return defaultWorkerBundles[g]
 	}
 	return nil
 }
+
+// defaultWorkerBundles holds Serve LLM's default bundle for each catalog
+// generation, built once. The maps are shared and never written:
+// placement copies ResourcesPerBundle into the bundles it builds.
+var defaultWorkerBundles = func() map[*tpu.Generation]map[string]float64 {
+	m := map[*tpu.Generation]map[string]float64{}
+	for _, g := range tpu.Generations() {
+		m[g] = map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
+	}
+	return m
+}()
 
 // compileSlices builds one slice group per replica of a deployment with a
 // topology, and the reservation its replicas read from user_config.
@@ -168,15 +179,17 @@ func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *Sli
 		return nil, nil, errs
 	}
 	res := &SliceReservation{
-		Version:                 SliceReservationVersion,
-		Topology:                one.Topology,
-		AcceleratorVersion:      one.AcceleratorVersion,
-		AcceleratorType:         one.AcceleratorType,
-		PodType:                 one.PodType,
-		NumHosts:                one.HostsPerSlice,
-		ChipsPerHost:            one.ChipsPerHost,
-		NumBundles:              one.BundlesPerSlice,
-		ResourcesPerBundle:      maps.Clone(one.BundleResources),
+		Version:            SliceReservationVersion,
+		Topology:           one.Topology,
+		AcceleratorVersion: one.AcceleratorVersion,
+		AcceleratorType:    one.AcceleratorType,
+		PodType:            one.PodType,
+		NumHosts:           one.HostsPerSlice,
+		ChipsPerHost:       one.ChipsPerHost,
+		NumBundles:         one.BundlesPerSlice,
+		// The reservation is encoded into the config and dropped, so it
+		// may share the group's map: neither is written.
+		ResourcesPerBundle:      one.BundleResources,
 		Strategy:                one.Strategy,
 		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
 	}

@@ -8,14 +8,10 @@ import (
 // resolveSlice runs placement's slice validation for a deployment's
 // topology once, reporting every error under the deployment's own fields:
 // acceleratorConfig.topology and .accelerator, placementGroupBundles[0] for
-// the worker bundle, placementGroupStrategy. The returned shape builds each
-// replica's slice group.
+// the worker bundle, placementGroupStrategy, numReplicas. The paths are
+// built only when there is an error to report. The returned shape builds
+// each replica's slice group.
 func resolveSlice(p *field.Path, a *AcceleratorConfig, bundle map[string]float64, strategy placement.Strategy) (*placement.Shape, field.ErrorList) {
-	ap := p.Child("acceleratorConfig")
-	f := placement.FieldsUnder(ap)
-	f.ResourcesPerBundle = p.Child("placementGroupBundles").Index(0)
-	f.Strategy = p.Child("placementGroupStrategy")
-	f.NumSlices = p.Child("numReplicas")
 	return placement.SliceSpec{
 		Topology:           a.Topology,
 		Accelerator:        a.Accelerator,
@@ -23,5 +19,14 @@ func resolveSlice(p *field.Path, a *AcceleratorConfig, bundle map[string]float64
 		Strategy:           strategy,
 		// A negative timeout waits indefinitely, as placement reads it.
 		HeadReservationTimeout: a.HeadReservationTimeout,
-	}.Resolve(f)
+	}.ResolveFunc(func() placement.Fields { return sliceFields(p) })
+}
+
+// sliceFields are the deployment's paths for placement's slice fields.
+func sliceFields(p *field.Path) placement.Fields {
+	f := placement.FieldsUnder(p.Child("acceleratorConfig"))
+	f.ResourcesPerBundle = p.Child("placementGroupBundles").Index(0)
+	f.Strategy = p.Child("placementGroupStrategy")
+	f.NumSlices = p.Child("numReplicas")
+	return f
 }
