@@ -80,23 +80,23 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 	if a == nil {
 		return "", nil
 	}
-	ap := p.Child("acceleratorConfig")
+	// The path is built only for an error.
+	ap := func() *field.Path { return p.Child("acceleratorConfig") }
 	var errs field.ErrorList
 	if a.Kind != "" && a.Kind != TPU {
-		errs = append(errs, field.NotSupported(ap.Child("kind"), string(a.Kind), []string{string(TPU)}).
+		errs = append(errs, field.NotSupported(ap().Child("kind"), string(a.Kind), []string{string(TPU)}).
 			WithDetail("raytpu compiles TPU deployments only"))
 	}
 	var accelType string
 	if a.Accelerator == "" {
 		if a.Topology != "" {
-			errs = append(errs, field.Required(ap.Child("accelerator"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
+			errs = append(errs, field.Required(ap().Child("accelerator"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
 		}
-	} else if g, gerr := tpu.ResolveGeneration(a.Accelerator, ap.Child("accelerator")); gerr != nil {
-		if a.Topology == "" { // with a topology, the slice compile reports it
-			errs = append(errs, gerr)
-		}
-	} else {
+	} else if g, ok := tpu.LookupGeneration(a.Accelerator); ok {
 		accelType = g.RayAcceleratorType()
+	} else if a.Topology == "" { // with a topology, the slice compile reports it
+		_, gerr := tpu.ResolveGeneration(a.Accelerator, ap().Child("accelerator"))
+		errs = append(errs, gerr)
 	}
 	if o := d.RayActorOptions; o != nil && o.AcceleratorType != "" && accelType != "" && o.AcceleratorType != accelType {
 		errs = append(errs, field.Invalid(p.Child("rayActorOptions", "acceleratorType"), o.AcceleratorType,
@@ -104,7 +104,7 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 	}
 	if a.Topology == "" {
 		if a.HeadReservationTimeout != 0 {
-			errs = append(errs, field.Forbidden(ap.Child("headReservationTimeout"), "needs a topology: only a replica that owns a slice reserves one"))
+			errs = append(errs, field.Forbidden(ap().Child("headReservationTimeout"), "needs a topology: only a replica that owns a slice reserves one"))
 		}
 		return accelType, errs
 	}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -49,7 +50,6 @@ type Application struct {
 // of every deployment with a topology. Problems come back together as a
 // field.ErrorList with paths under "app" (app.deployments[llm].numReplicas).
 func (a Application) Compile() (*placement.Plan, error) {
-	root := field.NewPath("app")
 	var errs field.ErrorList
 	name := a.Name
 	if name == "" {
@@ -57,70 +57,128 @@ func (a Application) Compile() (*placement.Plan, error) {
 	}
 	out := rayApplication{Name: name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv)}
 	if a.ImportPath == "" {
-		errs = append(errs, field.Required(root.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
+		errs = append(errs, field.Required(appPath.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
 	} else if why := importPathRule(a.ImportPath); why != "" {
-		errs = append(errs, field.Invalid(root.Child("importPath"), a.ImportPath, why))
+		errs = append(errs, field.Invalid(appPath.Child("importPath"), a.ImportPath, why))
 	}
 	switch {
 	case a.NoRoute && a.RoutePrefix != "":
-		errs = append(errs, field.Forbidden(root.Child("routePrefix"), "noRoute is set: the application has no HTTP route"))
+		errs = append(errs, field.Forbidden(appPath.Child("routePrefix"), "noRoute is set: the application has no HTTP route"))
 	case a.NoRoute:
-		out.RoutePrefix = []byte("null")
+		out.RoutePrefix = jsonNull
 	case a.RoutePrefix != "":
 		if why := routePrefixRule(a.RoutePrefix); why != "" {
-			errs = append(errs, field.Invalid(root.Child("routePrefix"), a.RoutePrefix, why))
+			errs = append(errs, field.Invalid(appPath.Child("routePrefix"), a.RoutePrefix, why))
 		}
-		out.RoutePrefix = []byte(strconv.Quote(a.RoutePrefix))
+		out.RoutePrefix = quoteRaw(a.RoutePrefix)
 	}
-	errs = append(errs, validateRuntimeEnv(root.Child("runtimeEnv"), &a.RuntimeEnv)...)
+	if !envEmpty(&a.RuntimeEnv) {
+		errs = append(errs, validateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
+	}
 	if a.Args != nil {
 		if _, err := marshal(a.Args); err != nil {
-			errs = append(errs, field.Invalid(root.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
+			errs = append(errs, field.Invalid(appPath.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
 		}
 		out.Args = a.Args
 	}
 
 	groups := []*placement.SliceGroup{}
-	seen := map[string]int{}
+	out.Deployments = make([]rayDeployment, 0, len(a.Deployments))
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
-		p := root.Child("deployments").Key(d.Name)
+		p := (*field.Path)(nil)
 		if d.Name == "" {
-			p = root.Child("deployments").Index(i)
-		} else if first, dup := seen[d.Name]; dup {
-			p = root.Child("deployments").Index(i)
+			p = deploymentsPath.Index(i)
+		} else if first := a.firstNamed(d.Name, i); first < i {
+			p = deploymentsPath.Index(i)
 			errs = append(errs, field.Invalid(p.Child("name"), d.Name, fmt.Sprintf("duplicate deployment name; deployments[%d] has it", first)))
-		} else {
-			seen[d.Name] = i
 		}
-		derrs := d.validate(p)
-		accelType, aerrs := d.validateAccelerator(p)
-		derrs = append(derrs, aerrs...)
-		var res *SliceReservation
-		if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
-			reps, r, serrs := d.compileSlices(p)
-			derrs = append(derrs, serrs...)
-			if len(derrs) == 0 {
-				groups, res = append(groups, reps...), r
+		// A first pass without paths; only a deployment with errors is
+		// checked again at its path, which gives the same errors there.
+		c := d.compile(nil)
+		if len(c.errs) > 0 {
+			if p == nil {
+				p = deploymentsPath.Key(d.Name)
 			}
+			c = d.compile(p)
 		}
-		errs = append(errs, derrs...)
+		if len(c.errs) == 0 && len(c.groups) > 0 {
+			groups = append(groups, c.groups...)
+		}
+		errs = append(errs, c.errs...)
 		if len(errs) == 0 {
-			out.Deployments = append(out.Deployments, d.rayConfig(accelType, res))
+			out.Deployments = append(out.Deployments, d.rayConfig(c.accelType, c.res))
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	raw, err := marshal(out)
+	raw, err := marshal(&out)
 	if err != nil {
 		return nil, fmt.Errorf("serve: encoding the application config: %w", err)
 	}
-	return &placement.Plan{
+	plan := &struct {
+		placement.Plan
+		serve placement.ServeApplication
+	}{}
+	plan.serve.Config = raw
+	plan.Plan = placement.Plan{
 		APIVersion: placement.APIVersion,
 		Kind:       placement.KindApplication,
 		Name:       name,
 		Slices:     groups,
-		Serve:      &placement.ServeApplication{Config: raw},
-	}, nil
+		Serve:      &plan.serve,
+	}
+	return &plan.Plan, nil
+}
+
+// The paths every Compile reports under; paths are immutable.
+var (
+	appPath         = field.NewPath("app")
+	deploymentsPath = appPath.Child("deployments")
+)
+
+var jsonNull = json.RawMessage("null")
+
+// quoteRaw is s as a JSON string, for a field that holds raw JSON.
+func quoteRaw(s string) json.RawMessage {
+	return strconv.AppendQuote(make([]byte, 0, len(s)+2), s)
+}
+
+// firstNamed returns the index of the first deployment before i named
+// name, or i when there is none.
+func (a *Application) firstNamed(name string, i int) int {
+	for j := range a.Deployments[:i] {
+		if a.Deployments[j].Name == name {
+			return j
+		}
+	}
+	return i
+}
+
+// compiled is one deployment's part of Compile.
+type compiled struct {
+	errs      field.ErrorList
+	accelType string
+	groups    []*placement.SliceGroup
+	res       *SliceReservation
+}
+
+// compile checks d and builds its replicas' slice groups. With p nil it
+// is the first pass, whose errors only count: paths are built only at a
+// real p.
+func (d *Deployment) compile(p *field.Path) compiled {
+	var c compiled
+	c.errs = d.validate(p)
+	var aerrs field.ErrorList
+	c.accelType, aerrs = d.validateAccelerator(p)
+	c.errs = append(c.errs, aerrs...)
+	if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
+		reps, r, serrs := d.compileSlices(p)
+		c.errs = append(c.errs, serrs...)
+		if len(c.errs) == 0 {
+			c.groups, c.res = reps, r
+		}
+	}
+	return c
 }

@@ -8,10 +8,14 @@ import (
 // resolveSlice runs placement's slice validation for a deployment's
 // topology once, reporting every error under the deployment's own fields:
 // acceleratorConfig.topology and .accelerator, placementGroupBundles[0] for
-// the worker bundle, placementGroupStrategy, numReplicas. The paths are
-// built only when there is an error to report. The returned shape builds
-// each replica's slice group.
+// the worker bundle, placementGroupStrategy, numReplicas. With p nil (the
+// first pass of Compile) no path is built. The returned shape builds each
+// replica's slice group.
 func resolveSlice(p *field.Path, a *AcceleratorConfig, bundle map[string]float64, strategy placement.Strategy) (*placement.Shape, field.ErrorList) {
+	var f placement.Fields
+	if p != nil {
+		f = sliceFields(p)
+	}
 	return placement.SliceSpec{
 		Topology:           a.Topology,
 		Accelerator:        a.Accelerator,
@@ -19,7 +23,7 @@ func resolveSlice(p *field.Path, a *AcceleratorConfig, bundle map[string]float64
 		Strategy:           strategy,
 		// A negative timeout waits indefinitely, as placement reads it.
 		HeadReservationTimeout: a.HeadReservationTimeout,
-	}.ResolveFunc(func() placement.Fields { return sliceFields(p) })
+	}.Resolve(f)
 }
 
 // sliceFields are the deployment's paths for placement's slice fields.
