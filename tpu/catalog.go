@@ -84,6 +84,9 @@ type Generation struct {
 	gke2DT, gke3DExtraT []Topology
 	// rayAcceleratorType is RayAcceleratorType's value, computed once.
 	rayAcceleratorType string
+	// names holds the pod type and head resource of each chip count of
+	// the catalog's shapes (names.go); read-only after init.
+	names map[int]sliceNames
 }
 
 // gke3DRule is the Google Cloud rule for 3D shapes.
@@ -139,7 +142,7 @@ func rayLarger3D(maxX, maxY, maxZ int) []string {
 	for x := 4; x <= maxX; x += 4 {
 		for y := 4; y <= maxY; y += 4 {
 			for z := 4; z <= maxZ; z += 4 {
-				out = append(out, Topology{dims: [3]int{x, y, z}, n: 3}.String())
+				out = append(out, Topology{dims: [3]int{x, y, z}, n: 3}.format())
 			}
 		}
 	}
@@ -231,6 +234,7 @@ var generations = func() []*Generation {
 		g.rayT, g.gkeT, g.anyT = parseAll(g.ray), parseAll(g.gke), parseAll(g.any)
 		g.gke2DT, g.gke3DExtraT = parseAll(g.gke2D), parseAll(g.gke3D.extra)
 		g.rayAcceleratorType = g.RayAcceleratorType()
+		g.initNames()
 	}
 	return gens
 }()
@@ -263,7 +267,7 @@ func sortTopologyStrings(list []string) {
 	}
 	slices.SortFunc(ts, compareTopologies)
 	for i, t := range ts {
-		list[i] = t.String()
+		list[i] = t.format()
 	}
 }
 

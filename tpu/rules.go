@@ -109,7 +109,7 @@ func (g *Generation) computeGKETopologies() []string {
 	for a := 4; a*4*4 <= g.gke3D.maxCubes*64; a += 4 {
 		for b := a; a*b*4 <= g.gke3D.maxCubes*64; b += 4 {
 			for c := b; a*b*c <= g.gke3D.maxCubes*64; c += 4 {
-				out = append(out, Topology{dims: [3]int{a, b, c}, n: 3}.String())
+				out = append(out, Topology{dims: [3]int{a, b, c}, n: 3}.format())
 			}
 		}
 	}
@@ -150,12 +150,6 @@ var (
 	topo2x4   = Topology{dims: [3]int{2, 4}, n: 2}
 	topo1x1x1 = Topology{dims: [3]int{1, 1, 1}, n: 3}
 )
-
-// PodType is Ray's pod type for a slice of the given chip count:
-// "<RayVersion>-<chips × TensorCores per chip>", e.g. v6e-16, v4-16, v7x-16.
-func (g *Generation) PodType(chips int) string {
-	return g.RayVersion + "-" + strconv.Itoa(chips*g.CoresPerChip)
-}
 
 // GCEAcceleratorType is the GCE accelerator type, e.g. v5litepod-16, tpu7x-16.
 func (g *Generation) GCEAcceleratorType(chips int) string {
