@@ -137,7 +137,7 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 		accelType:          sl.RayAcceleratorType(),
 	}
 	if sl.MultiHost() {
-		sh.headResource = rayvocab.HeadResource(podType)
+		sh.headResource = sl.HeadResource()
 	}
 	return sh, nil
 }

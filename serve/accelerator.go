@@ -163,22 +163,31 @@ var defaultWorkerBundles = func() map[*tpu.Generation]map[string]float64 {
 	return m
 }()
 
-// compileSlices builds one slice group per replica of a deployment with a
-// topology, and the reservation its replicas read from user_config.
-func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *SliceReservation, field.ErrorList) {
+// compileSlices appends one slice group per replica of a deployment with
+// a topology to groups, and returns the reservation its replicas read from
+// user_config. On an error groups is returned as it came.
+func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup) ([]*placement.SliceGroup, SliceReservation, field.ErrorList) {
 	strategy := d.PlacementGroupStrategy
 	if strategy == "" {
 		strategy = placement.Pack // Serve LLM's placement strategy default
 	}
 	shape, errs := resolveSlice(p, d.AcceleratorConfig, d.workerBundle(), strategy)
 	if len(errs) > 0 {
-		return nil, nil, errs
+		return groups, SliceReservation{}, errs
 	}
-	one, errs := shape.Group(1)
-	if len(errs) > 0 {
-		return nil, nil, errs
+	n := d.maxReplicas()
+	from := len(groups)
+	for i := range n {
+		// Each replica gets a group of its own: no map or slice shared.
+		g, errs := shape.Group(1)
+		if len(errs) > 0 {
+			return groups[:from], SliceReservation{}, errs
+		}
+		g.Part = placement.Part{Role: placement.RoleReplica, Name: d.Name, Index: i}
+		groups = append(groups, g)
 	}
-	res := &SliceReservation{
+	one := groups[from]
+	return groups, SliceReservation{
 		Version:            SliceReservationVersion,
 		Topology:           one.Topology,
 		AcceleratorVersion: one.AcceleratorVersion,
@@ -192,21 +201,7 @@ func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *Sli
 		ResourcesPerBundle:      one.BundleResources,
 		Strategy:                one.Strategy,
 		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
-	}
-	n := d.maxReplicas()
-	groups := make([]*placement.SliceGroup, n)
-	for i := range n {
-		g := one
-		if i > 0 {
-			// Each replica gets a group of its own: no map or slice shared.
-			if g, errs = shape.Group(1); len(errs) > 0 {
-				return nil, nil, errs
-			}
-		}
-		g.Part = placement.Part{Role: placement.RoleReplica, Name: d.Name, Index: i}
-		groups[i] = g
-	}
-	return groups, res, nil
+	}, nil
 }
 
 func fmtBundle(b map[string]float64) string {

@@ -76,13 +76,22 @@ func (a Application) Compile() (*placement.Plan, error) {
 		errs = append(errs, validateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
 	}
 	if a.Args != nil {
-		if _, err := marshal(a.Args); err != nil {
+		if err := checkJSON(a.Args); err != nil {
 			errs = append(errs, field.Invalid(appPath.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
 		}
 		out.Args = a.Args
 	}
 
-	groups := []*placement.SliceGroup{}
+	// Every replica's group in one slice, sized for them all (up to a
+	// bound: the counts are not validated yet).
+	n := 0
+	for i := range a.Deployments {
+		if d := &a.Deployments[i]; d.hasTopology() {
+			n += min(d.maxReplicas(), 64)
+		}
+	}
+	groups := make([]*placement.SliceGroup, 0, n)
+	// Never grown: rayConfig's RayActorOptions point into the elements.
 	out.Deployments = make([]rayDeployment, 0, len(a.Deployments))
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
@@ -95,19 +104,22 @@ func (a Application) Compile() (*placement.Plan, error) {
 		}
 		// A first pass without paths; only a deployment with errors is
 		// checked again at its path, which gives the same errors there.
-		c := d.compile(nil)
+		var c compiled
+		groups, c = d.compile(nil, groups)
 		if len(c.errs) > 0 {
 			if p == nil {
 				p = deploymentsPath.Key(d.Name)
 			}
-			c = d.compile(p)
-		}
-		if len(c.errs) == 0 && len(c.groups) > 0 {
-			groups = append(groups, c.groups...)
+			groups, c = d.compile(p, groups)
 		}
 		errs = append(errs, c.errs...)
 		if len(errs) == 0 {
-			out.Deployments = append(out.Deployments, d.rayConfig(c.accelType, c.res))
+			out.Deployments = out.Deployments[:len(out.Deployments)+1]
+			var res *SliceReservation
+			if c.hasRes {
+				res = &c.res
+			}
+			d.rayConfig(&out.Deployments[len(out.Deployments)-1], c.accelType, res)
 		}
 	}
 	if len(errs) > 0 {
@@ -160,25 +172,28 @@ func (a *Application) firstNamed(name string, i int) int {
 type compiled struct {
 	errs      field.ErrorList
 	accelType string
-	groups    []*placement.SliceGroup
-	res       *SliceReservation
+	res       SliceReservation
+	hasRes    bool
 }
 
-// compile checks d and builds its replicas' slice groups. With p nil it
-// is the first pass, whose errors only count: paths are built only at a
-// real p.
-func (d *Deployment) compile(p *field.Path) compiled {
+// compile checks d and appends its replicas' slice groups to groups (only
+// when d has no error). With p nil it is the first pass, whose errors only
+// count: paths are built only at a real p.
+func (d *Deployment) compile(p *field.Path, groups []*placement.SliceGroup) ([]*placement.SliceGroup, compiled) {
 	var c compiled
 	c.errs = d.validate(p)
 	var aerrs field.ErrorList
 	c.accelType, aerrs = d.validateAccelerator(p)
 	c.errs = append(c.errs, aerrs...)
 	if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
-		reps, r, serrs := d.compileSlices(p)
+		from := len(groups)
+		var serrs field.ErrorList
+		groups, c.res, serrs = d.compileSlices(p, groups)
 		c.errs = append(c.errs, serrs...)
-		if len(c.errs) == 0 {
-			c.groups, c.res = reps, r
+		if len(c.errs) > 0 {
+			return groups[:from], c
 		}
+		c.hasRes = true
 	}
-	return c
+	return groups, c
 }

@@ -120,3 +120,38 @@ func FuzzConfigJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestUserConfigWithReservation checks that a deployment's reservation is
+// written into user_config exactly as encoding/json writes a user_config
+// map that holds it, with and without user keys around it.
+func TestUserConfigWithReservation(t *testing.T) {
+	t.Parallel()
+	res := &SliceReservation{Version: 1, Topology: "2x2x2", ResourcesPerBundle: map[string]float64{"TPU": 4, "CPU": 1}, Strategy: "PACK", HeadReservationTimeoutS: 100}
+	for _, uc := range []map[string]any{
+		nil,
+		{},
+		{"a": 1.5},
+		{"zz": "last", "raytpu": true, "raytpu_slicf": nil, "raytpu_slic": []any{"x"}},
+		{"b": map[string]any{"c": 2.0}, "A": "upper", "é": "non-ascii"},
+		{SliceReservationKey: "the user's, replaced"},
+	} {
+		d := rayDeployment{Name: "LLM", UserConfig: uc, reservation: *res, hasReservation: true}
+		merged := map[string]any{SliceReservationKey: res}
+		for k, v := range uc {
+			if k != SliceReservationKey {
+				merged[k] = v
+			}
+		}
+		want, err := marshalReflect(rayApplication{Name: "a", Deployments: []rayDeployment{{Name: "LLM", UserConfig: merged}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeConfig(&rayApplication{Name: "a", Deployments: []rayDeployment{d}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("user_config %v:\n got %s\nwant %s", uc, got, want)
+		}
+	}
+}
