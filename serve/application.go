@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/raytpu/raytpu/field"
@@ -55,7 +57,10 @@ func (a Application) Compile() (*placement.Plan, error) {
 	if name == "" {
 		name = DefaultName
 	}
-	out := rayApplication{Name: name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv)}
+	sc := getScratch()
+	defer sc.release()
+	out := &sc.app
+	*out = rayApplication{Name: name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv)}
 	if a.ImportPath == "" {
 		errs = append(errs, field.Required(appPath.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
 	} else if why := importPathRule(a.ImportPath); why != "" {
@@ -70,7 +75,8 @@ func (a Application) Compile() (*placement.Plan, error) {
 		if why := routePrefixRule(a.RoutePrefix); why != "" {
 			errs = append(errs, field.Invalid(appPath.Child("routePrefix"), a.RoutePrefix, why))
 		}
-		out.RoutePrefix = quoteRaw(a.RoutePrefix)
+		sc.route = strconv.AppendQuote(sc.route[:0], a.RoutePrefix)
+		out.RoutePrefix = sc.route
 	}
 	if !envEmpty(&a.RuntimeEnv) {
 		errs = append(errs, validateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
@@ -91,8 +97,7 @@ func (a Application) Compile() (*placement.Plan, error) {
 		}
 	}
 	groups := make([]*placement.SliceGroup, 0, n)
-	// Never grown: rayConfig's RayActorOptions point into the elements.
-	out.Deployments = make([]rayDeployment, 0, len(a.Deployments))
+	out.Deployments = sc.deploymentsFor(len(a.Deployments))
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
 		p := (*field.Path)(nil)
@@ -125,10 +130,12 @@ func (a Application) Compile() (*placement.Plan, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	raw, err := marshal(&out)
+	var err error
+	sc.buf, err = appendConfig(sc.buf[:0], out)
 	if err != nil {
 		return nil, fmt.Errorf("serve: encoding the application config: %w", err)
 	}
+	raw := json.RawMessage(slices.Clip(bytes.Clone(sc.buf)))
 	plan := &struct {
 		placement.Plan
 		serve placement.ServeApplication
@@ -151,11 +158,6 @@ var (
 )
 
 var jsonNull = json.RawMessage("null")
-
-// quoteRaw is s as a JSON string, for a field that holds raw JSON.
-func quoteRaw(s string) json.RawMessage {
-	return strconv.AppendQuote(make([]byte, 0, len(s)+2), s)
-}
 
 // firstNamed returns the index of the first deployment before i named
 // name, or i when there is none.

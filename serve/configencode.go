@@ -277,12 +277,18 @@ func (e *jsonEnc) userConfig(m map[string]any, res *SliceReservation) {
 
 // encodeConfig encodes a Serve application config.
 func encodeConfig(a *rayApplication) ([]byte, error) {
-	e := jsonEnc{b: make([]byte, 0, 1024)}
-	e.application(a)
-	if e.err != nil {
-		return nil, e.err
+	b, err := appendConfig(make([]byte, 0, 1024), a)
+	if err != nil {
+		return nil, err
 	}
-	return slices.Clip(e.b), nil
+	return slices.Clip(b), nil
+}
+
+// appendConfig appends the encoding of a Serve application config to b.
+func appendConfig(b []byte, a *rayApplication) ([]byte, error) {
+	e := jsonEnc{b: b}
+	e.application(a)
+	return e.b, e.err
 }
 
 // Compile-time check that the types encoded here keep the shapes they
