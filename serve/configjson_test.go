@@ -155,3 +155,21 @@ func TestUserConfigWithReservation(t *testing.T) {
 		}
 	}
 }
+
+// TestNumIsEncodingJSONs covers the whole-number shortcut of jsonEnc.num
+// and its edges against encoding/json.
+func TestNumIsEncodingJSONs(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 4, 100, 120, 0.5, 0.001, 1e-7, 123456789012,
+		1e15 - 1, 1e15, -1e15, 1e15 + 2, 1e20, 1e21, 1e300, math.MaxInt64, math.MinInt64, 4.000000000000001, -2.5} {
+		want, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e jsonEnc
+		e.num(f)
+		if string(e.b) != string(want) {
+			t.Errorf("num(%v) = %s, want %s", f, e.b, want)
+		}
+	}
+}
