@@ -46,12 +46,33 @@ func (e *jsonEnc) slow(v any) {
 
 // raw appends a json.RawMessage compacted, as encoding/json does.
 func (e *jsonEnc) raw(m json.RawMessage) {
+	if plainJSON(m) {
+		e.b = append(e.b, m...) // already compact
+		return
+	}
 	buf := bytes.NewBuffer(e.b)
 	if err := json.Compact(buf, m); err != nil {
 		e.slow(m) // encoding/json's own error
 		return
 	}
 	e.b = buf.Bytes()
+}
+
+// plainJSON reports whether m is null or a string of printable ASCII
+// without escapes, which json.Compact leaves as it is.
+func plainJSON(m []byte) bool {
+	if string(m) == "null" {
+		return true
+	}
+	if len(m) < 2 || m[0] != '"' || m[len(m)-1] != '"' {
+		return false
+	}
+	for _, c := range m[1 : len(m)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *jsonEnc) str(s string) {

@@ -173,3 +173,18 @@ func TestNumIsEncodingJSONs(t *testing.T) {
 		}
 	}
 }
+
+// TestRawIsEncodingJSONs covers raw's shortcut for plain strings and null
+// against encoding/json, errors included.
+func TestRawIsEncodingJSONs(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{`null`, `"/chat"`, `"/"`, `""`, `"a b~"`, `"\u00e9"`, `"é"`, `"a\"b"`, `"a\\"`, "\"\x01\"", `"\x"`,
+		` "/chat" `, `"`, `"/chat`, `nul`, `{"a": [1, 2]}`, `"<&>"`} {
+		want, werr := marshalReflect(json.RawMessage(m))
+		var e jsonEnc
+		e.raw(json.RawMessage(m))
+		if string(e.b) != string(want) || (werr == nil) != (e.err == nil) || (werr != nil && werr.Error() != e.err.Error()) {
+			t.Errorf("raw(%q) = %q (%v), want %q (%v)", m, e.b, e.err, want, werr)
+		}
+	}
+}
