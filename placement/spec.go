@@ -90,15 +90,7 @@ func (s SliceSpec) Validate(path *field.Path) error {
 // Compile validates s and builds the slice group Ray would build. Errors are
 // a field.ErrorList with paths below path (nil: "topology", "accelerator", ...).
 func (s SliceSpec) Compile(path *field.Path) (*SliceGroup, error) {
-	sh, errs := s.ResolveFunc(func() Fields { return FieldsUnder(path) })
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	g, errs := sh.Group(max(s.NumSlices, 1))
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return g, nil
+	return s.CompileFields(FieldsUnder(path))
 }
 
 // CompileFields is Compile with every error reported at the caller's own
