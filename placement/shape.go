@@ -33,8 +33,8 @@ type Shape struct {
 
 	spec   SliceSpec
 	fields Fields
-	// lazy builds fields on the first error when the shape was resolved
-	// by ResolveFunc; nil otherwise.
+	// lazy builds the paths of an error Group reports when the shape was
+	// resolved by ResolveFunc (fields is then empty); nil otherwise.
 	lazy func() Fields
 
 	// What every Group writes, computed once by Resolve.

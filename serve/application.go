@@ -98,12 +98,16 @@ func (a Application) Compile() (*placement.Plan, error) {
 	}
 	groups := make([]*placement.SliceGroup, 0, n)
 	out.Deployments = sc.deploymentsFor(len(a.Deployments))
+	var named map[string]int // only for many deployments; few are scanned
+	if len(a.Deployments) > 16 {
+		named = make(map[string]int, len(a.Deployments))
+	}
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
 		p := (*field.Path)(nil)
 		if d.Name == "" {
 			p = deploymentsPath.Index(i)
-		} else if first := a.firstNamed(d.Name, i); first < i {
+		} else if first := a.firstNamed(named, d.Name, i); first < i {
 			p = deploymentsPath.Index(i)
 			errs = append(errs, field.Invalid(p.Child("name"), d.Name, fmt.Sprintf("duplicate deployment name; deployments[%d] has it", first)))
 		}
@@ -160,8 +164,16 @@ var (
 var jsonNull = json.RawMessage("null")
 
 // firstNamed returns the index of the first deployment before i named
-// name, or i when there is none.
-func (a *Application) firstNamed(name string, i int) int {
+// name, or i when there is none. With named (name to first index, filled
+// as it goes) it looks the name up instead of scanning.
+func (a *Application) firstNamed(named map[string]int, name string, i int) int {
+	if named != nil {
+		if j, ok := named[name]; ok {
+			return j
+		}
+		named[name] = i
+		return i
+	}
 	for j := range a.Deployments[:i] {
 		if a.Deployments[j].Name == name {
 			return j
