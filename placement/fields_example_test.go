@@ -49,3 +49,26 @@ func ExampleSliceSpec_Resolve() {
 	// Output:
 	// 4 workers per slice; 2 × v6e 4x4 (v6e-16): 8 bundles {CPU:1, TPU:4}, SPREAD
 }
+
+// A front end whose paths cost something to build (one per deployment of
+// an application) hands them over as a function: it runs only when there
+// is an error to report, and the errors are Resolve's at those paths.
+func ExampleSliceSpec_ResolveFunc() {
+	built := 0
+	paths := func() placement.Fields {
+		built++
+		return placement.FieldsUnder(field.NewPath("app", "deployments").Key("llm").Child("acceleratorConfig"))
+	}
+	shape, _ := placement.SliceSpec{Accelerator: "v4", Topology: "2x2x2"}.ResolveFunc(paths)
+	g, _ := shape.Group(2)
+	fmt.Println(g, "- paths built:", built)
+
+	_, errs := placement.SliceSpec{Accelerator: "v4", Topology: "2x2x3"}.ResolveFunc(paths)
+	fmt.Println(errs[0].Field, errs[0].Type, "- paths built:", built)
+	_, errs = shape.Group(0)
+	fmt.Println(errs[0].Field, errs[0].Type, "- paths built:", built)
+	// Output:
+	// 2 × v4 2x2x2 (v4-16): 4 bundles {CPU:1, TPU:4}, SPREAD - paths built: 0
+	// app.deployments[llm].acceleratorConfig.topology NotSupported - paths built: 1
+	// app.deployments[llm].acceleratorConfig.numSlices Invalid - paths built: 2
+}

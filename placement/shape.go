@@ -33,6 +33,12 @@ type Shape struct {
 
 	spec   SliceSpec
 	fields Fields
+	// lazy builds the paths of an error Group reports when the shape was
+	// resolved by ResolveFunc (fields is then empty); nil otherwise.
+	lazy func() Fields
+
+	// What every Group writes, computed once by Resolve.
+	topology, podType, accelType, headResource string
 }
 
 // Resolve checks every rule of s that does not depend on the slice count:
@@ -40,7 +46,37 @@ type Shape struct {
 // catalog (once), and the worker bundle against the slice. Errors are
 // reported at f's paths; an empty list means the Shape is usable.
 func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
-	errs := field.ValidateStructAt(&s, f.locate)
+	return s.resolve(f)
+}
+
+// ResolveFunc is Resolve for a caller whose paths cost something to build
+// (a front end's paths below a deployment or a trainer): fields is called
+// only when there is an error to report, by Resolve or by a later Group,
+// and the errors are the ones Resolve(fields()) reports.
+func (s SliceSpec) ResolveFunc(fields func() Fields) (*Shape, field.ErrorList) {
+	sh, errs := s.resolve(Fields{})
+	if len(errs) > 0 {
+		// Resolving is deterministic: the same errors, at the real paths.
+		return s.resolve(fields())
+	}
+	sh.lazy = fields
+	return sh, nil
+}
+
+// paths returns the Fields errors are reported at. It builds them anew
+// each time rather than keeping them, so Group stays free of writes.
+func (sh *Shape) paths() Fields {
+	if sh.lazy != nil {
+		return sh.lazy()
+	}
+	return sh.fields
+}
+
+func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
+	var errs field.ErrorList
+	if !s.tagsHold() {
+		errs = tagErrors(s, &f)
+	}
 	if v, ok := s.ResourcesPerBundle[rayvocab.ResourceTPU]; ok && v == 0 {
 		errs = append(errs, field.Invalid(f.bundleTPU(), v, "must be positive"))
 	}
@@ -87,7 +123,8 @@ func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return &Shape{
+	podType := sl.PodType()
+	sh := &Shape{
 		Slice:              sl,
 		Strategy:           strategy,
 		TPUResourcePerChip: perChip,
@@ -95,7 +132,14 @@ func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
 		BundlesPerSlice:    int(tpuPerSlice / tpuPerBundle),
 		spec:               s,
 		fields:             f,
-	}, nil
+		topology:           sl.Topology.String(),
+		podType:            podType,
+		accelType:          sl.RayAcceleratorType(),
+	}
+	if sl.MultiHost() {
+		sh.headResource = sl.HeadResource()
+	}
+	return sh, nil
 }
 
 // Group builds numSlices slices of the shape, as Ray's SlicePlacementGroup
@@ -106,24 +150,35 @@ func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
 func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 	s, sl := &sh.spec, sh.Slice
 	if numSlices < 1 {
-		return nil, field.ErrorList{field.Invalid(sh.fields.NumSlices, numSlices, "must be at least 1")}
+		return nil, field.ErrorList{field.Invalid(sh.paths().NumSlices, numSlices, "must be at least 1")}
 	}
 	perSlice := sh.BundlesPerSlice
 	numBundles := perSlice * numSlices
 	if n := len(s.BundleLabelSelector); n > 0 && n != numBundles {
-		return nil, field.ErrorList{field.Invalid(sh.fields.BundleLabelSelector, n,
+		return nil, field.ErrorList{field.Invalid(sh.paths().BundleLabelSelector, n,
 			fmt.Sprintf("has %d entries; it must have one per bundle (%d)", n, numBundles))}
 	}
 	timeout := s.HeadReservationTimeout
 	if timeout == 0 {
 		timeout = DefaultHeadReservationTimeout
 	}
-	podType := sl.PodType()
-	grp := &SliceGroup{
+	podType := sh.podType
+	// One slice in one group, the common case, takes one allocation for
+	// the group with its head reservation and placement group.
+	var grp *SliceGroup
+	var oneHead []HeadReservation
+	var oneGroup []Group
+	if numSlices == 1 && !s.PGPerSlice {
+		blk := new(singleSliceGroup)
+		grp, oneHead, oneGroup = &blk.g, blk.head[:0:1], blk.group[:]
+	} else {
+		grp = new(SliceGroup)
+	}
+	*grp = SliceGroup{
 		Generation:         sl.Generation.Name,
 		AcceleratorVersion: sl.Generation.RayVersion,
-		AcceleratorType:    sl.RayAcceleratorType(),
-		Topology:           sl.Topology.String(),
+		AcceleratorType:    sh.accelType,
+		Topology:           sh.topology,
 		PodType:            podType,
 		NumSlices:          numSlices,
 		ChipsPerHost:       sl.ChipsPerHost,
@@ -160,8 +215,12 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 			if pin == "" {
 				fromHead = true
 				if headResource == "" {
-					headResource = rayvocab.HeadResource(podType)
-					grp.Heads = make([]HeadReservation, 0, numSlices)
+					headResource = sh.headResource
+					if oneHead != nil {
+						grp.Heads = oneHead
+					} else {
+						grp.Heads = make([]HeadReservation, 0, numSlices)
+					}
 				}
 				grp.Heads = append(grp.Heads, HeadReservation{
 					Slice:     si,
@@ -185,7 +244,11 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 		}
 	}
 	if !s.PGPerSlice {
-		grp.Groups = []Group{{Name: s.Name, Strategy: sh.Strategy, Bundles: all}}
+		if oneGroup == nil {
+			oneGroup = make([]Group, 1)
+		}
+		oneGroup[0] = Group{Name: s.Name, Strategy: sh.Strategy, Bundles: all}
+		grp.Groups = oneGroup
 		return grp, nil
 	}
 	grp.Groups = make([]Group, numSlices)
@@ -201,6 +264,14 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 		grp.Groups[si] = Group{Name: name, Strategy: sh.Strategy, Bundles: part}
 	}
 	return grp, nil
+}
+
+// singleSliceGroup holds a one-slice group with its head reservation and
+// its placement group, allocated together.
+type singleSliceGroup struct {
+	g     SliceGroup
+	head  [1]HeadReservation
+	group [1]Group
 }
 
 // bundleSelector is bundle i's static label selector: the user's, with the

@@ -80,23 +80,23 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 	if a == nil {
 		return "", nil
 	}
-	ap := p.Child("acceleratorConfig")
+	// The path is built only for an error.
+	ap := func() *field.Path { return p.Child("acceleratorConfig") }
 	var errs field.ErrorList
 	if a.Kind != "" && a.Kind != TPU {
-		errs = append(errs, field.NotSupported(ap.Child("kind"), string(a.Kind), []string{string(TPU)}).
+		errs = append(errs, field.NotSupported(ap().Child("kind"), string(a.Kind), []string{string(TPU)}).
 			WithDetail("raytpu compiles TPU deployments only"))
 	}
 	var accelType string
 	if a.Accelerator == "" {
 		if a.Topology != "" {
-			errs = append(errs, field.Required(ap.Child("accelerator"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
+			errs = append(errs, field.Required(ap().Child("accelerator"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
 		}
-	} else if g, gerr := tpu.ResolveGeneration(a.Accelerator, ap.Child("accelerator")); gerr != nil {
-		if a.Topology == "" { // with a topology, the slice compile reports it
-			errs = append(errs, gerr)
-		}
-	} else {
+	} else if g, ok := tpu.LookupGeneration(a.Accelerator); ok {
 		accelType = g.RayAcceleratorType()
+	} else if a.Topology == "" { // with a topology, the slice compile reports it
+		_, gerr := tpu.ResolveGeneration(a.Accelerator, ap().Child("accelerator"))
+		errs = append(errs, gerr)
 	}
 	if o := d.RayActorOptions; o != nil && o.AcceleratorType != "" && accelType != "" && o.AcceleratorType != accelType {
 		errs = append(errs, field.Invalid(p.Child("rayActorOptions", "acceleratorType"), o.AcceleratorType,
@@ -104,7 +104,7 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 	}
 	if a.Topology == "" {
 		if a.HeadReservationTimeout != 0 {
-			errs = append(errs, field.Forbidden(ap.Child("headReservationTimeout"), "needs a topology: only a replica that owns a slice reserves one"))
+			errs = append(errs, field.Forbidden(ap().Child("headReservationTimeout"), "needs a topology: only a replica that owns a slice reserves one"))
 		}
 		return accelType, errs
 	}
@@ -143,57 +143,65 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 func (d *Deployment) workerBundle() map[string]float64 {
 	for _, b := range d.PlacementGroupBundles {
 		if b[rayvocab.ResourceTPU] > 0 {
-			return maps.Clone(b)
+			return b // placement copies it, and writes neither
 		}
 	}
 	if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
-		return map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
+		return defaultWorkerBundles[g]
 	}
 	return nil
 }
 
-// compileSlices builds one slice group per replica of a deployment with a
-// topology, and the reservation its replicas read from user_config.
-func (d *Deployment) compileSlices(p *field.Path) ([]*placement.SliceGroup, *SliceReservation, field.ErrorList) {
+// defaultWorkerBundles holds Serve LLM's default bundle for each catalog
+// generation, built once. The maps are shared and never written:
+// placement copies ResourcesPerBundle into the bundles it builds.
+var defaultWorkerBundles = func() map[*tpu.Generation]map[string]float64 {
+	m := map[*tpu.Generation]map[string]float64{}
+	for _, g := range tpu.Generations() {
+		m[g] = map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
+	}
+	return m
+}()
+
+// compileSlices appends one slice group per replica of a deployment with
+// a topology to groups, and returns the reservation its replicas read from
+// user_config. On an error groups is returned as it came.
+func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup) ([]*placement.SliceGroup, SliceReservation, field.ErrorList) {
 	strategy := d.PlacementGroupStrategy
 	if strategy == "" {
 		strategy = placement.Pack // Serve LLM's placement strategy default
 	}
 	shape, errs := resolveSlice(p, d.AcceleratorConfig, d.workerBundle(), strategy)
 	if len(errs) > 0 {
-		return nil, nil, errs
-	}
-	one, errs := shape.Group(1)
-	if len(errs) > 0 {
-		return nil, nil, errs
-	}
-	res := &SliceReservation{
-		Version:                 SliceReservationVersion,
-		Topology:                one.Topology,
-		AcceleratorVersion:      one.AcceleratorVersion,
-		AcceleratorType:         one.AcceleratorType,
-		PodType:                 one.PodType,
-		NumHosts:                one.HostsPerSlice,
-		ChipsPerHost:            one.ChipsPerHost,
-		NumBundles:              one.BundlesPerSlice,
-		ResourcesPerBundle:      maps.Clone(one.BundleResources),
-		Strategy:                one.Strategy,
-		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
+		return groups, SliceReservation{}, errs
 	}
 	n := d.maxReplicas()
-	groups := make([]*placement.SliceGroup, n)
+	from := len(groups)
 	for i := range n {
-		g := one
-		if i > 0 {
-			// Each replica gets a group of its own: no map or slice shared.
-			if g, errs = shape.Group(1); len(errs) > 0 {
-				return nil, nil, errs
-			}
+		// Each replica gets a group of its own: no map or slice shared.
+		g, errs := shape.Group(1)
+		if len(errs) > 0 {
+			return groups[:from], SliceReservation{}, errs
 		}
 		g.Part = placement.Part{Role: placement.RoleReplica, Name: d.Name, Index: i}
-		groups[i] = g
+		groups = append(groups, g)
 	}
-	return groups, res, nil
+	one := groups[from]
+	return groups, SliceReservation{
+		Version:            SliceReservationVersion,
+		Topology:           one.Topology,
+		AcceleratorVersion: one.AcceleratorVersion,
+		AcceleratorType:    one.AcceleratorType,
+		PodType:            one.PodType,
+		NumHosts:           one.HostsPerSlice,
+		ChipsPerHost:       one.ChipsPerHost,
+		NumBundles:         one.BundlesPerSlice,
+		// The reservation is encoded into the config and dropped, so it
+		// may share the group's map: neither is written.
+		ResourcesPerBundle:      one.BundleResources,
+		Strategy:                one.Strategy,
+		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
+	}, nil
 }
 
 func fmtBundle(b map[string]float64) string {

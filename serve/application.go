@@ -1,7 +1,10 @@
 package serve
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/raytpu/raytpu/field"
@@ -49,78 +52,162 @@ type Application struct {
 // of every deployment with a topology. Problems come back together as a
 // field.ErrorList with paths under "app" (app.deployments[llm].numReplicas).
 func (a Application) Compile() (*placement.Plan, error) {
-	root := field.NewPath("app")
 	var errs field.ErrorList
 	name := a.Name
 	if name == "" {
 		name = DefaultName
 	}
-	out := rayApplication{Name: name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv)}
+	sc := getScratch()
+	defer sc.release()
+	out := &sc.app
+	*out = rayApplication{Name: name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv)}
 	if a.ImportPath == "" {
-		errs = append(errs, field.Required(root.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
+		errs = append(errs, field.Required(appPath.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
 	} else if why := importPathRule(a.ImportPath); why != "" {
-		errs = append(errs, field.Invalid(root.Child("importPath"), a.ImportPath, why))
+		errs = append(errs, field.Invalid(appPath.Child("importPath"), a.ImportPath, why))
 	}
 	switch {
 	case a.NoRoute && a.RoutePrefix != "":
-		errs = append(errs, field.Forbidden(root.Child("routePrefix"), "noRoute is set: the application has no HTTP route"))
+		errs = append(errs, field.Forbidden(appPath.Child("routePrefix"), "noRoute is set: the application has no HTTP route"))
 	case a.NoRoute:
-		out.RoutePrefix = []byte("null")
+		out.RoutePrefix = jsonNull
 	case a.RoutePrefix != "":
 		if why := routePrefixRule(a.RoutePrefix); why != "" {
-			errs = append(errs, field.Invalid(root.Child("routePrefix"), a.RoutePrefix, why))
+			errs = append(errs, field.Invalid(appPath.Child("routePrefix"), a.RoutePrefix, why))
 		}
-		out.RoutePrefix = []byte(strconv.Quote(a.RoutePrefix))
+		sc.route = strconv.AppendQuote(sc.route[:0], a.RoutePrefix)
+		out.RoutePrefix = sc.route
 	}
-	errs = append(errs, validateRuntimeEnv(root.Child("runtimeEnv"), &a.RuntimeEnv)...)
+	if !envEmpty(&a.RuntimeEnv) {
+		errs = append(errs, validateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
+	}
 	if a.Args != nil {
-		if _, err := marshal(a.Args); err != nil {
-			errs = append(errs, field.Invalid(root.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
+		if err := checkJSON(a.Args); err != nil {
+			errs = append(errs, field.Invalid(appPath.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
 		}
 		out.Args = a.Args
 	}
 
-	groups := []*placement.SliceGroup{}
-	seen := map[string]int{}
+	// Every replica's group in one slice, sized for them all (up to a
+	// bound: the counts are not validated yet).
+	n := 0
+	for i := range a.Deployments {
+		if d := &a.Deployments[i]; d.hasTopology() {
+			n += min(d.maxReplicas(), 64)
+		}
+	}
+	groups := make([]*placement.SliceGroup, 0, n)
+	out.Deployments = sc.deploymentsFor(len(a.Deployments))
+	var named map[string]int // only for many deployments; few are scanned
+	if len(a.Deployments) > 16 {
+		named = make(map[string]int, len(a.Deployments))
+	}
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
-		p := root.Child("deployments").Key(d.Name)
+		p := (*field.Path)(nil)
 		if d.Name == "" {
-			p = root.Child("deployments").Index(i)
-		} else if first, dup := seen[d.Name]; dup {
-			p = root.Child("deployments").Index(i)
+			p = deploymentsPath.Index(i)
+		} else if first := a.firstNamed(named, d.Name, i); first < i {
+			p = deploymentsPath.Index(i)
 			errs = append(errs, field.Invalid(p.Child("name"), d.Name, fmt.Sprintf("duplicate deployment name; deployments[%d] has it", first)))
-		} else {
-			seen[d.Name] = i
 		}
-		derrs := d.validate(p)
-		accelType, aerrs := d.validateAccelerator(p)
-		derrs = append(derrs, aerrs...)
-		var res *SliceReservation
-		if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
-			reps, r, serrs := d.compileSlices(p)
-			derrs = append(derrs, serrs...)
-			if len(derrs) == 0 {
-				groups, res = append(groups, reps...), r
+		// A first pass without paths; only a deployment with errors is
+		// checked again at its path, which gives the same errors there.
+		var c compiled
+		groups, c = d.compile(nil, groups)
+		if len(c.errs) > 0 {
+			if p == nil {
+				p = deploymentsPath.Key(d.Name)
 			}
+			groups, c = d.compile(p, groups)
 		}
-		errs = append(errs, derrs...)
+		errs = append(errs, c.errs...)
 		if len(errs) == 0 {
-			out.Deployments = append(out.Deployments, d.rayConfig(accelType, res))
+			out.Deployments = out.Deployments[:len(out.Deployments)+1]
+			var res *SliceReservation
+			if c.hasRes {
+				res = &c.res
+			}
+			d.rayConfig(&out.Deployments[len(out.Deployments)-1], c.accelType, res)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	raw, err := marshal(out)
+	var err error
+	sc.buf, err = appendConfig(sc.buf[:0], out)
 	if err != nil {
 		return nil, fmt.Errorf("serve: encoding the application config: %w", err)
 	}
-	return &placement.Plan{
+	raw := json.RawMessage(slices.Clip(bytes.Clone(sc.buf)))
+	plan := &struct {
+		placement.Plan
+		serve placement.ServeApplication
+	}{}
+	plan.serve.Config = raw
+	plan.Plan = placement.Plan{
 		APIVersion: placement.APIVersion,
 		Kind:       placement.KindApplication,
 		Name:       name,
 		Slices:     groups,
-		Serve:      &placement.ServeApplication{Config: raw},
-	}, nil
+		Serve:      &plan.serve,
+	}
+	return &plan.Plan, nil
+}
+
+// The paths every Compile reports under; paths are immutable.
+var (
+	appPath         = field.NewPath("app")
+	deploymentsPath = appPath.Child("deployments")
+)
+
+var jsonNull = json.RawMessage("null")
+
+// firstNamed returns the index of the first deployment before i named
+// name, or i when there is none. With named (name to first index, filled
+// as it goes) it looks the name up instead of scanning.
+func (a *Application) firstNamed(named map[string]int, name string, i int) int {
+	if named != nil {
+		if j, ok := named[name]; ok {
+			return j
+		}
+		named[name] = i
+		return i
+	}
+	for j := range a.Deployments[:i] {
+		if a.Deployments[j].Name == name {
+			return j
+		}
+	}
+	return i
+}
+
+// compiled is one deployment's part of Compile.
+type compiled struct {
+	errs      field.ErrorList
+	accelType string
+	res       SliceReservation
+	hasRes    bool
+}
+
+// compile checks d and appends its replicas' slice groups to groups (only
+// when d has no error). With p nil it is the first pass, whose errors only
+// count: paths are built only at a real p.
+func (d *Deployment) compile(p *field.Path, groups []*placement.SliceGroup) ([]*placement.SliceGroup, compiled) {
+	var c compiled
+	c.errs = d.validate(p)
+	var aerrs field.ErrorList
+	c.accelType, aerrs = d.validateAccelerator(p)
+	c.errs = append(c.errs, aerrs...)
+	if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
+		from := len(groups)
+		var serrs field.ErrorList
+		groups, c.res, serrs = d.compileSlices(p, groups)
+		c.errs = append(c.errs, serrs...)
+		if len(c.errs) > 0 {
+			return groups[:from], c
+		}
+		c.hasRes = true
+	}
+	return groups, c
 }

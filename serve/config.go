@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -40,6 +39,16 @@ type rayDeployment struct {
 	PlacementGroupStrategy            string               `json:"placement_group_strategy,omitempty"`
 	PlacementGroupBundleLabelSelector []map[string]string  `json:"placement_group_bundle_label_selector,omitempty"`
 	MaxReplicasPerNode                int                  `json:"max_replicas_per_node,omitempty"`
+
+	// reservation, when hasReservation is set, is written into
+	// user_config under SliceReservationKey, as if UserConfig held it,
+	// without building a merged map. encodeConfig writes it;
+	// encoding/json does not.
+	reservation    SliceReservation
+	hasReservation bool
+	// actorOptions holds what RayActorOptions points to, so that the
+	// options take no allocation of their own.
+	actorOptions rayActorOptions
 }
 
 // rayActorOptions is RayActorOptionsSchema.
@@ -67,13 +76,13 @@ func envEmpty(e *runtimeenv.RuntimeEnv) bool {
 		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0
 }
 
-// rayConfig builds the Serve config of a validated deployment. accelType
-// is Ray's accelerator type of its AcceleratorConfig ("" for none); res is
-// its slice reservation when it has a topology. The config is encoded at
-// once and dropped, so it shares d's maps and slices, except a user_config
-// that gains the reservation.
-func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeployment {
-	out := rayDeployment{
+// rayConfig writes the Serve config of a validated deployment to out,
+// which must stay where it is until it is encoded (RayActorOptions points
+// into it). accelType is Ray's accelerator type of its AcceleratorConfig
+// ("" for none); res is its slice reservation when it has a topology. The
+// config is encoded at once and dropped, so it shares d's maps and slices.
+func (d *Deployment) rayConfig(out *rayDeployment, accelType string, res *SliceReservation) {
+	*out = rayDeployment{
 		Name:                      d.Name,
 		NumReplicas:               d.NumReplicas,
 		MaxOngoingRequests:        d.MaxOngoingRequests,
@@ -87,7 +96,7 @@ func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeplo
 	}
 	out.AutoscalingConfig = d.AutoscalingConfig
 	if o := d.RayActorOptions; o != nil {
-		out.RayActorOptions = &rayActorOptions{
+		out.actorOptions = rayActorOptions{
 			NumCPUs:         o.NumCPUs,
 			NumGPUs:         o.NumGPUs,
 			Memory:          o.Memory,
@@ -96,29 +105,24 @@ func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeplo
 			LabelSelector:   o.LabelSelector,
 		}
 		if !envEmpty(&o.RuntimeEnv) {
-			out.RayActorOptions.RuntimeEnv = &o.RuntimeEnv
+			out.actorOptions.RuntimeEnv = &o.RuntimeEnv
 		}
+		out.RayActorOptions = &out.actorOptions
 	}
 	if accelType != "" && res == nil {
 		// An accelerator without a topology places the replica actor on
 		// nodes of that accelerator.
-		if out.RayActorOptions == nil {
-			out.RayActorOptions = &rayActorOptions{}
-		}
+		out.RayActorOptions = &out.actorOptions
 		out.RayActorOptions.AcceleratorType = accelType
 	}
 	if res != nil {
 		// The replica reserves its slice itself: no Serve placement group.
-		uc := make(map[string]any, len(d.UserConfig)+1)
-		maps.Copy(uc, d.UserConfig)
-		uc[SliceReservationKey] = res
-		out.UserConfig = uc
-		return out
+		out.reservation, out.hasReservation = *res, true
+		return
 	}
 	out.PlacementGroupBundles = d.PlacementGroupBundles
 	out.PlacementGroupStrategy = string(d.PlacementGroupStrategy)
 	out.PlacementGroupBundleLabelSelector = d.PlacementGroupBundleLabelSelector
-	return out
 }
 
 // marshal encodes v compactly without HTML escaping. Serve configs and

@@ -62,9 +62,13 @@ func (e *jsonEnc) deployment(d *rayDeployment) {
 		e.field(&first, "max_queued_requests")
 		e.int(d.MaxQueuedRequests)
 	}
-	if len(d.UserConfig) > 0 {
+	if len(d.UserConfig) > 0 || d.hasReservation {
 		e.field(&first, "user_config")
-		e.object(d.UserConfig)
+		if d.hasReservation {
+			e.userConfig(d.UserConfig, &d.reservation)
+		} else {
+			e.object(d.UserConfig)
+		}
 	}
 	if d.AutoscalingConfig != nil {
 		e.field(&first, "autoscaling_config")
@@ -245,14 +249,46 @@ func (e *jsonEnc) reservation(r *SliceReservation) {
 	e.b = append(e.b, '}')
 }
 
+// userConfig writes a deployment's user_config with its slice
+// reservation, if any, under SliceReservationKey: what encoding/json
+// writes for a copy of m with the reservation added.
+func (e *jsonEnc) userConfig(m map[string]any, res *SliceReservation) {
+	if res == nil {
+		e.object(m)
+		return
+	}
+	var buf [8]string
+	keys := sortedKeys(buf[:], m)
+	if i, found := slices.BinarySearch(keys, SliceReservationKey); !found {
+		keys = slices.Insert(keys, i, SliceReservationKey)
+	}
+	e.b = append(e.b, '{')
+	first := true
+	for _, k := range keys {
+		e.key(&first, k)
+		if k == SliceReservationKey {
+			e.reservation(res)
+		} else {
+			e.any(m[k])
+		}
+	}
+	e.b = append(e.b, '}')
+}
+
 // encodeConfig encodes a Serve application config.
 func encodeConfig(a *rayApplication) ([]byte, error) {
-	e := jsonEnc{b: make([]byte, 0, 1024)}
-	e.application(a)
-	if e.err != nil {
-		return nil, e.err
+	b, err := appendConfig(make([]byte, 0, 1024), a)
+	if err != nil {
+		return nil, err
 	}
-	return slices.Clip(e.b), nil
+	return slices.Clip(b), nil
+}
+
+// appendConfig appends the encoding of a Serve application config to b.
+func appendConfig(b []byte, a *rayApplication) ([]byte, error) {
+	e := jsonEnc{b: b}
+	e.application(a)
+	return e.b, e.err
 }
 
 // Compile-time check that the types encoded here keep the shapes they

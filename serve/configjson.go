@@ -46,12 +46,33 @@ func (e *jsonEnc) slow(v any) {
 
 // raw appends a json.RawMessage compacted, as encoding/json does.
 func (e *jsonEnc) raw(m json.RawMessage) {
+	if plainJSON(m) {
+		e.b = append(e.b, m...) // already compact
+		return
+	}
 	buf := bytes.NewBuffer(e.b)
 	if err := json.Compact(buf, m); err != nil {
 		e.slow(m) // encoding/json's own error
 		return
 	}
 	e.b = buf.Bytes()
+}
+
+// plainJSON reports whether m is null or a string of printable ASCII
+// without escapes, which json.Compact leaves as it is.
+func plainJSON(m []byte) bool {
+	if string(m) == "null" {
+		return true
+	}
+	if len(m) < 2 || m[0] != '"' || m[len(m)-1] != '"' {
+		return false
+	}
+	for _, c := range m[1 : len(m)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *jsonEnc) str(s string) {
@@ -71,6 +92,12 @@ func (e *jsonEnc) str(s string) {
 func (e *jsonEnc) num(f float64) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		e.slow(f) // encoding/json's UnsupportedValueError
+		return
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 && (f != 0 || !math.Signbit(f)) {
+		// A whole number: 'f' with the shortest precision writes its
+		// digits, as AppendInt does, and faster (-0 is left to AppendFloat).
+		e.b = strconv.AppendInt(e.b, int64(f), 10)
 		return
 	}
 	format := byte('f')

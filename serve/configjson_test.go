@@ -120,3 +120,71 @@ func FuzzConfigJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestUserConfigWithReservation checks that a deployment's reservation is
+// written into user_config exactly as encoding/json writes a user_config
+// map that holds it, with and without user keys around it.
+func TestUserConfigWithReservation(t *testing.T) {
+	t.Parallel()
+	res := &SliceReservation{Version: 1, Topology: "2x2x2", ResourcesPerBundle: map[string]float64{"TPU": 4, "CPU": 1}, Strategy: "PACK", HeadReservationTimeoutS: 100}
+	for _, uc := range []map[string]any{
+		nil,
+		{},
+		{"a": 1.5},
+		{"zz": "last", "raytpu": true, "raytpu_slicf": nil, "raytpu_slic": []any{"x"}},
+		{"b": map[string]any{"c": 2.0}, "A": "upper", "é": "non-ascii"},
+		{SliceReservationKey: "the user's, replaced"},
+	} {
+		d := rayDeployment{Name: "LLM", UserConfig: uc, reservation: *res, hasReservation: true}
+		merged := map[string]any{SliceReservationKey: res}
+		for k, v := range uc {
+			if k != SliceReservationKey {
+				merged[k] = v
+			}
+		}
+		want, err := marshalReflect(rayApplication{Name: "a", Deployments: []rayDeployment{{Name: "LLM", UserConfig: merged}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeConfig(&rayApplication{Name: "a", Deployments: []rayDeployment{d}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("user_config %v:\n got %s\nwant %s", uc, got, want)
+		}
+	}
+}
+
+// TestNumIsEncodingJSONs covers the whole-number shortcut of jsonEnc.num
+// and its edges against encoding/json.
+func TestNumIsEncodingJSONs(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 4, 100, 120, 0.5, 0.001, 1e-7, 123456789012,
+		1e15 - 1, 1e15, -1e15, 1e15 + 2, 1e20, 1e21, 1e300, math.MaxInt64, math.MinInt64, 4.000000000000001, -2.5} {
+		want, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e jsonEnc
+		e.num(f)
+		if string(e.b) != string(want) {
+			t.Errorf("num(%v) = %s, want %s", f, e.b, want)
+		}
+	}
+}
+
+// TestRawIsEncodingJSONs covers raw's shortcut for plain strings and null
+// against encoding/json, errors included.
+func TestRawIsEncodingJSONs(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{`null`, `"/chat"`, `"/"`, `""`, `"a b~"`, `"\u00e9"`, `"é"`, `"a\"b"`, `"a\\"`, "\"\x01\"", `"\x"`,
+		` "/chat" `, `"`, `"/chat`, `nul`, `{"a": [1, 2]}`, `"<&>"`} {
+		want, werr := marshalReflect(json.RawMessage(m))
+		var e jsonEnc
+		e.raw(json.RawMessage(m))
+		if string(e.b) != string(want) || (werr == nil) != (e.err == nil) || (werr != nil && werr.Error() != e.err.Error()) {
+			t.Errorf("raw(%q) = %q (%v), want %q (%v)", m, e.b, e.err, want, werr)
+		}
+	}
+}

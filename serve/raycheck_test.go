@@ -52,6 +52,7 @@ func rawConfig(a Application) any {
 	} else if a.NoRoute {
 		out.RoutePrefix = []byte("null")
 	}
+	out.Deployments = make([]rayDeployment, len(a.Deployments))
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
 		accel := ""
@@ -60,7 +61,7 @@ func rawConfig(a Application) any {
 				accel = g.RayAcceleratorType()
 			}
 		}
-		out.Deployments = append(out.Deployments, d.rayConfig(accel, nil))
+		d.rayConfig(&out.Deployments[i], accel, nil)
 	}
 	return out
 }

@@ -66,8 +66,8 @@ func nonNegativeRule(v *float64) string {
 }
 
 // ruleAt appends the error of a failed rule at p.Child(name); the path is
-// built only then, so that a valid spec allocates none.
-func ruleAt(errs field.ErrorList, p *field.Path, name string, v any, why string) field.ErrorList {
+// built, and v boxed, only then, so that a valid spec allocates nothing.
+func ruleAt[T any](errs field.ErrorList, p *field.Path, name string, v T, why string) field.ErrorList {
 	if why == "" {
 		return errs
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,5 +90,26 @@ func TestSliceGroups(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDuplicateNamesManyDeployments: duplicates are found the same way
+// among a few deployments (scanned) and many (looked up).
+func TestDuplicateNamesManyDeployments(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{3, 40} {
+		app := Application{ImportPath: "a:b"}
+		for i := range n {
+			app.Deployments = append(app.Deployments, Deployment{Name: fmt.Sprintf("d%d", i%(n-1))})
+		}
+		_, err := app.Compile()
+		errs := field.Errors(err)
+		if len(errs) != 1 {
+			t.Fatalf("%d deployments: errors %v, want one duplicate", n, err)
+		}
+		want := fmt.Sprintf("app.deployments[%d].name", n-1)
+		if errs[0].Field != want || errs[0].Type != field.TypeInvalid || errs[0].BadValue != "d0" {
+			t.Errorf("%d deployments: %s %s %v, want %s Invalid d0", n, errs[0].Field, errs[0].Type, errs[0].BadValue, want)
+		}
 	}
 }

@@ -32,8 +32,11 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 	case d.NumReplicas > 0 && d.AutoscalingConfig != nil:
 		errs = append(errs, field.Forbidden(p.Child("numReplicas"), "manually setting num_replicas is not allowed when autoscaling_config is provided; leave it unset or use Auto"))
 	}
-	if d.AutoscalingConfig != nil {
-		errs = append(errs, d.AutoscalingConfig.validate(p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
+	if a := d.AutoscalingConfig; a != nil {
+		// Without a path first, so that a valid config builds none.
+		if aerrs := a.validate(nil, d.NumReplicas == Auto); len(aerrs) > 0 {
+			errs = append(errs, a.validate(p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
+		}
 	}
 	if d.MaxOngoingRequests < 0 {
 		errs = append(errs, field.Invalid(p.Child("maxOngoingRequests"), d.MaxOngoingRequests, "must be at least 1"))

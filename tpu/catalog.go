@@ -79,6 +79,14 @@ type Generation struct {
 
 	// The same lists parsed, for suggestions without parsing on the error path.
 	rayT, gkeT, anyT []Topology
+	// gke2DT and gke3DExtraT are gke2D and gke3D.extra parsed, for
+	// checkGKE.
+	gke2DT, gke3DExtraT []Topology
+	// rayAcceleratorType is RayAcceleratorType's value, computed once.
+	rayAcceleratorType string
+	// names holds the pod type and head resource of each chip count of
+	// the catalog's shapes (names.go); read-only after init.
+	names map[int]sliceNames
 }
 
 // gke3DRule is the Google Cloud rule for 3D shapes.
@@ -91,6 +99,9 @@ type gke3DRule struct {
 // RayAcceleratorType is Ray's accelerator_type resource suffix and label
 // value: "TPU-" + upper(RayVersion), e.g. TPU-V6E, TPU-V5LITEPOD.
 func (g *Generation) RayAcceleratorType() string {
+	if g.rayAcceleratorType != "" {
+		return g.rayAcceleratorType // a catalog generation
+	}
 	return "TPU-" + strings.ToUpper(g.RayVersion)
 }
 
@@ -120,6 +131,9 @@ func (g *Generation) machineType(name string) (MachineType, bool) {
 
 var subCubes = []string{"2x2x1", "2x2x2", "2x2x4", "2x4x4"}
 
+// subCubesT is subCubes parsed.
+var subCubesT = parseAll(subCubes)
+
 // rayLarger3D mirrors Ray's construction of its larger 3D shapes: every
 // AxBxC with each dimension a positive multiple of 4 up to the bounds, in
 // any order.
@@ -128,7 +142,7 @@ func rayLarger3D(maxX, maxY, maxZ int) []string {
 	for x := 4; x <= maxX; x += 4 {
 		for y := 4; y <= maxY; y += 4 {
 			for z := 4; z <= maxZ; z += 4 {
-				out = append(out, Topology{dims: [3]int{x, y, z}, n: 3}.String())
+				out = append(out, Topology{dims: [3]int{x, y, z}, n: 3}.format())
 			}
 		}
 	}
@@ -218,6 +232,9 @@ var generations = func() []*Generation {
 		}
 		sortTopologyStrings(g.any)
 		g.rayT, g.gkeT, g.anyT = parseAll(g.ray), parseAll(g.gke), parseAll(g.any)
+		g.gke2DT, g.gke3DExtraT = parseAll(g.gke2D), parseAll(g.gke3D.extra)
+		g.rayAcceleratorType = g.RayAcceleratorType()
+		g.initNames()
 	}
 	return gens
 }()
@@ -250,7 +267,7 @@ func sortTopologyStrings(list []string) {
 	}
 	slices.SortFunc(ts, compareTopologies)
 	for i, t := range ts {
-		list[i] = t.String()
+		list[i] = t.format()
 	}
 }
 

@@ -69,17 +69,18 @@ func (g *Generation) checkGKE(t Topology) string {
 	if r := g.rankReason(t); r != "" {
 		return r
 	}
-	s := t.String()
+	// The parsed lists hold the same shapes as the strings: a Topology
+	// equals another exactly when their canonical strings do.
 	if g.Dims == 2 {
-		if g.GKEAccelerator == "" && !slices.Contains(g.gke2D, s) {
+		if g.GKEAccelerator == "" && !slices.Contains(g.gke2DT, t) {
 			return fmt.Sprintf("not a documented %s slice", g.Name)
 		}
-		if !slices.Contains(g.gke2D, s) {
+		if !slices.Contains(g.gke2DT, t) {
 			return fmt.Sprintf("not a %s slice GKE provisions", g.Name)
 		}
 		return ""
 	}
-	if slices.Contains(subCubes, s) || slices.Contains(g.gke3D.extra, s) {
+	if slices.Contains(subCubesT, t) || slices.Contains(g.gke3DExtraT, t) {
 		return ""
 	}
 	d := t.dims
@@ -108,7 +109,7 @@ func (g *Generation) computeGKETopologies() []string {
 	for a := 4; a*4*4 <= g.gke3D.maxCubes*64; a += 4 {
 		for b := a; a*b*4 <= g.gke3D.maxCubes*64; b += 4 {
 			for c := b; a*b*c <= g.gke3D.maxCubes*64; c += 4 {
-				out = append(out, Topology{dims: [3]int{a, b, c}, n: 3}.String())
+				out = append(out, Topology{dims: [3]int{a, b, c}, n: 3}.format())
 			}
 		}
 	}
@@ -133,21 +134,22 @@ func (g *Generation) ValidTopologies(target Target) []string {
 // other shape has 4 chips per host. v7x 1x1x1 (a shape Ray does not list)
 // is one chip on a 1-chip host.
 func (g *Generation) DefaultChipsPerHost(t Topology) int {
-	s := t.String()
-	if (g.RayVersion == "v5litepod" || g.RayVersion == "v6e") && (s == "1x1" || s == "2x2" || s == "2x4") {
+	if (g.RayVersion == "v5litepod" || g.RayVersion == "v6e") && (t == topo1x1 || t == topo2x2 || t == topo2x4) {
 		return t.Chips()
 	}
-	if g.Name == "v7x" && s == "1x1x1" {
+	if g.Name == "v7x" && t == topo1x1x1 {
 		return 1
 	}
 	return 4
 }
 
-// PodType is Ray's pod type for a slice of the given chip count:
-// "<RayVersion>-<chips × TensorCores per chip>", e.g. v6e-16, v4-16, v7x-16.
-func (g *Generation) PodType(chips int) string {
-	return g.RayVersion + "-" + strconv.Itoa(chips*g.CoresPerChip)
-}
+// The shapes DefaultChipsPerHost singles out.
+var (
+	topo1x1   = Topology{dims: [3]int{1, 1}, n: 2}
+	topo2x2   = Topology{dims: [3]int{2, 2}, n: 2}
+	topo2x4   = Topology{dims: [3]int{2, 4}, n: 2}
+	topo1x1x1 = Topology{dims: [3]int{1, 1, 1}, n: 3}
+)
 
 // GCEAcceleratorType is the GCE accelerator type, e.g. v5litepod-16, tpu7x-16.
 func (g *Generation) GCEAcceleratorType(chips int) string {

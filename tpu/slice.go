@@ -1,9 +1,5 @@
 package tpu
 
-import (
-	"github.com/raytpu/raytpu/rayvocab"
-)
-
 // Slice is a resolved TPU slice: one generation, one topology, one host size.
 type Slice struct {
 	Generation *Generation
@@ -38,10 +34,6 @@ func (s *Slice) GCEAcceleratorType() string { return s.Generation.GCEAccelerator
 
 // RayAcceleratorType is Ray's accelerator type, e.g. TPU-V6E.
 func (s *Slice) RayAcceleratorType() string { return s.Generation.RayAcceleratorType() }
-
-// HeadResource is the custom resource Ray gives worker 0 of the slice,
-// e.g. TPU-v6e-16-head.
-func (s *Slice) HeadResource() string { return rayvocab.HeadResource(s.PodType()) }
 
 // GKEAccelerator is the value of cloud.google.com/gke-tpu-accelerator, or
 // "" when GKE does not offer the generation.

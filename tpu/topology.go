@@ -69,8 +69,8 @@ func (t Topology) Chips() int {
 	return c
 }
 
-// String renders the canonical form, e.g. "2x2x2".
-func (t Topology) String() string {
+// format builds the canonical form.
+func (t Topology) format() string {
 	var buf [24]byte // three dimensions up to 65536 and two x
 	b := buf[:0]
 	for i, d := range t.dims[:t.n] {

@@ -11,17 +11,13 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
-	"slices"
-	"syscall"
-	"time"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/bench/cpubench"
 	"github.com/raytpu/raytpu/tpu"
 	"github.com/raytpu/raytpu/train"
 )
@@ -35,14 +31,6 @@ func trainer() train.JaxTrainer {
 		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "TPU-V6E", Topology: "4x4", NumWorkers: 8},
 		RunConfig:          train.RunConfig{Name: "bench"},
 	}
-}
-
-type result struct {
-	Case        string  `json:"case"`
-	NsPerOp     float64 `json:"ns_per_op"`
-	CPUNsPerOp  float64 `json:"cpu_ns_per_op"`
-	AllocsPerOp int64   `json:"allocs_per_op"`
-	BytesPerOp  int64   `json:"bytes_per_op"`
 }
 
 func main() {
@@ -70,12 +58,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, "compilebench: v7x 9x9x9 accepted under GKE")
 			os.Exit(1)
 		}
-		var rs []result
-		for range *runs {
-			rs = append(rs, measure("tpu: v7x 9x9x9 rejected (GKE, 521 shapes)", func() { gke.Resolve(tpu.TargetGKE, fields) }))
-		}
-		slices.SortFunc(rs, func(a, b result) int { return cmp.Compare(a.CPUNsPerOp, b.CPUNsPerOp) })
-		if err := enc.Encode(rs[len(rs)/2]); err != nil {
+		r := cpubench.Median(*runs, "tpu: v7x 9x9x9 rejected (GKE, 521 shapes)", func() { gke.Resolve(tpu.TargetGKE, fields) })
+		if err := enc.Encode(r); err != nil {
 			fmt.Fprintln(os.Stderr, "compilebench:", err)
 			os.Exit(1)
 		}
@@ -91,52 +75,12 @@ func main() {
 			fmt.Fprintf(os.Stderr, "compilebench: %s: no suggestion in %v\n", c.name, err)
 			os.Exit(1)
 		}
-		var rs []result
-		for range *runs {
-			rs = append(rs, measure(c.name, func() { c.trainer.Compile() }))
-		}
-		slices.SortFunc(rs, func(a, b result) int { return cmp.Compare(a.CPUNsPerOp, b.CPUNsPerOp) })
-		if err := enc.Encode(rs[len(rs)/2]); err != nil {
+		r := cpubench.Median(*runs, c.name, func() { c.trainer.Compile() })
+		if err := enc.Encode(r); err != nil {
 			fmt.Fprintln(os.Stderr, "compilebench:", err)
 			os.Exit(1)
 		}
 	}
-}
-
-// measure runs f in a loop for at least a quarter second of CPU time.
-func measure(name string, f func()) result {
-	for range 1000 {
-		f() // warm up
-	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	wall, cpu := time.Now(), cpuTime()
-	n := 0
-	for cpuTime()-cpu < 250*time.Millisecond {
-		for range 1000 {
-			f()
-		}
-		n += 1000
-	}
-	cpuD, wallD := cpuTime()-cpu, time.Since(wall)
-	runtime.ReadMemStats(&after)
-	return result{
-		Case:        name,
-		NsPerOp:     float64(wallD.Nanoseconds()) / float64(n),
-		CPUNsPerOp:  float64(cpuD.Nanoseconds()) / float64(n),
-		AllocsPerOp: int64(after.Mallocs-before.Mallocs) / int64(n),
-		BytesPerOp:  int64(after.TotalAlloc-before.TotalAlloc) / int64(n),
-	}
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func hasSuggestion(err error) bool {

@@ -1,0 +1,75 @@
+// Command servecompilebench drives the Go side of
+// scripts/bench-serve-compile-vs-python.sh: it times serve.Application
+// .Compile of the typical Serve app whose config the script's Python side
+// builds with Ray's schema classes, and prints one JSON object per case
+// (see package cpubench), each the median of -runs runs. It first checks
+// that the app compiles to exactly the config in -golden, the file the
+// Python side reads, so both sides build the same thing.
+//
+//	servecompilebench -runs 5 -golden serve/testdata/typical-config.golden.json
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/raytpu/raytpu/internal/bench/cpubench"
+	"github.com/raytpu/raytpu/serve"
+)
+
+// typicalApp is serve's BenchmarkCompile app (serve/bench_test.go): a CPU
+// router with autoscaling and an LLM deployment whose two replicas each
+// own a v4 2x2x2 slice.
+func typicalApp() serve.Application {
+	return serve.Application{
+		Name:        "chat",
+		RoutePrefix: "/chat",
+		ImportPath:  "chat.app:build",
+		Args:        map[string]any{"model": "gemma-2b"},
+		Deployments: []serve.Deployment{
+			{
+				Name:               "Router",
+				MaxOngoingRequests: 16,
+				AutoscalingConfig:  &serve.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 4, TargetOngoingRequests: 8},
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
+			},
+			{
+				Name:                "LLM",
+				NumReplicas:         2,
+				MaxOngoingRequests:  16,
+				HealthCheckTimeoutS: 120,
+				AcceleratorConfig:   &serve.AcceleratorConfig{Kind: serve.TPU, Accelerator: "v4", Topology: "2x2x2"},
+			},
+		},
+	}
+}
+
+func main() {
+	runs := flag.Int("runs", 5, "benchmark runs per case; the median is printed")
+	golden := flag.String("golden", "serve/testdata/typical-config.golden.json", "the typical app's config, as the Python side reads it")
+	flag.Parse()
+	if err := run(*runs, *golden); err != nil {
+		fmt.Fprintln(os.Stderr, "servecompilebench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs int, golden string) error {
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		return err
+	}
+	app := typicalApp()
+	plan, err := app.Compile()
+	if err != nil {
+		return fmt.Errorf("the typical app does not compile: %w", err)
+	}
+	if got := plan.Serve.Config; !bytes.Equal(got, bytes.TrimSuffix(want, []byte("\n"))) {
+		return fmt.Errorf("the typical app's config differs from %s:\n%s", golden, got)
+	}
+	r := cpubench.Median(runs, "typical Serve app", func() { app.Compile() })
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
