@@ -174,9 +174,10 @@ func callError(ctx context.Context, method string, m Metadata, trailer metadata.
 type GRPCOption func(*grpcSettings) error
 
 type grpcSettings struct {
-	md       Metadata
-	dialOpts []grpc.DialOption
-	creds    bool
+	md             Metadata
+	dialOpts       []grpc.DialOption
+	creds          bool
+	dynamicWindows bool
 }
 
 // WithApplication routes every call of the connection to the named
@@ -235,6 +236,11 @@ func WithTransportCredentials(creds credentials.TransportCredentials) GRPCOption
 // ("127.0.0.1:9000", or any gRPC target), with [UnaryInterceptor] and
 // [StreamInterceptor] setting the routing metadata of every call. Use it
 // with any generated stub: servev1.NewPredictorClient(conn).
+//
+// The connection's transport defaults differ from grpc-go's where the
+// client's CPU is at stake (see [DefaultStreamWindow]): fixed flow-control
+// windows instead of bandwidth-delay-product probing. Dial options given
+// through [WithDialOptions] come later and win.
 func NewGRPC(target string, opts ...GRPCOption) (*grpc.ClientConn, error) {
 	if strings.TrimSpace(target) == "" {
 		return nil, errors.New("serve client: NewGRPC: target is empty (the gRPC proxy's host:port, e.g. 127.0.0.1:9000)")
@@ -255,6 +261,7 @@ func NewGRPC(target string, opts ...GRPCOption) (*grpc.ClientConn, error) {
 	if !s.creds {
 		dial = append(dial, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	}
+	dial = append(dial, s.transportDefaults()...)
 	conn, err := grpc.NewClient(target, append(dial, s.dialOpts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("serve client: NewGRPC: %w", err)
