@@ -80,7 +80,7 @@ func (l frameListener) Accept() (net.Conn, error) {
 }
 
 // startFrameLogged serves echoMetadata and logs the frames it reads.
-func startFrameLogged(t *testing.T) (string, *frameLog) {
+func startFrameLogged(t testing.TB) (string, *frameLog) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
