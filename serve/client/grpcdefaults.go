@@ -1,6 +1,9 @@
 package client
 
-import "google.golang.org/grpc"
+import (
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
 
 // The flow-control windows that [NewGRPC] advertises to the proxy: how
 // many bytes of responses Serve may send on one call, and on the whole
@@ -31,13 +34,22 @@ func WithDynamicWindows() GRPCOption {
 	}
 }
 
-// transportDefaults are NewGRPC's dial options ahead of the user's.
+// transportDefaults are NewGRPC's dial options ahead of the user's: the
+// transport credentials (plaintext unless WithTransportCredentials), with
+// raw socket I/O unless WithRuntimeSocketIO, and the fixed windows unless
+// WithDynamicWindows.
 func (s *grpcSettings) transportDefaults() []grpc.DialOption {
-	if s.dynamicWindows {
-		return nil
+	creds := s.creds
+	if creds == nil {
+		creds = insecure.NewCredentials()
 	}
-	return []grpc.DialOption{
-		grpc.WithInitialWindowSize(DefaultStreamWindow),
-		grpc.WithInitialConnWindowSize(DefaultConnWindow),
+	if !s.runtimeIO {
+		creds = rawIOCreds{creds}
 	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if !s.dynamicWindows {
+		opts = append(opts, grpc.WithInitialWindowSize(DefaultStreamWindow),
+			grpc.WithInitialConnWindowSize(DefaultConnWindow))
+	}
+	return opts
 }
