@@ -8,11 +8,13 @@
 #
 # Sides: go (serve/client.NewGRPC, the library's defaults); go GOMAXPROCS=1
 # (the same, the program choosing one P: fewer idle-thread wake-ups for a
-# client that mostly waits); go-grpc-go (grpc.NewClient with grpc-go's own
-# defaults and the metadata set on the ctx by hand: no raytpu code, the
+# client that mostly waits; the library never sets it); go-raytpu-runtime-io
+# (NewGRPC with WithRuntimeSocketIO: Go's net package reads and writes the
+# socket, as with grpc-go alone); go-grpc-go (grpc.NewClient with grpc-go's
+# own defaults and the metadata set on the ctx by hand: no raytpu code, the
 # floor a Go program starts from); go-grpc-go-fixed-windows (that, with
-# NewGRPC's flow-control windows: the gap to "go" is raytpu's own
-# per-call overhead); python-aio (grpc.aio, C coroutines on one channel)
+# NewGRPC's flow-control windows: its gap to go-raytpu-runtime-io is
+# raytpu's own per-call overhead, the interceptor); python-aio (grpc.aio, C coroutines on one channel)
 # and python-threads (the blocking stub, C threads on one channel).
 #
 # Environment: N (timed calls per side, default 3000), C (concurrency, 16),
@@ -31,7 +33,7 @@ N=${N:-3000}
 C=${C:-16}
 SIZE=${SIZE:-16}
 ROUNDS=${ROUNDS:-3}
-SIDES=${SIDES:-go go1 grpc-go grpc-go-fixed aio threads}
+SIDES=${SIDES:-go go1 runtime-io grpc-go grpc-go-fixed aio threads}
 export RAY_USAGE_STATS_ENABLED=0
 
 work=$(mktemp -d /tmp/rtgrpcbench.XXXXXX)
@@ -120,11 +122,12 @@ run_side() { # side
 	case $1 in
 	go) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" ;;
 	go1) GOMAXPROCS=1 "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -side go-gomaxprocs1 ;;
+	runtime-io) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client raytpu-runtime-io ;;
 	grpc-go) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client grpc-go ;;
 	grpc-go-fixed) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client grpc-go-fixed-windows ;;
 	aio) pyside aio ;;
 	threads) pyside threads ;;
-	*) echo "bench: SIDES: unknown side $1 (want go go1 grpc-go grpc-go-fixed aio threads)" >&2; return 1 ;;
+	*) echo "bench: SIDES: unknown side $1 (want go go1 runtime-io grpc-go grpc-go-fixed aio threads)" >&2; return 1 ;;
 	esac
 }
 for r in $(seq 1 "$ROUNDS"); do

@@ -25,16 +25,21 @@ type benchConfig struct {
 }
 
 // clients are the values of -client.
-var clients = []string{"raytpu", "grpc-go", "grpc-go-fixed-windows"}
+var clients = []string{"raytpu", "raytpu-runtime-io", "grpc-go", "grpc-go-fixed-windows"}
 
 // dial connects as cfg.client says and returns the ctx every call uses.
-// The grpc-go clients are the floor: grpc-go as a program would use it
-// without raytpu, the routing metadata set once on the ctx.
+// raytpu is NewGRPC as it comes; raytpu-runtime-io is NewGRPC with Go's
+// own socket I/O (WithRuntimeSocketIO). The grpc-go clients are the
+// floor: grpc-go as a program would use it without raytpu, the routing
+// metadata set once on the ctx, with grpc-go's windows or NewGRPC's.
 func dial(ctx context.Context, cfg benchConfig) (*grpc.ClientConn, context.Context, error) {
 	var extra []grpc.DialOption
 	switch cfg.client {
 	case "raytpu":
 		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App))
+		return conn, ctx, err
+	case "raytpu-runtime-io":
+		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App), client.WithRuntimeSocketIO())
 		return conn, ctx, err
 	case "grpc-go":
 	case "grpc-go-fixed-windows":
