@@ -4,15 +4,25 @@
 # with a Python grpcio client (the same generated Predictor code), at the
 # same concurrency, and prints side by side: requests/s, and client CPU
 # seconds (user + system, getrusage of the client process) per 1,000
-# requests, with the ratios. Python runs twice: grpc.aio (C coroutines on
-# one channel) and the blocking stub (C threads on one channel); Go runs
-# with the default GOMAXPROCS and with GOMAXPROCS=1 (fewer idle-thread
-# wake-ups for a client that mostly waits on the network).
+# requests, with the ratios.
+#
+# Sides: go (serve/client.NewGRPC, the library's defaults); go GOMAXPROCS=1
+# (the same, the program choosing one P: fewer idle-thread wake-ups for a
+# client that mostly waits; the library never sets it); go-raytpu-runtime-io
+# (NewGRPC with WithRuntimeSocketIO: Go's net package reads and writes the
+# socket, as with grpc-go alone); go-grpc-go (grpc.NewClient with grpc-go's
+# own defaults and the metadata set on the ctx by hand: no raytpu code, the
+# floor a Go program starts from); go-grpc-go-fixed-windows (that, with
+# NewGRPC's flow-control windows: its gap to go-raytpu-runtime-io is
+# raytpu's own per-call overhead, the interceptor); python-aio (grpc.aio, C coroutines on one channel)
+# and python-threads (the blocking stub, C threads on one channel).
 #
 # Environment: N (timed calls per side, default 3000), C (concurrency, 16),
-# SIZE (float32 elements per request, 16), ROUNDS (alternating rounds, 2;
-# the best round of each side is shown), ADDRESS (use a running dashboard
-# instead of starting a cluster; its nodes must have servev1's Python on
+# SIZE (float32 elements per request, 16), ROUNDS (rounds, 3; each runs
+# every side once, in turn, so that no side always meets a warmer server;
+# the table shows the median and the min over rounds), SIDES (a subset,
+# space separated, default all), ADDRESS (use a running dashboard instead
+# of starting a cluster; its nodes must have servev1's Python on
 # PYTHONPATH). Needs the venv from scripts/setup-venv.sh.
 set -euo pipefail
 
@@ -22,7 +32,8 @@ py="$repo/.venv/bin/python"
 N=${N:-3000}
 C=${C:-16}
 SIZE=${SIZE:-16}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-3}
+SIDES=${SIDES:-go go1 runtime-io grpc-go grpc-go-fixed aio threads}
 export RAY_USAGE_STATS_ENABLED=0
 
 work=$(mktemp -d /tmp/rtgrpcbench.XXXXXX)
@@ -105,34 +116,44 @@ print(json.dumps({"side": "python-" + mode, "requests": n, "concurrency": c, "se
 pyside() { PYTHONPATH="$pypath" "$py" -c "$python_client" "$1" "$TARGET" "$N" "$C" "$SIZE"; }
 field() { "$py" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
-# Alternate the sides so that neither always runs on a warmer server; keep
-# each side's best round (highest requests/s).
-declare -A best
-keep() { # side json
-	local cur=${best[$1]:-}
-	if [[ -z $cur ]] || "$py" -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["rps"] > json.loads(sys.argv[2])["rps"] else 1)' "$2" "$cur"; then
-		best[$1]=$2
-	fi
+runs="$work/runs.jsonl"
+: >"$runs"
+run_side() { # side
+	case $1 in
+	go) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" ;;
+	go1) GOMAXPROCS=1 "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -side go-gomaxprocs1 ;;
+	runtime-io) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client raytpu-runtime-io ;;
+	grpc-go) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client grpc-go ;;
+	grpc-go-fixed) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client grpc-go-fixed-windows ;;
+	aio) pyside aio ;;
+	threads) pyside threads ;;
+	*) echo "bench: SIDES: unknown side $1 (want go go1 runtime-io grpc-go grpc-go-fixed aio threads)" >&2; return 1 ;;
+	esac
 }
 for r in $(seq 1 "$ROUNDS"); do
-	g=$("$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE"); echo "round $r go:             $g"; keep go "$g"
-	g1=$(GOMAXPROCS=1 "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" | sed 's/"side":"go"/"side":"go-gomaxprocs1"/'); echo "round $r go GOMAXPROCS=1: $g1"; keep go1 "$g1"
-	a=$(pyside aio); echo "round $r python-aio:     $a"; keep aio "$a"
-	t=$(pyside threads); echo "round $r python-threads: $t"; keep threads "$t"
-done
-
-ratio() { "$py" -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("%.2f" % (a / b) if b else "inf")' "$1" "$2"; }
-echo
-echo "== gRPC Predict through Serve's proxy: $N calls at concurrency $C, best of $ROUNDS rounds"
-printf '%-16s %12s %22s\n' client "requests/s" "client CPU s / 1000 req"
-for s in go go1 aio threads; do
-	printf '%-16s %12.0f %22.3f\n' "$(field "${best[$s]}" side)" "$(field "${best[$s]}" rps)" "$(field "${best[$s]}" cpu_s_per_1000)"
-done
-for gs in go go1; do
-	for s in aio threads; do
-		printf '%-14s vs python-%-8s throughput go/python %s   CPU python/go %s\n' "$(field "${best[$gs]}" side)" "$s" \
-			"$(ratio "$(field "${best[$gs]}" rps)" "$(field "${best[$s]}" rps)")" \
-			"$(ratio "$(field "${best[$s]}" cpu_s_per_1000)" "$(field "${best[$gs]}" cpu_s_per_1000)")"
+	for s in $SIDES; do
+		j=$(run_side "$s")
+		printf 'round %d %-26s %s\n' "$r" "$s:" "$j"
+		echo "$j" >>"$runs"
 	done
 done
-echo "goal: throughput go/python >= 1.00, CPU python/go >= 3.00"
+
+echo
+echo "== gRPC Predict through Serve's proxy: $N calls at concurrency $C, $SIZE float32, $ROUNDS rounds; $(nproc) cores"
+"$py" - "$runs" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+sides = list(dict.fromkeys(r["side"] for r in rows))
+by = {s: [r for r in rows if r["side"] == s] for s in sides}
+med = lambda s, k: statistics.median(r[k] for r in by[s])
+low = lambda s, k: min(r[k] for r in by[s])
+print("%-26s %14s %14s %26s" % ("client", "req/s median", "req/s min", "CPU s/1000 req median (min)"))
+for s in sides:
+    print("%-26s %14.0f %14.0f %18.3f (%.3f)" % (s, med(s, "rps"), low(s, "rps"), med(s, "cpu_s_per_1000"), low(s, "cpu_s_per_1000")))
+print()
+for g in [s for s in sides if s.startswith("go")]:
+    for p in [s for s in sides if s.startswith("python")]:
+        print("%-26s vs %-15s throughput go/python %.2f   CPU python/go %.2f (medians)" % (
+            g, p, med(g, "rps") / med(p, "rps"), med(p, "cpu_s_per_1000") / med(g, "cpu_s_per_1000")))
+print("goal: throughput go/python >= 1.00, CPU python/go >= 3.00")
+PY

@@ -7,6 +7,7 @@
 //	servegrpcbench -start-cluster state.json -python-path DIR   # prints the dashboard URL
 //	servegrpcbench -address URL -deploy                         # prints the gRPC proxy's host:port
 //	servegrpcbench -grpc HOST:PORT -n 2000 -c 16                # times the calls
+//	servegrpcbench -grpc HOST:PORT -client grpc-go               # the same with no raytpu code
 //	servegrpcbench -stop-cluster state.json
 package main
 
@@ -21,9 +22,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
@@ -32,7 +30,6 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
-	"github.com/raytpu/raytpu/serve/client"
 	"github.com/raytpu/raytpu/serve/servev1"
 )
 
@@ -66,6 +63,8 @@ func main() {
 		warm   = flag.Int("warmup", 200, "untimed calls first")
 		size   = flag.Int("size", 16, "float32 elements of x")
 		prof   = flag.String("cpuprofile", "", "write a CPU profile of the timed calls here")
+		kind   = flag.String("client", "raytpu", "with -grpc: raytpu (serve/client.NewGRPC), raytpu-runtime-io (NewGRPC with WithRuntimeSocketIO), grpc-go (grpc.NewClient with grpc-go's defaults and the metadata set by hand) or grpc-go-fixed-windows (the same with NewGRPC's windows)")
+		side   = flag.String("side", "", "the side's name in the output (default: go, or go-<client>)")
 	)
 	flag.Parse()
 	if *prof != "" {
@@ -89,7 +88,7 @@ func main() {
 	case *deploy:
 		err = deployApp(ctx, *addr)
 	case *target != "":
-		err = bench(ctx, *target, *n, *conc, *warm, *size)
+		err = bench(ctx, benchConfig{target: *target, client: *kind, side: *side, n: *n, conc: *conc, warm: *warm, size: *size})
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -195,70 +194,5 @@ func ensureServe(ctx context.Context, rc *ray.Client, host string) (int, error) 
 	}
 	return port, rc.DeployServeApplications(ctx, ray.ServeDeployConfig{
 		ProxyLocation: ray.ProxyHeadOnly, GRPCOptions: &opts, Applications: []json.RawMessage{},
-	})
-}
-
-// cpuSeconds is the process's user + system CPU time so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
-}
-
-func bench(ctx context.Context, target string, n, conc, warm, size int) error {
-	conn, err := client.NewGRPC(target, client.WithApplication(App))
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	stub := servev1.NewPredictorClient(conn)
-	xs := make([]float32, size)
-	for i := range xs {
-		xs[i] = float32(i)
-	}
-	x, err := servev1.Float32Tensor(xs)
-	if err != nil {
-		return err
-	}
-	req := &servev1.PredictRequest{Inputs: map[string]*servev1.Tensor{"x": x}}
-	run := func(total int) error {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		errs := make(chan error, conc)
-		for range conc {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for next.Add(1) <= int64(total) {
-					resp, err := stub.Predict(ctx, req)
-					if err != nil {
-						errs <- err
-						return
-					}
-					if y := resp.Outputs["y"]; y == nil || len(y.Raw) != 4*size {
-						errs <- fmt.Errorf("answer %v has no y of %d float32", resp, size)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		return <-errs
-	}
-	if err := run(warm); err != nil {
-		return fmt.Errorf("warm-up: %w", err)
-	}
-	cpu0, t0 := cpuSeconds(), time.Now()
-	if err := run(n); err != nil {
-		return err
-	}
-	wall, cpu := time.Since(t0).Seconds(), cpuSeconds()-cpu0
-	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"side": "go", "requests": n, "concurrency": conc, "seconds": wall,
-		"rps": float64(n) / wall, "cpu_seconds": cpu, "cpu_s_per_1000": cpu / float64(n) * 1000,
 	})
 }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/raytpu/raytpu/serve/client"
+	"github.com/raytpu/raytpu/serve/servev1"
+)
+
+// benchConfig is one timed run of -grpc.
+type benchConfig struct {
+	target, client, side string
+	n, conc, warm, size  int
+}
+
+// clients are the values of -client.
+var clients = []string{"raytpu", "raytpu-runtime-io", "grpc-go", "grpc-go-fixed-windows"}
+
+// dial connects as cfg.client says and returns the ctx every call uses.
+// raytpu is NewGRPC as it comes; raytpu-runtime-io is NewGRPC with Go's
+// own socket I/O (WithRuntimeSocketIO). The grpc-go clients are the
+// floor: grpc-go as a program would use it without raytpu, the routing
+// metadata set once on the ctx, with grpc-go's windows or NewGRPC's.
+func dial(ctx context.Context, cfg benchConfig) (*grpc.ClientConn, context.Context, error) {
+	var extra []grpc.DialOption
+	switch cfg.client {
+	case "raytpu":
+		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App))
+		return conn, ctx, err
+	case "raytpu-runtime-io":
+		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App), client.WithRuntimeSocketIO())
+		return conn, ctx, err
+	case "grpc-go":
+	case "grpc-go-fixed-windows":
+		extra = []grpc.DialOption{grpc.WithInitialWindowSize(client.DefaultStreamWindow),
+			grpc.WithInitialConnWindowSize(client.DefaultConnWindow)}
+	default:
+		return nil, nil, fmt.Errorf("-client %q: want one of %q", cfg.client, clients)
+	}
+	conn, err := grpc.NewClient(cfg.target, append(extra, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	return conn, metadata.AppendToOutgoingContext(ctx, client.KeyApplication, App), err
+}
+
+// cpuSeconds is the process's user + system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+func bench(ctx context.Context, cfg benchConfig) error {
+	conn, ctx, err := dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	stub := servev1.NewPredictorClient(conn)
+	xs := make([]float32, cfg.size)
+	for i := range xs {
+		xs[i] = float32(i)
+	}
+	x, err := servev1.Float32Tensor(xs)
+	if err != nil {
+		return err
+	}
+	req := &servev1.PredictRequest{Inputs: map[string]*servev1.Tensor{"x": x}}
+	run := func(total int) error {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, cfg.conc)
+		for range cfg.conc {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for next.Add(1) <= int64(total) {
+					resp, err := stub.Predict(ctx, req)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if y := resp.Outputs["y"]; y == nil || len(y.Raw) != 4*cfg.size {
+						errs <- fmt.Errorf("answer %v has no y of %d float32", resp, cfg.size)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	}
+	if err := run(cfg.warm); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	cpu0, t0 := cpuSeconds(), time.Now()
+	if err := run(cfg.n); err != nil {
+		return err
+	}
+	wall, cpu := time.Since(t0).Seconds(), cpuSeconds()-cpu0
+	side := cfg.side
+	if side == "" {
+		side = "go"
+		if cfg.client != "raytpu" {
+			side = "go-" + cfg.client
+		}
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{
+		"side": side, "requests": cfg.n, "concurrency": cfg.conc, "seconds": wall,
+		"rps": float64(cfg.n) / wall, "cpu_seconds": cpu, "cpu_s_per_1000": cpu / float64(cfg.n) * 1000,
+	})
+}
