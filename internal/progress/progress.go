@@ -73,6 +73,14 @@ func (p *Printer) Link(label, url string) {
 	p.line(label + ": " + url)
 }
 
+// Line prints a message on a line of its own (on a terminal, above the
+// status line).
+func (p *Printer) Line(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.line(msg)
+}
+
 // State records a transition to state. The state left is printed with the
 // time spent in it; a repeated state changes nothing.
 func (p *Printer) State(state string) {
@@ -120,9 +128,16 @@ func (p *Printer) Bytes(what string, done, total int64) {
 
 // Count records n of want things ready (replicas, nodes).
 func (p *Printer) Count(what string, n, want int) {
+	p.Detail(fmt.Sprintf("%s %d/%d", what, n, want))
+}
+
+// Detail records what the current state shows after its name (several
+// counts, say "LLM 1/2, Router 2/2"). On a terminal it is part of the
+// status line; anywhere else it is printed when it changes.
+func (p *Printer) Detail(detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.detail = fmt.Sprintf("%s %d/%d", what, n, want)
+	p.detail = detail
 	if p.tty {
 		p.status()
 		return
