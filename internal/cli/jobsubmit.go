@@ -65,7 +65,8 @@ place; otherwise every change is a line starting with a UTC timestamp.`,
 			if f.workingDir != "" {
 				p.State("UPLOADING")
 				stop := ticking(p)
-				env, err := c.PrepareRuntimeEnv(withUploadProgress(ctx, p, "working_dir"), &runtimeenv.RuntimeEnv{WorkingDir: f.workingDir}, ray.PackageOptions{})
+				uctx, _ := withUploadProgress(ctx, p, "working_dir")
+				env, err := c.PrepareRuntimeEnv(uctx, &runtimeenv.RuntimeEnv{WorkingDir: f.workingDir}, ray.PackageOptions{})
 				stop()
 				if err != nil {
 					return fmt.Errorf("--working-dir %s: %w", f.workingDir, err)
@@ -140,7 +141,7 @@ func followJob(ctx context.Context, p *progress.Printer, c *ray.Client, id strin
 		p.Done("gave up waiting")
 		return fmt.Errorf("job %s: %w (last status %s)", id, err, dash(string(j.Status)))
 	}
-	if msg, _, _ := strings.Cut(strings.TrimSpace(j.Message), "\n"); msg != "" {
+	if msg, _, _ := strings.Cut(strings.TrimSpace(j.Message), "\n"); msg != "" && j.Status != ray.JobSucceeded {
 		p.Line(msg) // Ray appends the log's tail: `raytpu job logs` has it all
 	}
 	p.Done(string(j.Status))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/raytpu/raytpu/internal/progress"
@@ -42,14 +43,20 @@ func ticking(p *progress.Printer) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// withUploadProgress makes the uploads under ctx report their bytes to p:
-// the files packed into the zip out of their total.
-func withUploadProgress(ctx context.Context, p *progress.Printer, what string) context.Context {
-	return ray.WithUploadProgress(ctx, func(u ray.UploadProgress) {
+// withUploadProgress makes the uploads under ctx report their bytes to p,
+// in state UPLOADING: the files packed into the zip out of their total.
+// uploaded reports whether anything was uploaded (a package the cluster
+// has already is not).
+func withUploadProgress(ctx context.Context, p *progress.Printer, what string) (_ context.Context, uploaded func() bool) {
+	var any atomic.Bool
+	ctx = ray.WithUploadProgress(ctx, func(u ray.UploadProgress) {
+		any.Store(true)
+		p.State("UPLOADING")
 		label := what
 		if u.Attempt > 1 {
 			label = fmt.Sprintf("%s (attempt %d)", what, u.Attempt)
 		}
 		p.Bytes(label, u.Packed, u.Total)
 	})
+	return ctx, any.Load
 }

@@ -158,8 +158,9 @@ func (p *Printer) Tick() {
 	}
 }
 
-// Done ends the wait: the last state is printed with its time, then msg
-// with the total elapsed time, and the status line is gone.
+// Done ends the wait: the last state is printed with its time (on a
+// terminal, unless it is msg itself), then msg with the total elapsed
+// time, and the status line is gone.
 func (p *Printer) Done(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -168,7 +169,7 @@ func (p *Printer) Done(msg string) {
 	p.state, p.detail = "", ""
 	if p.tty {
 		p.clearStatus()
-		if last != "" {
+		if last != "" && last != msg {
 			p.line(fmt.Sprintf("  %-12s %s", last, dur(in)))
 		}
 	}
