@@ -46,8 +46,8 @@ func (s *startProgress) stop() {
 }
 
 func (s *startProgress) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
-func (s *startProgress) WithAttrs([]slog.Attr) slog.Handler        { return s }
-func (s *startProgress) WithGroup(string) slog.Handler             { return s }
+func (s *startProgress) WithAttrs([]slog.Attr) slog.Handler           { return s }
+func (s *startProgress) WithGroup(string) slog.Handler                { return s }
 
 func (s *startProgress) Handle(_ context.Context, r slog.Record) error {
 	attrs := map[string]string{}
