@@ -21,7 +21,7 @@ const tickEvery = 200 * time.Millisecond
 func newProgress(w io.Writer) *progress.Printer { return progress.New(w) }
 
 // ticking redraws p's status line every tickEvery until the returned
-// function is called (on a terminal; nothing otherwise).
+// function is first called (on a terminal; nothing otherwise).
 func ticking(p *progress.Printer) (stop func()) {
 	if !p.Terminal() {
 		return func() {}
@@ -40,7 +40,8 @@ func ticking(p *progress.Printer) (stop func()) {
 			}
 		}
 	})
-	return func() { close(done); wg.Wait() }
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }
 
 // withUploadProgress makes the uploads under ctx report their bytes to p,
