@@ -1,13 +1,16 @@
 package ray_test
 
 import (
+	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/runtimeenv"
 )
 
 // TestUploadProgress uploads a directory of incompressible files to the
@@ -70,4 +73,25 @@ func TestUploadProgress(t *testing.T) {
 	if len(got) != n {
 		t.Errorf("a package already on the cluster was reported: %+v", got[n:])
 	}
+}
+
+// A working_dir's upload reports its bytes through the context, here as a
+// percentage of the files' size. (It needs a running cluster, so it has no
+// Output to check.)
+func ExampleWithUploadProgress() {
+	c, err := ray.NewClient("http://127.0.0.1:8265")
+	if err != nil {
+		panic(err)
+	}
+	ctx := ray.WithUploadProgress(context.Background(), func(p ray.UploadProgress) {
+		if p.Total > 0 {
+			fmt.Printf("%s: %d%% of %d bytes (%d sent)\n", p.URI, 100*p.Packed/p.Total, p.Total, p.Sent)
+		}
+	})
+	env, err := c.PrepareRuntimeEnv(ctx, &runtimeenv.RuntimeEnv{WorkingDir: "./my_job"}, ray.PackageOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("working_dir:", env.WorkingDir)
 }
