@@ -67,7 +67,7 @@ To see where an application's replicas would land, use
 			st, err := s.Deploy(ctx, plan)
 			stop()
 			if uploaded() {
-				up.Done("uploaded")
+				up.Done("working_dir uploaded, deploy request answered")
 			}
 			if err != nil {
 				return err
