@@ -19,7 +19,11 @@
 // /metrics from every TPU node's MetricsAddr in parallel, parses the
 // Prometheus text with github.com/prometheus/common/expfmt, and groups the
 // chips by the node labels ray.io/tpu-slice-name and ray.io/tpu-worker-id.
-// ParseExport and Group are the two halves without I/O.
+// ParseExport and Group are the two halves without I/O. Where the node
+// IPs the dashboard reports are out of reach (KubeRay seen from outside
+// the Kubernetes cluster), WithNodeAddr and NodeAddrs point the Reader at
+// other addresses, such as kubectl port-forwards of each pod's metrics
+// port.
 //
 // Ray disables TPU collection on a node for the life of its agent after
 // one failed fetch from the plugin, and reads nothing from a plugin that

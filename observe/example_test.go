@@ -74,3 +74,29 @@ func ExampleReader_TPUMetrics() {
 		}
 	}
 }
+
+// From outside a Kubernetes cluster the node IPs the dashboard reports
+// are out of reach: forward each Ray pod's metrics port (kubectl
+// port-forward) and tell the Reader where each node's export now is, by
+// node id or IP.
+func ExampleNodeAddrs() {
+	addr := observe.NodeAddrs(map[string]string{
+		"10.8.0.12": "127.0.0.1:18080", // kubectl port-forward pod/...-worker-0 18080:8080
+		"10.8.0.13": "127.0.0.1:18081",
+	})
+	for _, n := range []ray.Node{{IP: "10.8.0.12"}, {IP: "10.8.0.13"}, {IP: "10.8.0.99"}} {
+		fmt.Printf("%s -> %q\n", n.IP, addr(n))
+	}
+	c, err := ray.NewClient("http://127.0.0.1:8265")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = observe.NewReader(c, observe.WithNodeAddr(addr))
+	fmt.Println("reader:", err)
+	// Output:
+	// 10.8.0.12 -> "127.0.0.1:18080"
+	// 10.8.0.13 -> "127.0.0.1:18081"
+	// 10.8.0.99 -> ""
+	// reader: <nil>
+}

@@ -25,6 +25,7 @@ type Reader struct {
 	hc       *http.Client
 	parallel int
 	logger   *slog.Logger
+	nodeAddr func(ray.Node) string
 }
 
 // Option configures a Reader.
@@ -62,6 +63,48 @@ func WithLogger(l *slog.Logger) Option {
 		r.logger = l
 		return nil
 	}
+}
+
+// WithNodeAddr sets where a node's metrics export is read: addr returns
+// the host:port to GET /metrics from, "" for the node's own
+// (ray.Node.MetricsAddr). Use it where the node IPs the dashboard reports
+// cannot be reached from here, as from outside a Kubernetes cluster
+// (kubectl port-forward to each Ray pod's metrics port). Default: every
+// node at its MetricsAddr.
+func WithNodeAddr(addr func(ray.Node) string) Option {
+	return func(r *Reader) error {
+		if addr == nil {
+			return errors.New("observe: WithNodeAddr(nil): want a function")
+		}
+		r.nodeAddr = addr
+		return nil
+	}
+}
+
+// NodeAddrs returns a WithNodeAddr function that looks a node up by its
+// id, then by its IP, in addrs (values host:port); a node in neither keeps
+// its MetricsAddr.
+func NodeAddrs(addrs map[string]string) func(ray.Node) string {
+	m := make(map[string]string, len(addrs))
+	for k, v := range addrs {
+		m[k] = v
+	}
+	return func(n ray.Node) string {
+		if a, ok := m[n.ID]; ok && n.ID != "" {
+			return a
+		}
+		return m[n.IP]
+	}
+}
+
+// addr is where node n's export is read.
+func (r *Reader) addr(n ray.Node) string {
+	if r.nodeAddr != nil {
+		if a := r.nodeAddr(n); a != "" {
+			return a
+		}
+	}
+	return n.MetricsAddr()
 }
 
 // NewReader returns a reader of the cluster whose dashboard client is c.
@@ -108,7 +151,7 @@ func (r *Reader) TPUMetrics(ctx context.Context) (TPUMetrics, error) {
 			exp, err := r.readNode(gctx, n)
 			exports[i] = NodeExport{Node: n, Export: exp, Err: err}
 			r.logger.LogAttrs(gctx, slog.LevelDebug, "observe: read node metrics",
-				slog.String("node", n.ID), slog.String("addr", n.MetricsAddr()),
+				slog.String("node", n.ID), slog.String("addr", r.addr(n)),
 				slog.Int("chips", len(exp.Chips)), slog.Duration("took", time.Since(start)), slog.Any("error", err))
 			return nil
 		})
@@ -133,7 +176,7 @@ func (r *Reader) TPUMetrics(ctx context.Context) (TPUMetrics, error) {
 
 // readNode GETs and parses one node's export.
 func (r *Reader) readNode(ctx context.Context, n ray.Node) (Export, error) {
-	addr := n.MetricsAddr()
+	addr := r.addr(n)
 	if addr == "" {
 		return Export{}, fmt.Errorf("observe: node %s (%s): the dashboard reports no metrics export port", n.ID, n.IP)
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -149,6 +150,56 @@ func (c *Client) uploadDir(ctx context.Context, dir string, opts PackageOptions)
 	return uri, true, nil
 }
 
+// UploadProgress is how far one package upload is, as UploadDir reports
+// it to the function WithUploadProgress put in its context.
+type UploadProgress struct {
+	// URI is the package being uploaded.
+	URI string
+	// Attempt counts the PUTs of this upload from 1; a retried PUT zips
+	// and sends again from zero.
+	Attempt int
+	// Packed is how many bytes of file content are in the zip sent so far
+	// (a file counts once it is whole in the zip), of Total, the size of
+	// every file of the package.
+	Packed, Total int64
+	// Sent is how many bytes of the zip the PUT has sent (compressed:
+	// usually less than Packed).
+	Sent int64
+	// Done is set on the last report of a PUT the cluster accepted.
+	Done bool
+}
+
+type uploadProgressKey struct{}
+
+// WithUploadProgress returns a copy of ctx with which UploadDir (and
+// PrepareRuntimeEnv, through it) calls fn as the zip of a package is sent:
+// once when a PUT starts, then as files enter the zip, and once when the
+// cluster has accepted it. Nothing is reported for a package the cluster
+// already has, nor to a call that joined a concurrent UploadDir of the
+// same directory. fn is called from the goroutine writing the zip; it
+// must be quick. Like net/http/httptrace, the hook rides on the context
+// so that callers in between need not carry it.
+func WithUploadProgress(ctx context.Context, fn func(UploadProgress)) context.Context {
+	return context.WithValue(ctx, uploadProgressKey{}, fn)
+}
+
+func uploadProgressOf(ctx context.Context) func(UploadProgress) {
+	fn, _ := ctx.Value(uploadProgressKey{}).(func(UploadProgress))
+	return fn
+}
+
+// countingReader counts what was read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
 // errUploadEnded stops a packaging goroutine whose upload has ended.
 var errUploadEnded = errors.New("ray: upload ended")
 
@@ -167,21 +218,40 @@ func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts Pack
 	if err != nil {
 		return nil, err
 	}
+	var total int64
+	for _, e := range entries {
+		total += e.size
+	}
+	report := uploadProgressOf(ctx)
 	start := time.Now()
 	var pkg *Package
+	attempt := 0
+	var sent *countingReader
 	_, err = c.withRetry(ctx, c.retry.MaxAttempts, "package upload", func() error {
+		attempt++
 		pr, pw := io.Pipe()
+		sent = &countingReader{r: pr}
+		var written func(int64)
+		if report != nil {
+			var packedBytes int64
+			at := attempt
+			report(UploadProgress{URI: uri, Attempt: at, Total: total})
+			written = func(n int64) {
+				packedBytes += n
+				report(UploadProgress{URI: uri, Attempt: at, Packed: packedBytes, Total: total, Sent: sent.n.Load()})
+			}
+		}
 		var perr error
 		packed := make(chan struct{})
 		go func() {
 			defer close(packed)
-			pkg, perr = writePackage(pw, dir, entries, opts)
+			pkg, perr = writePackageFunc(pw, dir, entries, opts, written)
 			if perr == nil && pkg.URI != uri {
 				perr = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, pkg.URI)
 			}
 			pw.CloseWithError(perr) // nil: the reader sees EOF
 		}()
-		_, err := c.once(ctx, request{method: http.MethodPut, path: path, stream: pr, ctype: "application/zip"})
+		_, err := c.once(ctx, request{method: http.MethodPut, path: path, stream: sent, ctype: "application/zip"})
 		pr.CloseWithError(errUploadEnded)
 		<-packed
 		switch {
@@ -194,6 +264,9 @@ func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts Pack
 	}, slog.String("uri", uri))
 	if err != nil {
 		return nil, err
+	}
+	if report != nil {
+		report(UploadProgress{URI: uri, Attempt: attempt, Packed: total, Total: total, Sent: sent.n.Load(), Done: true})
 	}
 	c.logger.DebugContext(ctx, "ray: uploaded package", "uri", uri, "bytes", pkg.Size, "took", time.Since(start))
 	return pkg, nil

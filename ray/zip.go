@@ -100,6 +100,12 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 // writePackage writes the zip of entries to w. The returned Package has no
 // Bytes.
 func writePackage(w io.Writer, dir string, entries []entry, opts PackageOptions) (*Package, error) {
+	return writePackageFunc(w, dir, entries, opts, nil)
+}
+
+// writePackageFunc is writePackage calling written (when not nil) with
+// the size of every entry once it is in the zip.
+func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOptions, written func(size int64)) (*Package, error) {
 	var total int64
 	for _, e := range entries {
 		total += e.size
@@ -203,6 +209,9 @@ func writePackage(w io.Writer, dir string, entries []entry, opts PackageOptions)
 				outPool.Put(p.buf)
 			}
 			files++
+		}
+		if written != nil {
+			written(e.size)
 		}
 	}
 	if err := zw.Close(); err != nil {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +13,8 @@ import (
 func newApplyCmd() *cobra.Command {
 	var f kubeFlags
 	var kubeconfig, kubeContext string
-	var dryRun bool
+	var dryRun, wait bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Run a workload on Kubernetes as a KubeRay object (server-side apply)",
@@ -19,8 +22,9 @@ func newApplyCmd() *cobra.Command {
 field manager "raytpu": a RayService for a Serve application, a RayJob for a
 job plan (a local working_dir travels in a ConfigMap the RayJob owns, at most
 1 MiB zipped), a RayCluster for a slice plan. Applying the same workload
-again changes nothing; an object of the same name that raytpu did not create
-is left alone, and fields another field manager took over are never forced:
+again changes nothing; --wait follows it until KubeRay is done with it
+(states, Serve replicas or worker pods ready as progress). An object of
+the same name that raytpu did not create is left alone, and fields another field manager took over are never forced:
 the error names each field and its owner. --dry-run asks the apiserver to
 validate and store nothing.
 
@@ -57,13 +61,22 @@ namespace is --namespace, else the context's.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "%s applied (server dry run: nothing stored)\n", ref)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s applied (uid %s, generation %d)\n", ref, ref.UID, ref.Generation)
-			return nil
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s applied (uid %s, generation %d)\n", ref, ref.UID, ref.Generation)
+			if !wait {
+				printKubeLinks(w, ref)
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			return waitKube(ctx, w, b, ref, p.Name)
 		},
 	}
 	addKubeFlags(cmd, &f)
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current context)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "server-side dry run: the apiserver validates the object and stores nothing")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the object until KubeRay reports the job finished, the service RUNNING or the cluster ready, with its states and ready counts as progress; exit 1 if it fails or --timeout passes")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait")
 	return cmd
 }

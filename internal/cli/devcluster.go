@@ -37,7 +37,7 @@ TPU_ACCELERATOR_TYPE and TPU_TOPOLOGY and its TPU chips, and runs JAX on CPU.`,
 	var cpus int
 	up := &cobra.Command{
 		Use:   "up",
-		Short: "Start the cluster and print its dashboard URL",
+		Short: "Start the cluster, showing its nodes coming up, and print its dashboard URL",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := sim.ParseSpec(spec)
@@ -49,14 +49,25 @@ TPU_ACCELERATOR_TYPE and TPU_TOPOLOGY and its TPU chips, and runs JAX on CPU.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Minute)
 			defer cancel()
+			nodes := raycluster.NodesFor(s, cpus)
+			p := newProgress(cmd.OutOrStdout())
+			sp := newStartProgress(ctx, p, len(nodes)+1)
+			stopTick := ticking(p)
 			c, err := raycluster.Start(ctx, raycluster.Config{
-				Nodes:  raycluster.NodesFor(s, cpus),
+				Nodes:  nodes,
 				Detach: true,
-				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
+				Logger: slog.New(sp),
 			})
+			sp.stop()
+			stopTick()
 			if err != nil {
+				p.Done("failed")
 				return err
 			}
+			if err := sp.finalCount(c.DashboardURL); err != nil {
+				p.Line(fmt.Sprintf("cannot count nodes: %v", err))
+			}
+			p.Done("up")
 			if err := c.WriteState(state); err != nil {
 				return errors.Join(err, c.Stop())
 			}

@@ -45,7 +45,7 @@ func dashboardFlag(cmd *cobra.Command) func() (*ray.Client, error) {
 func newJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "job",
-		Short: "List, inspect, follow and stop Ray jobs through the dashboard",
+		Short: "Submit, list, inspect, follow and stop Ray jobs through the dashboard",
 	}
 	client := dashboardFlag(cmd)
 
@@ -168,7 +168,7 @@ func newJobCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, status, logs, stop)
+	cmd.AddCommand(list, status, logs, stop, newJobSubmitCmd(client), newJobWaitCmd(client))
 	return cmd
 }
 

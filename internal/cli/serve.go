@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -29,11 +27,13 @@ To see where an application's replicas would land, use
 'raytpu plan -f app.yaml' on the simulated cluster.`,
 	}
 	client := dashboardFlag(cmd)
+	var dash links // set by server
 	server := func() (*raybackend.Backend, error) {
 		c, err := client()
 		if err != nil {
 			return nil, err
 		}
+		dash = newLinks(c.BaseURL())
 		return raybackend.New(c), nil
 	}
 
@@ -60,16 +60,24 @@ To see where an application's replicas would land, use
 			if err != nil {
 				return err
 			}
-			st, err := s.Deploy(cmd.Context(), plan)
+			w := cmd.OutOrStdout()
+			up := newProgress(w)
+			stop := ticking(up)
+			ctx, uploaded := withUploadProgress(cmd.Context(), up, "working_dir")
+			st, err := s.Deploy(ctx, plan)
+			stop()
+			if uploaded() {
+				up.Done("working_dir uploaded, deploy request answered")
+			}
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
 			printStatus(w, st)
 			if !wait {
+				fmt.Fprintf(w, "application: %s\nmetrics: %s\n", dash.ServeApp(plan.Name), dash.Metrics())
 				return nil
 			}
-			return waitApp(cmd.Context(), w, s, plan.Name, timeout, stuckAfter)
+			return waitApp(cmd.Context(), w, s, dash, plan.Name, timeout, stuckAfter)
 		},
 	}
 	deploy.Flags().StringVarP(&file, "file", "f", "", "application file (YAML)")
@@ -105,7 +113,7 @@ To see where an application's replicas would land, use
 			if err != nil {
 				return err
 			}
-			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, args[0], waitTimeout, waitStuck)
+			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, dash, args[0], waitTimeout, waitStuck)
 		},
 	}
 	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait")
@@ -129,26 +137,6 @@ To see where an application's replicas would land, use
 	}
 	cmd.AddCommand(deploy, status, waitCmd, del)
 	return cmd
-}
-
-// waitApp waits for the application, printing a timestamped line per
-// change; a failure, a timeout or an application found stuck prints the
-// last status (Ray's messages and the diagnosis say why) and fails the
-// command.
-func waitApp(ctx context.Context, w io.Writer, s backend.Server, name string, timeout, stuckAfter time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	st, err := s.Wait(ctx, name, backend.WaitOptions{OnStatus: func(st *backend.ServiceStatus) {
-		fmt.Fprintf(w, "%s +%s %s %s\n", time.Now().Format(time.TimeOnly), time.Since(start).Round(time.Second), st.Name, st.State)
-	}, StuckAfter: stuckAfter})
-	var se *backend.ServiceError
-	if errors.As(err, &se) {
-		printStatus(w, se.Status)
-	} else if st != nil {
-		printStatus(w, st)
-	}
-	return err
 }
 
 func printStatus(w io.Writer, st *backend.ServiceStatus) {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +22,7 @@ type topFlags struct {
 	once     bool
 	interval time.Duration
 	metric   string
+	nodeAddr []string
 }
 
 func newTopCmd() *cobra.Command {
@@ -42,6 +45,7 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 	cmd.Flags().BoolVar(&f.once, "once", false, "print one reading and exit")
 	cmd.Flags().DurationVar(&f.interval, "interval", 2*time.Second, "time between readings")
 	cmd.Flags().StringVar(&f.metric, "metric", metricTensorCore, "heat map metric: "+joinMetrics())
+	cmd.Flags().StringArrayVar(&f.nodeAddr, "node-addr", nil, "NODE=HOST:PORT: read the metrics of the node of this IP or id at HOST:PORT instead of its own IP and metrics port (from outside a Kubernetes cluster, a kubectl port-forward); repeatable")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := f.out.check(); err != nil {
 			return err
@@ -57,7 +61,15 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 		if err != nil {
 			return err
 		}
-		r, err := observe.NewReader(c)
+		var ropts []observe.Option
+		if len(f.nodeAddr) > 0 {
+			addrs, err := parseNodeAddrs(f.nodeAddr)
+			if err != nil {
+				return err
+			}
+			ropts = append(ropts, observe.WithNodeAddr(observe.NodeAddrs(addrs)))
+		}
+		r, err := observe.NewReader(c, ropts...)
 		if err != nil {
 			return err
 		}
@@ -112,6 +124,25 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 		}
 	}
 	return cmd
+}
+
+// parseNodeAddrs reads --node-addr values, NODE=HOST:PORT each.
+func parseNodeAddrs(vals []string) (map[string]string, error) {
+	m := make(map[string]string, len(vals))
+	for _, v := range vals {
+		node, addr, ok := strings.Cut(v, "=")
+		if ok && node != "" {
+			if _, port, err := net.SplitHostPort(addr); err == nil && port != "" {
+				if _, dup := m[node]; dup {
+					return nil, usagef("--node-addr %q: node %s given twice", v, node)
+				}
+				m[node] = addr
+				continue
+			}
+		}
+		return nil, usagef("--node-addr %q: want NODE=HOST:PORT (NODE a node IP or id), e.g. 10.8.0.12=127.0.0.1:18080", v)
+	}
+	return m, nil
 }
 
 // isTerminal reports whether w is a terminal.

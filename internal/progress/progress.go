@@ -73,6 +73,14 @@ func (p *Printer) Link(label, url string) {
 	p.line(label + ": " + url)
 }
 
+// Line prints a message on a line of its own (on a terminal, above the
+// status line).
+func (p *Printer) Line(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.line(msg)
+}
+
 // State records a transition to state. The state left is printed with the
 // time spent in it; a repeated state changes nothing.
 func (p *Printer) State(state string) {
@@ -120,9 +128,16 @@ func (p *Printer) Bytes(what string, done, total int64) {
 
 // Count records n of want things ready (replicas, nodes).
 func (p *Printer) Count(what string, n, want int) {
+	p.Detail(fmt.Sprintf("%s %d/%d", what, n, want))
+}
+
+// Detail records what the current state shows after its name (several
+// counts, say "LLM 1/2, Router 2/2"). On a terminal it is part of the
+// status line; anywhere else it is printed when it changes.
+func (p *Printer) Detail(detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.detail = fmt.Sprintf("%s %d/%d", what, n, want)
+	p.detail = detail
 	if p.tty {
 		p.status()
 		return
@@ -143,8 +158,9 @@ func (p *Printer) Tick() {
 	}
 }
 
-// Done ends the wait: the last state is printed with its time, then msg
-// with the total elapsed time, and the status line is gone.
+// Done ends the wait: the last state is printed with its time (on a
+// terminal, unless it is msg itself), then msg with the total elapsed
+// time, and the status line is gone.
 func (p *Printer) Done(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -153,7 +169,7 @@ func (p *Printer) Done(msg string) {
 	p.state, p.detail = "", ""
 	if p.tty {
 		p.clearStatus()
-		if last != "" {
+		if last != "" && last != msg {
 			p.line(fmt.Sprintf("  %-12s %s", last, dur(in)))
 		}
 	}

@@ -127,3 +127,37 @@ func TestHelperScript(t *testing.T) {
 	})
 	os.Exit(0) // no test summary on the screen
 }
+
+// TestDetailAndLine: a detail is printed when it changes (not when it
+// repeats), a line always; on a terminal Done leaves out a last state
+// that is its own message.
+func TestDetailAndLine(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	var b bytes.Buffer
+	p := progress.New(&b, progress.WithClock(c.now))
+	p.State("DEPLOYING")
+	p.Detail("replicas running: A 0/2, B 1/1")
+	p.Detail("replicas running: A 0/2, B 1/1")
+	c.t = c.t.Add(2 * time.Second)
+	p.Line("a warning")
+	p.Detail("replicas running: A 2/2, B 1/1")
+	p.Done("DEPLOYING")
+	want := `2026-11-30T18:00:00Z DEPLOYING
+2026-11-30T18:00:00Z replicas running: A 0/2, B 1/1
+2026-11-30T18:00:02Z a warning
+2026-11-30T18:00:02Z replicas running: A 2/2, B 1/1
+2026-11-30T18:00:02Z DEPLOYING in 2s
+`
+	if b.String() != want {
+		t.Errorf("plain:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	p = progress.New(&b, progress.WithTerminal(true), progress.WithClock(c.now))
+	p.State("RUNNING")
+	p.Done("RUNNING")
+	if got, want := b.String(), "\r\x1b[K> RUNNING      0s  (total 0s)\r\x1b[KRUNNING in 0s\n"; got != want {
+		t.Errorf("terminal: %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/progress"
+)
+
+// replicaPoll is how often a Serve wait reads the replica counts, which
+// change without the application's or a deployment's status changing.
+const replicaPoll = time.Second
+
+// waitApp waits for the application with its dashboard links printed
+// first, then its state with the time spent in each and its deployments'
+// replicas running out of wanted as progress; a failure, a timeout or an
+// application found stuck prints the last status (Ray's messages and the
+// diagnosis say why) and fails the command.
+func waitApp(ctx context.Context, w io.Writer, s backend.Server, dash links, name string, timeout, stuckAfter time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p := newProgress(w)
+	p.Link("application", dash.ServeApp(name))
+	p.Link("metrics", dash.Metrics())
+	stopTick := ticking(p)
+
+	// The replica counts, read between the wait's status changes; a poll
+	// that saw another state than the wait's latest (the two race) is
+	// dropped, so a state is never shown going back.
+	var mu sync.Mutex
+	var state backend.ServiceState
+	onStatus := func(st *backend.ServiceStatus) {
+		mu.Lock()
+		defer mu.Unlock()
+		state = st.State
+		showServeStatus(p, st)
+	}
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(replicaPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-pollCtx.Done():
+				return
+			case <-t.C:
+				st, err := s.Status(pollCtx, name)
+				mu.Lock()
+				if err == nil && pollCtx.Err() == nil && st.State == state {
+					showServeStatus(p, st)
+				}
+				mu.Unlock()
+			}
+		}
+	})
+	st, err := s.Wait(ctx, name, backend.WaitOptions{OnStatus: onStatus, StuckAfter: stuckAfter})
+	stopPoll()
+	wg.Wait()
+	stopTick()
+
+	var se *backend.ServiceError
+	switch {
+	case errors.As(err, &se):
+		showServeStatus(p, se.Status)
+		p.Done(string(se.Status.State))
+		printStatus(w, se.Status)
+	case st != nil:
+		showServeStatus(p, st)
+		p.Done(string(st.State))
+		printStatus(w, st)
+	default:
+		p.Done("gave up waiting")
+	}
+	return err
+}
+
+// showServeStatus shows an application's state and its deployments'
+// replicas running out of wanted.
+func showServeStatus(p *progress.Printer, st *backend.ServiceStatus) {
+	if st == nil {
+		return
+	}
+	p.State(string(st.State))
+	if d := replicaDetail(st.Deployments); d != "" {
+		p.Detail(d)
+	}
+}
+
+// replicaDetail is "replicas running: LLM 1/2, Router 2/2".
+func replicaDetail(ds []backend.DeploymentStatus) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = fmt.Sprintf("%s %d/%d", d.Name, d.Replicas, d.TargetReplicas)
+	}
+	return "replicas running: " + strings.Join(parts, ", ")
+}
