@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/raytpu/raytpu/profiler"
 	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/profiler"
 )
 
 // startJAX runs testdata/jit_loop.py (CPU JAX with the profiler server on)
