@@ -13,9 +13,10 @@
 // refuses a trace with no events, which is what a server returns when
 // nothing ran while it traced.
 //
-// train.RunConfig.Profiler and serve.Deployment's profiler option start the
-// server in every worker or host; [Locate] reads where they listen from the
-// job's log, and the raytpu profile command ties it together.
+// train.RunConfig.Profiler starts the server in every train worker, and
+// raytpu's launcher prints where each listens in the job's log
+// ([ServerPrefix] lines); [ServersFromLog] reads them back from the log the
+// dashboard serves, and the raytpu profile command ties it together.
 //
 // The package imports no front end (train, serve, data) and no backend; it
 // speaks gRPC to the worker and nothing else.

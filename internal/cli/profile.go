@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/raytpu/raytpu/profiler"
+)
+
+func newProfileCmd() *cobra.Command {
+	var (
+		job, target, dir, run string
+		worker                int
+		duration              time.Duration
+		hostLevel             int
+		python, noDevice      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "profile",
+		Short: "Capture a JAX profiler trace of a train worker into a TensorBoard/XProf log dir",
+		Long: `Capture a JAX profiler trace of one train worker for a duration.
+
+The job must run a JaxTrainer with RunConfig.Profiler set: its launcher
+starts jax.profiler's server in every worker and prints where each listens
+in the job's log, which this command reads through the dashboard. With
+--target the server is given directly (host:port).
+
+The trace is written to <dir>/plugins/profile/<run>/<host>.xplane.pb; open it
+with "tensorboard --logdir <dir>" (profile plugin) or "xprof <dir>". A trace
+without events is refused and not written.`,
+		Example: `  raytpu profile --address http://127.0.0.1:8265 --job raysubmit_abc --worker 0 --duration 2s -o ./profiles`,
+		Args:    cobra.NoArgs,
+	}
+	client := dashboardFlag(cmd)
+	f := cmd.Flags()
+	f.StringVar(&job, "job", "", "submission id of the training job")
+	f.IntVar(&worker, "worker", 0, "world rank of the worker to trace")
+	f.StringVar(&target, "target", "", "host:port of a profiler server, instead of --job/--worker")
+	f.DurationVar(&duration, "duration", 2*time.Second, "how long to trace")
+	f.StringVarP(&dir, "out-dir", "o", "", "log directory to write the trace under (required)")
+	f.StringVar(&run, "run", "", "run directory name (default: the capture's start time, 2006_01_02_15_04_05)")
+	f.IntVar(&hostLevel, "host-tracer-level", profiler.DefaultHostTracerLevel, "host events: 0 off, 1 annotations, 2 XLA runtime, 3 all")
+	f.BoolVar(&python, "python-tracer", false, "trace Python function calls too")
+	f.BoolVar(&noDevice, "no-device-tracer", false, "do not trace device (TPU/GPU) activity")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		switch {
+		case dir == "":
+			return usagef("--out-dir (-o) is required: the log directory to write the trace under")
+		case (job == "") == (target == ""):
+			return usagef("give --job (with --worker) or --target, not both and not neither")
+		case target != "" && cmd.Flags().Changed("worker"):
+			return usagef("--worker goes with --job, not with --target")
+		}
+		opts := profiler.Options{Duration: duration, HostTracerLevel: &hostLevel, PythonTracer: python, NoDeviceTracer: noDevice}
+		if err := opts.Validate(nil); err != nil {
+			return usageError{err}
+		}
+		ctx := cmd.Context()
+		what := target
+		if job != "" {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			log, err := c.JobLogs(ctx, job)
+			if err != nil {
+				return fmt.Errorf("job %s: %w", job, err)
+			}
+			s, err := profiler.FindRank(profiler.ServersFromLog(log), worker)
+			if err != nil {
+				return fmt.Errorf("job %s: %w", job, err)
+			}
+			target = s.Address()
+			opts.Host = fmt.Sprintf("worker-%d", worker)
+			what = fmt.Sprintf("job %s worker %d (%s, node %s)", job, worker, target, s.NodeID)
+		}
+		start := time.Now()
+		tr, err := profiler.Capture(ctx, target, opts)
+		if err != nil {
+			return err
+		}
+		if run == "" {
+			run = profiler.RunName(start)
+		}
+		path, err := tr.WriteLogDir(dir, run)
+		if err != nil {
+			return err
+		}
+		out := cmd.OutOrStdout()
+		fmt.Fprintf(out, "traced %s for %s: %d planes, %d events, %d bytes\n", what, duration, len(tr.Summary.Planes), tr.Summary.Events(), len(tr.XSpace))
+		tw := newTable(out)
+		fmt.Fprintln(tw, "PLANE\tLINES\tEVENTS\tEVENT NAMES")
+		for _, p := range tr.Summary.Planes {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", p.Name, p.Lines, p.Events, len(p.EventCounts))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "wrote %s\nopen with: tensorboard --logdir %s   (or: xprof %s)\n", path, dir, dir)
+		return nil
+	}
+	return cmd
+}
