@@ -96,6 +96,7 @@ func (a Application) Compile() (*placement.Plan, error) {
 		derrs := d.validate(p)
 		accelType, aerrs := d.validateAccelerator(p)
 		derrs = append(derrs, aerrs...)
+		derrs = append(derrs, d.validateProfiler(p)...)
 		var res *SliceReservation
 		if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
 			reps, r, serrs := d.compileSlices(p)

@@ -112,6 +112,9 @@ func (d *Deployment) rayConfig(accelType string, res *SliceReservation) rayDeplo
 		uc := make(map[string]any, len(d.UserConfig)+1)
 		maps.Copy(uc, d.UserConfig)
 		uc[SliceReservationKey] = res
+		if d.Profiler != nil {
+			uc[ProfilerKey] = d.Profiler.userConfig()
+		}
 		out.UserConfig = uc
 		return out
 	}
