@@ -83,7 +83,7 @@ func Capture(ctx context.Context, target string, opts Options) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profiler %s: re-encoding the trace: %w", target, err)
 	}
-	sum, err := Parse(b)
+	sum, err := summarise(resp.GetXspace())
 	if err != nil {
 		return nil, fmt.Errorf("profiler %s: %w", target, err)
 	}

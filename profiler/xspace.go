@@ -55,6 +55,11 @@ func Parse(b []byte) (*Summary, error) {
 	if err := proto.Unmarshal(b, &xs); err != nil {
 		return nil, fmt.Errorf("not an XSpace: %w", err)
 	}
+	return summarise(&xs)
+}
+
+// summarise is Parse of a decoded XSpace.
+func summarise(xs *tslpb.XSpace) (*Summary, error) {
 	s := &Summary{Hostnames: xs.GetHostnames(), Errors: xs.GetErrors(), Warnings: xs.GetWarnings()}
 	for i, p := range xs.GetPlanes() {
 		pl := Plane{
