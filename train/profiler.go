@@ -15,9 +15,12 @@ import (
 // (profiler.Locate reads them back through the dashboard's job logs API;
 // after a restart the newest line of a rank wins).
 type ProfilerConfig struct {
-	// Port is where every worker's server listens, on the worker's node.
-	// Optional. Default: 0, a free port picked by each worker, which is
-	// what several workers on one node (or several runs) need.
+	// Port is where every worker's server listens, on the worker's node;
+	// a worker whose port is taken trains without a server and reports
+	// why. A fixed port is refused for more than one non-TPU worker, which
+	// may share a node. Optional. Default: 0, a free port picked by each
+	// worker, which is what several workers on one node (or several runs)
+	// need.
 	Port int
 }
 
@@ -35,4 +38,15 @@ func (c *ProfilerConfig) compile(p *field.Path) (*LauncherProfiler, field.ErrorL
 		return nil, field.ErrorList{field.Invalid(p.Child("port"), c.Port, "must be a TCP port, 1-65535, or 0 to let each worker pick a free one")}
 	}
 	return &LauncherProfiler{Port: c.Port}, nil
+}
+
+// checkProfilerPort refuses a fixed port where several workers may share a
+// node: CPU or GPU workers, of which Ray packs several on one node. gRPC
+// servers set SO_REUSEPORT, so two servers on one port would both start
+// and a capture would reach either. TPU workers each hold a whole host.
+func checkProfilerPort(p *field.Path, run RunConfig, s ScalingConfig) *field.Error {
+	if run.Profiler == nil || run.Profiler.Port == 0 || s.UseTPU || max(s.NumWorkers, s.MaxWorkers) <= 1 {
+		return nil
+	}
+	return field.Invalid(p.Child("port"), run.Profiler.Port, "must be 0 (a free port per worker) when several non-TPU workers may share a node")
 }

@@ -32,6 +32,7 @@ func TestProfilerConfig(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
+		cpu  int // CPU workers instead of base's TPU slice
 		cfg  *train.ProfilerConfig
 		want *train.LauncherProfiler // nil: no profiler
 		errs []string                // "path Type"
@@ -41,10 +42,16 @@ func TestProfilerConfig(t *testing.T) {
 		{name: "fixed port", cfg: &train.ProfilerConfig{Port: 65535}, want: &train.LauncherProfiler{Port: 65535}},
 		{name: "negative", cfg: &train.ProfilerConfig{Port: -1}, errs: []string{"trainer.run.profiler.port Invalid"}},
 		{name: "too big", cfg: &train.ProfilerConfig{Port: 65536}, errs: []string{"trainer.run.profiler.port Invalid"}},
+		{name: "fixed port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{Port: 9012}, errs: []string{"trainer.run.profiler.port Invalid"}},
+		{name: "free port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{}, want: &train.LauncherProfiler{Port: 0}},
+		{name: "fixed port, one CPU worker", cpu: 1, cfg: &train.ProfilerConfig{Port: 9012}, want: &train.LauncherProfiler{Port: 9012}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tr := base()
+			if tc.cpu > 0 {
+				tr.ScalingConfig = train.ScalingConfig{NumWorkers: tc.cpu}
+			}
 			tr.RunConfig.Profiler = tc.cfg
 			p, err := tr.Compile()
 			var got []string

@@ -334,11 +334,11 @@ def _with_profiler(train_fn, port, registry):
             if listening is None:
                 import jax
 
-                chosen = port
-                if chosen == 0:
-                    with socket.socket() as s:
-                        s.bind(("", 0))
-                        chosen = s.getsockname()[1]
+                # Bind first, without SO_REUSEPORT: gRPC sets it, so a
+                # second server on a taken port would start and share it.
+                with socket.socket() as s:
+                    s.bind(("", port))
+                    chosen = s.getsockname()[1]
                 jax.profiler.start_server(chosen)
                 listening = os.environ["RAYTPU_PROFILER_PORT"] = str(chosen)
             server["port"] = int(listening)

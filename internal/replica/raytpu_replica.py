@@ -173,10 +173,11 @@ def _start_profiler(port):
     try:
         import jax
 
-        if port == 0:
-            with socket.socket() as s:
-                s.bind(("", 0))
-                port = s.getsockname()[1]
+        # Bind first, without SO_REUSEPORT: gRPC sets it, so a second
+        # server on a taken port would start and share it.
+        with socket.socket() as s:
+            s.bind(("", port))
+            port = s.getsockname()[1]
         jax.profiler.start_server(port)
         out["port"] = port
     except Exception as exc:
