@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,23 +70,7 @@ func TestProfileTrainingOnRealRay(t *testing.T) {
 	})
 
 	// Both workers report their server once the group has started.
-	var servers []profiler.Server
-	for deadline := time.Now().Add(4 * time.Minute); ; {
-		log, err := client.JobLogs(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if servers = profiler.ServersFromLog(log); len(servers) == 2 {
-			break
-		}
-		if info, err := client.GetJob(ctx, id); err == nil && info.Status.Terminal() {
-			t.Fatalf("job %s ended %s before its workers reported profiler servers", id, info.Status)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 4m, %d of 2 workers reported a profiler server: %+v", len(servers), servers)
-		}
-		time.Sleep(time.Second)
-	}
+	servers := waitServers(t, client, id, 2)
 	for i, s := range servers {
 		if s.Rank != i || s.Port == 0 || s.IP == "" || s.NodeID == "" || s.Error != "" {
 			t.Errorf("server %d = %+v, want rank %d with node, ip and port and no error", i, s, i)
@@ -140,6 +126,109 @@ func TestProfileTrainingOnRealRay(t *testing.T) {
 	out, err := b.WaitRun(ctx, id, backend.RunOptions{})
 	if err != nil || !out.Succeeded() {
 		t.Fatalf("the profiled run ended %+v, %v; want SUCCEEDED", out, err)
+	}
+}
+
+// TestProfileFixedPortOnRealRay trains with a train function that takes no
+// config and a fixed profiler port on the posing slice, whose two hosts
+// share this machine: one worker gets the port, the other finds it taken
+// and trains without a server, and raytpu profile says so for that worker
+// while it captures the other.
+func TestProfileFixedPortOnRealRay(t *testing.T) {
+	c := realTPUCluster(t)
+	ctx := t.Context()
+	client, err := ray.NewClient(c.DashboardURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	stop := filepath.Join(t.TempDir(), "stop")
+	tr := train.JaxTrainer{
+		TrainLoopPerWorker: "prof_loop:train_noarg",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2"},
+		RunConfig: train.RunConfig{
+			Name:        "profile-fixed-" + strings.ToLower(time.Now().Format("150405.000000")),
+			StoragePath: t.TempDir(),
+			WorkerEnv:   map[string]string{"JAX_PLATFORMS": "cpu", "PROF_STOP_FILE": stop},
+			Profiler:    &train.ProfilerConfig{Port: port},
+		},
+		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "testdata/profile"},
+	}
+	plan, err := tr.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := raybackend.New(client)
+	id, err := b.Submit(ctx, plan, backend.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := client.JobLogs(context.Background(), id)
+			t.Logf("driver log of %s:\n%s", id, log)
+		}
+		_, _ = client.StopJob(context.Background(), id)
+	})
+	servers := waitServers(t, client, id, 2)
+	var ok, taken []profiler.Server
+	for _, s := range servers {
+		switch {
+		case s.Error == "" && s.Port == port:
+			ok = append(ok, s)
+		case s.Port == 0 && (strings.Contains(s.Error, "another raytpu profiler server on this machine holds it") || strings.Contains(s.Error, "Address already in use")):
+			taken = append(taken, s)
+		}
+	}
+	if len(ok) != 1 || len(taken) != 1 {
+		t.Fatalf("servers %+v: want one on port %d and one that found it taken", servers, port)
+	}
+	logdir := t.TempDir()
+	run := func(rank int) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main(ctx, []string{"profile", "--address", c.DashboardURL, "--job", id, "--worker", strconv.Itoa(rank), "--duration", "1s", "-o", logdir}, &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	if code, out := run(ok[0].Rank); code != cli.ExitOK {
+		t.Errorf("raytpu profile --worker %d = %d:\n%s", ok[0].Rank, code, out)
+	}
+	if code, out := run(taken[0].Rank); code != cli.ExitInvalid || !strings.Contains(out, "did not start") {
+		t.Errorf("raytpu profile --worker %d (no server) = %d:\n%s\nwant exit %d saying its server did not start", taken[0].Rank, code, out, cli.ExitInvalid)
+	}
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.WaitRun(ctx, id, backend.RunOptions{})
+	if err != nil || !out.Succeeded() {
+		t.Fatalf("the run ended %+v, %v; want SUCCEEDED", out, err)
+	}
+}
+
+// waitServers polls the job's log until n workers reported a profiler
+// server.
+func waitServers(t *testing.T, client *ray.Client, id string, n int) []profiler.Server {
+	t.Helper()
+	for deadline := time.Now().Add(4 * time.Minute); ; {
+		log, err := client.JobLogs(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers := profiler.ServersFromLog(log)
+		if len(servers) == n {
+			return servers
+		}
+		if info, err := client.GetJob(t.Context(), id); err == nil && info.Status.Terminal() {
+			t.Fatalf("job %s ended %s before its workers reported profiler servers", id, info.Status)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 4m, %d of %d workers reported a profiler server: %+v", len(servers), n, servers)
+		}
+		time.Sleep(time.Second)
 	}
 }
 

@@ -334,8 +334,20 @@ def _with_profiler(train_fn, port, registry):
             if listening is None:
                 import jax
 
-                # Bind first, without SO_REUSEPORT: gRPC sets it, so a
-                # second server on a taken port would start and share it.
+                # gRPC sets SO_REUSEPORT, so a second server on a taken port would
+                # start and share it: a fixed port is first locked for this machine
+                # (the lock lives as long as the process) and bound once without
+                # SO_REUSEPORT, which fails if anything holds it.
+                if port:
+                    import fcntl
+                    import tempfile
+
+                    lock = os.open(os.path.join(tempfile.gettempdir(), "raytpu-profiler-%d.lock" % port), os.O_CREAT | os.O_RDWR, 0o666)
+                    try:
+                        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except OSError:
+                        os.close(lock)
+                        raise OSError("port %d: another raytpu profiler server on this machine holds it" % port) from None
                 with socket.socket() as s:
                     s.bind(("", port))
                     chosen = s.getsockname()[1]

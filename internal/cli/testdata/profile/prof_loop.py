@@ -25,3 +25,9 @@ def train_func(config):
             ray.train.report({"steps": steps})
             last = time.time()
     ray.train.report({"steps": steps})
+
+
+def train_noarg():
+    """train_func without a config: it stops when the file named by the
+    environment variable PROF_STOP_FILE exists."""
+    train_func({"stop_file": os.environ["PROF_STOP_FILE"], "max_s": 240})
