@@ -49,6 +49,7 @@
 //	serve       Ray Serve applications, compiled to a Plan, run on a backend
 //	data        Ray Data pipelines and iter_jax_batches, with a batch prediction
 //	sim         the simulated TPU cluster (embedded default backend)
+//	profiler    JAX profiler capture over gRPC into TensorBoard/XProf log dirs
 //	ray         the Ray dashboard client: Jobs API, packages, log tail
 //	raybackend  the Ray cluster backend, on top of the ray client
 //	kuberay     the KubeRay backend (the only importer of k8s.io packages)

@@ -48,6 +48,7 @@ var rules = []rule{
 	{module + "/sim", all([]string{module + "/internal", module + "/cmd"}, frontEnds, without(backends, module+"/sim")), "a backend imports no front end and no other backend"},
 	{module + "/kuberay", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/kuberay")), "a backend imports no front end and no other backend"},
 	{module + "/serve/client", []string{module + "/"}, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
+	{module + "/profiler", all([]string{module + "/placement", module + "/backend", module + "/internal/launcher", module + "/internal/cli", module + "/cmd"}, frontEnds, backends), "profiler speaks gRPC to the worker only: no front end, backend, transport, plan or launcher"},
 	{module + "/observe", all([]string{module + "/placement", module + "/backend", module + "/internal/launcher", module + "/internal/cli", module + "/cmd"}, frontEnds, without(backends, module+"/ray")), "observe reads through the ray transport only: no front end, other backend, plan or launcher"},
 }
 

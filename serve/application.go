@@ -199,6 +199,7 @@ func (d *Deployment) compile(p *field.Path, groups []*placement.SliceGroup) ([]*
 	var aerrs field.ErrorList
 	c.accelType, aerrs = d.validateAccelerator(p)
 	c.errs = append(c.errs, aerrs...)
+	c.errs = append(c.errs, d.validateProfiler(p)...)
 	if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
 		from := len(groups)
 		var serrs field.ErrorList

@@ -46,6 +46,9 @@ type rayDeployment struct {
 	// encoding/json does not.
 	reservation    SliceReservation
 	hasReservation bool
+	// profiler, set only with a reservation, is written into user_config
+	// under ProfilerKey the same way.
+	profiler *ProfilerConfig
 	// actorOptions holds what RayActorOptions points to, so that the
 	// options take no allocation of their own.
 	actorOptions rayActorOptions
@@ -118,6 +121,7 @@ func (d *Deployment) rayConfig(out *rayDeployment, accelType string, res *SliceR
 	if res != nil {
 		// The replica reserves its slice itself: no Serve placement group.
 		out.reservation, out.hasReservation = *res, true
+		out.profiler = d.Profiler
 		return
 	}
 	out.PlacementGroupBundles = d.PlacementGroupBundles

@@ -65,7 +65,7 @@ func (e *jsonEnc) deployment(d *rayDeployment) {
 	if len(d.UserConfig) > 0 || d.hasReservation {
 		e.field(&first, "user_config")
 		if d.hasReservation {
-			e.userConfig(d.UserConfig, &d.reservation)
+			e.userConfig(d.UserConfig, &d.reservation, d.profiler)
 		} else {
 			e.object(d.UserConfig)
 		}
@@ -250,9 +250,9 @@ func (e *jsonEnc) reservation(r *SliceReservation) {
 }
 
 // userConfig writes a deployment's user_config with its slice
-// reservation, if any, under SliceReservationKey: what encoding/json
-// writes for a copy of m with the reservation added.
-func (e *jsonEnc) userConfig(m map[string]any, res *SliceReservation) {
+// reservation under SliceReservationKey and its profiler, if any, under
+// ProfilerKey: what encoding/json writes for a copy of m with them added.
+func (e *jsonEnc) userConfig(m map[string]any, res *SliceReservation, prof *ProfilerConfig) {
 	if res == nil {
 		e.object(m)
 		return
@@ -262,13 +262,23 @@ func (e *jsonEnc) userConfig(m map[string]any, res *SliceReservation) {
 	if i, found := slices.BinarySearch(keys, SliceReservationKey); !found {
 		keys = slices.Insert(keys, i, SliceReservationKey)
 	}
+	if prof != nil {
+		if i, found := slices.BinarySearch(keys, ProfilerKey); !found {
+			keys = slices.Insert(keys, i, ProfilerKey)
+		}
+	}
 	e.b = append(e.b, '{')
 	first := true
 	for _, k := range keys {
 		e.key(&first, k)
-		if k == SliceReservationKey {
+		switch {
+		case k == SliceReservationKey:
 			e.reservation(res)
-		} else {
+		case k == ProfilerKey && prof != nil:
+			e.b = append(e.b, `{"port":`...)
+			e.int(prof.Port)
+			e.b = append(e.b, '}')
+		default:
 			e.any(m[k])
 		}
 	}

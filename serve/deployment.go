@@ -72,6 +72,10 @@ type Deployment struct {
 	// replica owns one whole slice. raytpu's field, mirroring Serve LLM's
 	// accelerator_type + accelerator_config. Optional.
 	AcceleratorConfig *AcceleratorConfig `json:"accelerator_config,omitempty"`
+	// Profiler starts the JAX profiler server on every TPU host of every
+	// replica (see [ProfilerConfig]); needs a topology. Optional. Default:
+	// nil, no profiler server.
+	Profiler *ProfilerConfig `json:"profiler,omitempty"`
 }
 
 // RayActorOptions mirrors Serve's RayActorOptionsSchema: the options of a

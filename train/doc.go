@@ -39,6 +39,11 @@
 //     a keyword): RunConfig.WorkerGroupStartTimeout, the bound on each start
 //     of the worker group and its slice head reservation.
 //
+// raytpu adds one option Ray has no keyword for: RunConfig.Profiler
+// ([ProfilerConfig]) starts jax.profiler's server in every worker before
+// the loop runs and prints where each listens in the job's log, for
+// package profiler and `raytpu profile` to capture traces from.
+//
 // Not mirrored, since they hold Python objects a plan cannot carry:
 // validation_config (an alpha API taking a Python validation function),
 // RunConfig.storage_filesystem (a pyarrow filesystem) and

@@ -31,6 +31,9 @@ type RunConfig struct {
 	// variable RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S, which the plan sets
 	// on the job. Optional. Default: 60s.
 	WorkerGroupStartTimeout time.Duration
+	// Profiler starts the JAX profiler server in every train worker (see
+	// [ProfilerConfig]). Optional. Default: nil, no profiler server.
+	Profiler *ProfilerConfig
 }
 
 // CheckpointConfig mirrors ray.train.CheckpointConfig.
@@ -86,6 +89,7 @@ type LauncherRun struct {
 	RelaxCollectives         bool              `json:"relax_collectives_on_preemption,omitempty"`
 	PreemptionGraceS         float64           `json:"preemption_grace_s,omitempty"`
 	LogLevel                 string            `json:"log_level,omitempty"`
+	Profiler                 *LauncherProfiler `json:"profiler,omitempty"`
 }
 
 // runPath is the path of a JaxTrainer's RunConfig, built once.
@@ -115,6 +119,8 @@ func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 	if e != nil {
 		errs = append(errs, e)
 	}
+	prof, perrs := r.Profiler.compile(p.Child("profiler"))
+	errs = append(errs, perrs...)
 	order := r.Checkpoint.ScoreOrder
 	if order == "" {
 		order = "max"
@@ -133,5 +139,6 @@ func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 		RelaxCollectives:         r.Failure.RelaxCollectivesOnPreemption,
 		PreemptionGraceS:         grace,
 		LogLevel:                 level,
+		Profiler:                 prof,
 	}, errs
 }

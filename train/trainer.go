@@ -130,6 +130,9 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
 	errs = append(errs, serrs...)
 	run, rerrs := t.RunConfig.compile(runPath)
 	errs = append(errs, rerrs...)
+	if e := checkProfilerPort(runPath.Child("profiler"), t.RunConfig, t.ScalingConfig); e != nil {
+		errs = append(errs, e)
+	}
 	errs = append(errs, t.RuntimeEnv.Validate(runtimeEnvPath)...)
 	jax, jerrs := t.JaxConfig.compile(t.ScalingConfig)
 	errs = append(errs, jerrs...)

@@ -81,7 +81,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCatalogCmd(), newSliceCmd(), newPlanCmd(), newServeCmd(), newJobCmd(), newDevClusterCmd(), newDataCmd())
-	root.AddCommand(newTopCmd())
+	root.AddCommand(newTopCmd(), newProfileCmd())
 	root.AddCommand(newRenderCmd(), newApplyCmd())
 	return root
 }

@@ -15,6 +15,11 @@ import traceback
 
 PLAN_FILE = "_raytpu_plan.json"
 RESULT_PREFIX = "RAYTPU_RESULT "
+# With run_config.profiler, the driver prints one line with this prefix and
+# a JSON object per train worker whose JAX profiler server started (rank,
+# node_id, ip, port, pid; or error): raytpu's profiler package reads them
+# from the job's log.
+PROFILER_PREFIX = "RAYTPU_PROFILER "
 
 # The key under which the "train" entry adds every dataset's
 # iter_jax_batches keyword arguments to train_loop_config: a dict by dataset
@@ -262,6 +267,108 @@ def _recovery_report(recorder, nodes_before, t0, scaling):
     return out
 
 
+def _start_profiler_registry():
+    """Starts the actor the train workers tell where their profiler server
+    listens, pinned to the driver's node, and a driver thread that prints
+    each report as a PROFILER_PREFIX line. Workers do not print them
+    themselves: Ray's log deduplication would fold their lines into one."""
+    import threading
+
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    @ray.remote(num_cpus=0)
+    class _ProfilerRegistry:
+        def __init__(self):
+            self.servers = []
+
+        def add(self, server):
+            self.servers.append(server)
+
+        def since(self, n):
+            return self.servers[n:]
+
+    here = ray.get_runtime_context().get_node_id()
+    registry = _ProfilerRegistry.options(scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote()
+    stop = threading.Event()
+
+    def printer():
+        seen, last = 0, False
+        while True:
+            try:
+                for server in ray.get(registry.since.remote(seen), timeout=30):
+                    print(PROFILER_PREFIX + json.dumps(server, sort_keys=True), flush=True)
+                    seen += 1
+            except Exception:
+                pass
+            if last:
+                return
+            last = stop.wait(0.5)
+
+    thread = threading.Thread(target=printer, name="raytpu-profiler-registry", daemon=True)
+    thread.start()
+
+    def close():
+        stop.set()
+        thread.join(timeout=35)
+
+    return registry, close
+
+
+def _with_profiler(train_fn, port, registry):
+    """Returns train_fn behind a wrapper of the same arity that first starts
+    jax.profiler's server in the worker (port 0: a free port, once per
+    worker process) and reports where to the registry."""
+    import inspect
+
+    def start():
+        import socket
+
+        import ray
+        import ray.train
+
+        server = {"rank": ray.train.get_context().get_world_rank(), "pid": os.getpid(),
+                  "node_id": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address()}
+        try:
+            listening = os.environ.get("RAYTPU_PROFILER_PORT")
+            if listening is None:
+                import jax
+
+                # gRPC sets SO_REUSEPORT, so a second server on a taken port would
+                # start and share it: a fixed port is first locked for this machine
+                # (the lock lives as long as the process) and bound once without
+                # SO_REUSEPORT, which fails if anything holds it.
+                if port:
+                    import fcntl
+                    import tempfile
+
+                    lock = os.open(os.path.join(tempfile.gettempdir(), "raytpu-profiler-%d.lock" % port), os.O_CREAT | os.O_RDWR, 0o666)
+                    try:
+                        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except OSError:
+                        os.close(lock)
+                        raise OSError("port %d: another raytpu profiler server on this machine holds it" % port) from None
+                with socket.socket() as s:
+                    s.bind(("", port))
+                    chosen = s.getsockname()[1]
+                jax.profiler.start_server(chosen)
+                listening = os.environ["RAYTPU_PROFILER_PORT"] = str(chosen)
+            server["port"] = int(listening)
+        except Exception as exc:  # training goes on without a profiler
+            server["error"] = "%s: %s" % (type(exc).__name__, exc)
+        ray.get(registry.add.remote(server))
+
+    if len(inspect.signature(train_fn).parameters) == 0:
+        def train_loop_per_worker():
+            start()
+            return train_fn()
+    else:
+        def train_loop_per_worker(config):
+            start()
+            return train_fn(config)
+    return train_loop_per_worker
+
+
 def run_train(cfg):
     import ray
     from ray.train import CheckpointConfig
@@ -321,6 +428,10 @@ def run_train(cfg):
     trainer_kwargs["run_config"] = RunConfig(**run_kwargs)
     nodes_before = _node_table()
     t0 = time.time()
+    close_profiler = None
+    if run.get("profiler") is not None:
+        registry, close_profiler = _start_profiler_registry()
+        train_fn = _with_profiler(train_fn, run["profiler"]["port"], registry)
     trainer = JaxTrainer(train_fn, **trainer_kwargs)
     try:
         result = trainer.fit()
@@ -331,6 +442,9 @@ def run_train(cfg):
         }
         out.update(_recovery_report(recorder, nodes_before, t0, scaling_kwargs))
         return out, 1
+    finally:
+        if close_profiler is not None:
+            close_profiler()
     out = _recovery_report(recorder, nodes_before, t0, scaling_kwargs)
     out.update({
         "kind": "JaxTrainer",

@@ -23,6 +23,14 @@
 //     and resize decisions, in seconds after fit_started_at),
 //     "lost_hosts" (nodes alive when fit() began and dead at its end) and,
 //     for TPU slices, "intact_slices" (ray.util.tpu.get_num_tpu_slices).
+//     With run_config.profiler ({"port": N}, train.RunConfig.Profiler) the
+//     train function is wrapped (same arity) to start jax.profiler's
+//     server in each worker first (port 0: a free one) and report rank,
+//     node, ip and port to an actor pinned to the driver's node; a driver
+//     thread prints each report as a "RAYTPU_PROFILER <json>" line
+//     (profiler.ServersFromLog reads them). The driver prints them, not the
+//     workers: Ray's log deduplication folds worker lines that differ only
+//     in numbers.
 //   - "data" imports ray.data and the pipeline's "module:attr" callables,
 //     calls ray.init, builds a data.Pipeline's dataset the same way and calls its
 //     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",

@@ -10,6 +10,11 @@
 // each request to all hosts, answering with host 0's result. The module's
 // docstring is the contract in full.
 //
+// A deployment with serve.Deployment.Profiler also carries {"port": N}
+// under serve.ProfilerKey: every host worker then starts jax.profiler's
+// server after jax.distributed.initialize, and the replica prints where
+// each listens on its standard output (profiler.ServerPrefix lines).
+//
 // The Ray backend ships the module into the application as a py_modules
 // entry (a single .py file), so it works whatever the working_dir is.
 // The runtime is tested only against a real Ray cluster.

@@ -45,6 +45,12 @@ import ray
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 RESERVATION_KEY = "raytpu_slice"
+# user_config[PROFILER_KEY] = {"port": N} starts jax.profiler's server on
+# every host (port 0: a free one); the replica prints PROFILER_PREFIX and a
+# JSON object per host (app, deployment, replica, host, node_id, ip, port,
+# pid; or error) on its stdout, which raytpu reads by actor id.
+PROFILER_KEY = "raytpu_profiler"
+PROFILER_PREFIX = "RAYTPU_PROFILER "
 RESERVATION_VERSION = 1
 _MODULE = "raytpu_replica"
 
@@ -130,7 +136,7 @@ class _HostWorker:
             "port": port,
         }
 
-    def setup(self, name, rank, coordinator, hosts, reservation, user_cls, args, kwargs, jax_distributed):
+    def setup(self, name, rank, coordinator, hosts, reservation, user_cls, args, kwargs, jax_distributed, profiler=None):
         self._rank = rank
         if jax_distributed and self._num_hosts > 1:
             import jax
@@ -140,12 +146,13 @@ class _HostWorker:
                 num_processes=self._num_hosts,
                 process_id=self._rank,
             )
+        server = None if profiler is None else _start_profiler(profiler.get("port", 0))
         # Ray ships this actor class by value, so its globals are not the
         # module's: set the context on the module the user's code imports.
         ctx = SliceContext(name, self._rank, self._num_hosts, coordinator, hosts, reservation)
         importlib.import_module(_MODULE)._context = ctx
         self._obj = user_cls(*args, **kwargs)
-        return True
+        return server
 
     def reconfigure(self, user_config):
         return _run(self._obj.reconfigure(user_config))
@@ -157,6 +164,37 @@ class _HostWorker:
 
     def call(self, method, args, kwargs):
         return _run(getattr(self._obj, method)(*args, **kwargs))
+
+
+def _start_profiler(port):
+    """Starts jax.profiler's server in this host worker on port (0: a free
+    one) and says where, or why not: serving goes on without it."""
+    out = {"pid": os.getpid(), "node_id": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address()}
+    try:
+        import jax
+
+        # gRPC sets SO_REUSEPORT, so a second server on a taken port would
+        # start and share it: a fixed port is first locked for this machine
+        # (the lock lives as long as the process) and bound once without
+        # SO_REUSEPORT, which fails if anything holds it.
+        if port:
+            import fcntl
+            import tempfile
+
+            lock = os.open(os.path.join(tempfile.gettempdir(), "raytpu-profiler-%d.lock" % port), os.O_CREAT | os.O_RDWR, 0o666)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(lock)
+                raise OSError("port %d: another raytpu profiler server on this machine holds it" % port) from None
+        with socket.socket() as s:
+            s.bind(("", port))
+            port = s.getsockname()[1]
+        jax.profiler.start_server(port)
+        out["port"] = port
+    except Exception as exc:
+        out["error"] = "%s: %s" % (type(exc).__name__, exc)
+    return out
 
 
 def _run(result):
@@ -212,10 +250,12 @@ class _SliceOrchestrator:
         self._raytpu_reservation = None
         self._raytpu_slice = None
         self._raytpu_hosts = []
+        self._raytpu_profiler = None
 
     async def reconfigure(self, user_config):
         config = dict(user_config or {})
         reservation = config.pop(RESERVATION_KEY, None)
+        self._raytpu_profiler = config.pop(PROFILER_KEY, None)
         if reservation is None:
             raise ValueError(
                 "raytpu: user_config has no %r: deploy this deployment with raytpu "
@@ -319,15 +359,30 @@ class _SliceOrchestrator:
         for rank, info in enumerate(infos):
             info.pop("port")
             info["rank"] = rank
-        ray.get([
+        servers = ray.get([
             h.setup.remote(name, rank, coordinator, infos, res, self._raytpu_user_class,
-                           self._raytpu_args, self._raytpu_kwargs, self._raytpu_jax_distributed)
+                           self._raytpu_args, self._raytpu_kwargs, self._raytpu_jax_distributed,
+                           self._raytpu_profiler)
             for rank, h in enumerate(hosts)
         ])
         self._raytpu_reservation = res
+        self._raytpu_report_profilers(servers)
         logger.info("raytpu: %s holds slice %s: %s", name,
                     infos[0]["labels"].get("ray.io/tpu-slice-name", ""),
                     json.dumps([{"rank": i["rank"], "node_id": i["node_id"]} for i in infos]))
+
+    def _raytpu_report_profilers(self, servers):
+        try:
+            from ray import serve
+
+            ctx = serve.get_replica_context()
+            where = {"app": ctx.app_name, "deployment": ctx.deployment, "replica": ctx.replica_id.unique_id}
+        except Exception:  # outside Serve
+            where = {}
+        for rank, server in enumerate(servers):
+            if server is not None:
+                server.update(where, host=rank)
+                print(PROFILER_PREFIX + json.dumps(server, sort_keys=True), flush=True)
 
     def _raytpu_stop(self):
         hosts, self._raytpu_hosts = self._raytpu_hosts, []

@@ -1,0 +1,33 @@
+"""A train loop for the `raytpu profile` test: every worker runs a jitted
+step until the file config["stop_file"] exists (or config["max_s"]
+seconds pass), reporting the step count every second."""
+
+import os
+import time
+
+
+def train_func(config):
+    import jax
+    import jax.numpy as jnp
+    import ray.train
+
+    @jax.jit
+    def profiled_step(x):
+        return jnp.tanh(x @ x.T).sum()
+
+    x = jnp.ones((128, 128))
+    steps, last = 0, time.time()
+    deadline = time.time() + float(config.get("max_s", 300))
+    while time.time() < deadline and not os.path.exists(config["stop_file"]):
+        profiled_step(x).block_until_ready()
+        steps += 1
+        if time.time() - last >= 1:
+            ray.train.report({"steps": steps})
+            last = time.time()
+    ray.train.report({"steps": steps})
+
+
+def train_noarg():
+    """train_func without a config: it stops when the file named by the
+    environment variable PROF_STOP_FILE exists."""
+    train_func({"stop_file": os.environ["PROF_STOP_FILE"], "max_s": 240})

@@ -1,0 +1,33 @@
+"""A Serve deployment for the `raytpu profile` test: its replicas own a
+TPU slice, and every host runs a jitted step in a background thread, so a
+trace of any host holds JAX work."""
+
+import threading
+
+from ray import serve
+from raytpu_replica import get_slice_context, tpu_slice
+
+
+@serve.deployment
+@tpu_slice
+class Busy:
+    def __init__(self):
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def served_step(x):
+            return jnp.tanh(x @ x.T).sum()
+
+        def loop():
+            x = jnp.ones((128, 128))
+            while True:
+                served_step(x).block_until_ready()
+
+        threading.Thread(target=loop, daemon=True).start()
+
+    def __call__(self, request):
+        return {"host": get_slice_context().rank}
+
+
+app = Busy.bind()

@@ -1,0 +1,7 @@
+
+’	/host:CPUJÌß˜¶Î¶ýÖ™python³."
+ÈáæÀâÊ„"
+€²Ô¸‹Ú„" êd¨†’†Zpython"!
+
+PjitFunction(raytpu_step)"ParseArguments
+Task Environment"vm
