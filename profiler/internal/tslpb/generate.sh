@@ -5,7 +5,7 @@
 #
 # OUT defaults to this directory. The protoc compiler is grpcio-tools'
 # (from the project venv, see scripts/setup-venv.sh); the Go plugins are
-# built from the module proxy at the pinned versions below, into the same
+# built from the module proxy at pinned versions, into the
 # cache directory (scripts/protoc-env.sh).
 set -euo pipefail
 
