@@ -164,11 +164,13 @@ func checkPods(t *testing.T, pods []corev1.Pod) {
 
 // Every golden manifest, read back from its file, passes KubeRay's own
 // RayJob validation and the apiserver's CRD schema validation on a real
-// apply.
+// apply. Each goes into its own namespace: two goldens share a name, and
+// the running KubeRay controller takes ownership of fields of the first
+// (a different spec under the same name is a field-manager conflict, as it
+// is for kubectl apply --server-side).
 func TestGoldenManifestsApply(t *testing.T) {
 	t.Parallel()
 	env := kubetest.Shared(t)
-	ns := env.Namespace(t)
 	c, err := kuberay.New(env.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +188,7 @@ func TestGoldenManifestsApply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := c.ApplyManifest(t.Context(), ns, raw)
+		out, err := c.ApplyManifest(t.Context(), env.Namespace(t), raw)
 		if err != nil {
 			t.Errorf("%s: %v", f.Name(), err)
 			continue
