@@ -148,3 +148,73 @@ func TestMegascaleEnv(t *testing.T) {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
 }
+
+// Groups built from one shape share their read-only maps; DeepCopy gives a
+// group equal to the original that shares nothing with it, whatever its
+// shape (one slice, several, a group per slice, user label selectors).
+func TestDeepCopy(t *testing.T) {
+	t.Parallel()
+	for _, spec := range []placement.SliceSpec{
+		{Topology: "2x2x2", Accelerator: "v4"},
+		{Topology: "2x2x2", Accelerator: "v4", NumSlices: 2, PGPerSlice: true, Name: "train"},
+		{Topology: "4x4", Accelerator: "v5litepod", BundleLabelSelector: []map[string]string{{"zone": "a"}, {}, {}, {}}},
+	} {
+		sh, errs := spec.Resolve(placement.Fields{})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		a, _ := sh.Group(max(spec.NumSlices, 1))
+		b, _ := sh.Group(max(spec.NumSlices, 1))
+		if a.BundleResources["CPU"] != 1 || b.BundleResources["CPU"] != 1 {
+			t.Fatalf("%s: bundle CPU %v and %v, want 1", spec.Topology, a.BundleResources, b.BundleResources)
+		}
+		c := a.DeepCopy()
+		if diff := cmp.Diff(a, c); diff != "" {
+			t.Fatalf("%s: DeepCopy differs (-orig +copy):\n%s", spec.Topology, diff)
+		}
+		// Every map and slice of the copy is its own.
+		c.BundleResources["CPU"] = 7
+		for gi := range c.Groups {
+			for bi := range c.Groups[gi].Bundles {
+				bu := &c.Groups[gi].Bundles[bi]
+				bu.Resources["CPU"] = 7
+				bu.Index = 99
+				if bu.LabelSelector != nil {
+					bu.LabelSelector["zone"] = "changed"
+				}
+			}
+		}
+		for hi := range c.Heads {
+			c.Heads[hi].Resources["x"] = 1
+			c.Heads[hi].LabelSelector["x"] = "y"
+		}
+		for mi := range c.Megascale {
+			c.Megascale[mi].Port = 1
+		}
+		for _, g := range []*placement.SliceGroup{a, b} {
+			if g.BundleResources["CPU"] != 1 {
+				t.Errorf("%s: a change to the copy reached the original's bundle resources", spec.Topology)
+			}
+			for _, grp := range g.Groups {
+				for _, bu := range grp.Bundles {
+					if bu.Resources["CPU"] != 1 || bu.Index == 99 || bu.LabelSelector["zone"] == "changed" {
+						t.Errorf("%s: a change to the copy reached an original bundle: %+v", spec.Topology, bu)
+					}
+				}
+			}
+			for _, h := range g.Heads {
+				if _, ok := h.Resources["x"]; ok || h.LabelSelector["x"] != "" {
+					t.Errorf("%s: a change to the copy reached an original head reservation", spec.Topology)
+				}
+			}
+			for _, m := range g.Megascale {
+				if m.Port == 1 {
+					t.Errorf("%s: a change to the copy reached the original's megascale", spec.Topology)
+				}
+			}
+		}
+	}
+	if (*placement.SliceGroup)(nil).DeepCopy() != nil {
+		t.Error("DeepCopy of nil is not nil")
+	}
+}

@@ -46,7 +46,8 @@ func (k Kind) RunsToCompletion() bool {
 
 // Plan is the compiled, backend-neutral form of a workload: the slices it
 // needs and what runs on them. Every front end (train, serve, data)
-// compiles to a Plan, and every backend runs one.
+// compiles to a Plan, and every backend runs one. A compiled Plan is
+// read-only: its slice groups share maps (see SliceGroup).
 type Plan struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       Kind   `json:"kind"`

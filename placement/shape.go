@@ -2,7 +2,6 @@ package placement
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -24,9 +23,10 @@ type Shape struct {
 	// TPUResourcePerChip is the TPU resource per chip (default 1).
 	TPUResourcePerChip int
 	// BundleResources are the resources of every worker bundle, with
-	// Ray's defaults for CPU and TPU filled in. Group copies them into each
-	// bundle. A front end may add resources that leave TPU alone before
-	// calling Group (Ray Train adds accelerator_type:<type>).
+	// Ray's defaults for CPU and TPU filled in. Group shares this map with
+	// the groups and bundles it builds, which are read-only: a front end
+	// may add resources that leave TPU alone, before the first Group (Ray
+	// Train adds accelerator_type:<type>).
 	BundleResources map[string]float64
 	// BundlesPerSlice is the number of worker bundles in one slice.
 	BundlesPerSlice int
@@ -37,8 +37,12 @@ type Shape struct {
 	// resolved by ResolveFunc (fields is then empty); nil otherwise.
 	lazy func() Fields
 
-	// What every Group writes, computed once by Resolve.
-	topology, podType, accelType, headResource string
+	// What every Group writes, computed once by Resolve; the head
+	// reservation's maps are shared by every group (nil for a single-host
+	// slice).
+	topology, podType, accelType string
+	headResources                map[string]float64
+	headSelector                 map[string]string
 }
 
 // Resolve checks every rule of s that does not depend on the slice count:
@@ -137,7 +141,11 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 		accelType:          sl.RayAcceleratorType(),
 	}
 	if sl.MultiHost() {
-		sh.headResource = sl.HeadResource()
+		sh.headResources = map[string]float64{sl.HeadResource(): 1}
+		sh.headSelector = map[string]string{
+			rayvocab.LabelTPUWorkerID: "0",
+			rayvocab.LabelTPUPodType:  podType,
+		}
 	}
 	return sh, nil
 }
@@ -146,7 +154,9 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 // does: a head reservation per multi-host slice whose name the user did not
 // fix, the worker placement group(s), and the MEGASCALE_* values of a
 // multi-slice group. It checks what depends on the count: numSlices itself
-// and the length of BundleLabelSelector.
+// and the length of BundleLabelSelector. The group shares the shape's
+// maps (see SliceGroup); it allocates no map unless the spec has bundle
+// label selectors.
 func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 	s, sl := &sh.spec, sh.Slice
 	if numSlices < 1 {
@@ -187,7 +197,7 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 		BundlesPerSlice:    perSlice,
 		MultiHost:          sl.MultiHost(),
 		Strategy:           sh.Strategy,
-		BundleResources:    cloneResources(sh.BundleResources),
+		BundleResources:    sh.BundleResources,
 	}
 	if timeout > 0 {
 		grp.HeadReservationTimeoutSeconds = timeout.Seconds()
@@ -201,7 +211,6 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 	// Every bundle of every slice in one backing array; with PGPerSlice
 	// each group holds its slice's part.
 	all := make([]Bundle, numBundles)
-	headResource := ""
 	for si := range numSlices {
 		pin, fromHead := "", false
 		if sl.MultiHost() {
@@ -214,8 +223,7 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 			}
 			if pin == "" {
 				fromHead = true
-				if headResource == "" {
-					headResource = sh.headResource
+				if grp.Heads == nil {
 					if oneHead != nil {
 						grp.Heads = oneHead
 					} else {
@@ -223,12 +231,9 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 					}
 				}
 				grp.Heads = append(grp.Heads, HeadReservation{
-					Slice:     si,
-					Resources: map[string]float64{headResource: 1},
-					LabelSelector: map[string]string{
-						rayvocab.LabelTPUWorkerID: "0",
-						rayvocab.LabelTPUPodType:  podType,
-					},
+					Slice:         si,
+					Resources:     sh.headResources,
+					LabelSelector: sh.headSelector,
 				})
 			}
 		}
@@ -237,7 +242,7 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 			all[gi] = Bundle{
 				Index:             gi,
 				Slice:             si,
-				Resources:         cloneResources(sh.BundleResources),
+				Resources:         sh.BundleResources,
 				LabelSelector:     s.bundleSelector(gi, pin, fromHead),
 				SliceNameFromHead: fromHead,
 			}
@@ -302,12 +307,6 @@ func (s *SliceSpec) bundleSelector(i int, pin string, fromHead bool) map[string]
 		return nil
 	}
 	return sel
-}
-
-// cloneResources copies a resource map; maps.Clone copies a small map's
-// storage at once instead of inserting entry by entry.
-func cloneResources(m map[string]float64) map[string]float64 {
-	return maps.Clone(m)
 }
 
 // selector is the user's label selector of bundle i, or nil.

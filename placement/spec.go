@@ -113,6 +113,11 @@ func fmtNum(v float64) string {
 
 // SliceGroup is a compiled slice placement: the head reservations and the
 // worker placement groups Ray creates for NumSlices slices of one shape.
+//
+// A compiled group is read-only. Its BundleResources map is also every
+// bundle's Resources, and the groups built from one Shape (the replicas of
+// a Serve deployment) share it and their head reservations' maps. Change
+// a DeepCopy instead, which shares nothing.
 type SliceGroup struct {
 	// Part is the part of the workload the group holds (a trainer's
 	// worker group, a deployment's replica), set by the front end.
@@ -145,6 +150,31 @@ type SliceGroup struct {
 	// Megascale holds, for multi-slice groups, the MEGASCALE_* values each
 	// slice's workers get.
 	Megascale []Megascale `json:"megascale,omitempty"`
+}
+
+// DeepCopy returns a copy of g that shares no map or slice with it.
+func (g *SliceGroup) DeepCopy() *SliceGroup {
+	if g == nil {
+		return nil
+	}
+	out := *g
+	out.BundleResources = maps.Clone(g.BundleResources)
+	out.Heads = slices.Clone(g.Heads)
+	for i := range out.Heads {
+		out.Heads[i].Resources = maps.Clone(g.Heads[i].Resources)
+		out.Heads[i].LabelSelector = maps.Clone(g.Heads[i].LabelSelector)
+	}
+	out.Groups = slices.Clone(g.Groups)
+	for i := range out.Groups {
+		bs := slices.Clone(g.Groups[i].Bundles)
+		for j := range bs {
+			bs[j].Resources = maps.Clone(bs[j].Resources)
+			bs[j].LabelSelector = maps.Clone(bs[j].LabelSelector)
+		}
+		out.Groups[i].Bundles = bs
+	}
+	out.Megascale = slices.Clone(g.Megascale)
+	return &out
 }
 
 // Hosts is the number of hosts over all slices.

@@ -84,9 +84,12 @@ func TestSliceGroups(t *testing.T) {
 				}
 			}
 			if len(plan.Slices) > 1 {
-				plan.Slices[0].BundleResources["CPU"] = 99
-				if plan.Slices[1].BundleResources["CPU"] == 99 {
-					t.Error("replica slice groups share a map")
+				// The replicas' groups share read-only maps; a DeepCopy
+				// is a group of its own to change.
+				own := plan.Slices[0].DeepCopy()
+				own.BundleResources["CPU"] = 99
+				if plan.Slices[0].BundleResources["CPU"] == 99 || plan.Slices[1].BundleResources["CPU"] == 99 {
+					t.Error("a DeepCopy of a replica's group shares its map")
 				}
 			}
 		})
