@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,9 +41,10 @@ func TestProfileTrainingOnRealRay(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := filepath.Join(t.TempDir(), "stop")
+	ready := t.TempDir()
 	tr := train.JaxTrainer{
 		TrainLoopPerWorker: "prof_loop:train_func",
-		TrainLoopConfig:    map[string]any{"stop_file": stop, "max_s": 240},
+		TrainLoopConfig:    map[string]any{"stop_file": stop, "max_s": 240, "ready_dir": ready},
 		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2"},
 		RunConfig: train.RunConfig{
 			Name:        "profile-" + strings.ToLower(time.Now().Format("150405.000000")),
@@ -79,6 +81,10 @@ func TestProfileTrainingOnRealRay(t *testing.T) {
 	if servers[0].NodeID == servers[1].NodeID {
 		t.Errorf("both workers report node %s; the slice has two hosts", servers[0].NodeID)
 	}
+
+	// A worker's server starts before its loop imports JAX and compiles
+	// the step: capture once both have stepped.
+	waitFiles(t, client, id, filepath.Join(ready, "ready-0"), filepath.Join(ready, "ready-1"))
 
 	logdir := t.TempDir()
 	const step = "PjitFunction(profiled_step)"
@@ -229,6 +235,28 @@ func waitServers(t *testing.T, client *ray.Client, id string, n int) []profiler.
 			t.Fatalf("after 4m, %d of %d workers reported a profiler server: %+v", len(servers), n, servers)
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// waitFiles waits until every path exists (written by the job's workers
+// on this machine), failing when the job ends first.
+func waitFiles(t *testing.T, client *ray.Client, id string, paths ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(4 * time.Minute); ; {
+		missing := slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+			_, err := os.Stat(p)
+			return err == nil
+		})
+		if len(missing) == 0 {
+			return
+		}
+		if info, err := client.GetJob(t.Context(), id); err == nil && info.Status.Terminal() {
+			t.Fatalf("job %s ended %s before its workers wrote %v", id, info.Status, missing)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 4m, the workers have not written %v", missing)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 

@@ -1,6 +1,9 @@
 """A train loop for the `raytpu profile` test: every worker runs a jitted
 step until the file config["stop_file"] exists (or config["max_s"]
-seconds pass), reporting the step count every second."""
+seconds pass), reporting the step count every second. With
+config["ready_dir"], each worker writes the file ready-<rank> there once
+its first step ran, so that a capture meets steps rather than the import
+of JAX or the first compile."""
 
 import os
 import time
@@ -18,9 +21,13 @@ def train_func(config):
     x = jnp.ones((128, 128))
     steps, last = 0, time.time()
     deadline = time.time() + float(config.get("max_s", 300))
+    ready_dir = config.get("ready_dir")
     while time.time() < deadline and not os.path.exists(config["stop_file"]):
         profiled_step(x).block_until_ready()
         steps += 1
+        if steps == 1 and ready_dir:
+            rank = ray.train.get_context().get_world_rank()
+            open(os.path.join(ready_dir, "ready-%d" % rank), "w").close()
         if time.time() - last >= 1:
             ray.train.report({"steps": steps})
             last = time.time()

@@ -19,8 +19,12 @@ class Busy:
         def served_step(x):
             return jnp.tanh(x @ x.T).sum()
 
+        x = jnp.ones((128, 128))
+        # Compiled before the replica is ready, so that a capture right
+        # after the deploy meets steps rather than the first compile.
+        served_step(x).block_until_ready()
+
         def loop():
-            x = jnp.ones((128, 128))
             while True:
                 served_step(x).block_until_ready()
 
