@@ -14,8 +14,11 @@
 #           Compile makes ahead of time.
 # Both sides report the process's CPU time per build (user + system, garbage
 # collection included), which other work on a shared machine disturbs far
-# less than wall time; wall time is shown in brackets. Each is the median
-# of RUNS runs. It prints the per-build times and the ratios (Python / Go).
+# less than wall time; wall time is shown in brackets. The sides take
+# turns: each of RUNS rounds times Go, then Python, back to back, so that a
+# slow spell of a shared machine falls on both sides of a round rather
+# than on one side. It prints the median per-build times and the median,
+# min and max over rounds of the ratio Python / Go.
 #
 # Environment: RUNS (default 5). Needs the venv from scripts/setup-venv.sh.
 # No cluster is started.
@@ -33,10 +36,8 @@ trap 'rm -rf "$work"' EXIT
 (cd "$repo" && go build -o "$work/servecompilebench" ./internal/bench/servecompilebench)
 echo "bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-"$work/servecompilebench" -runs "$RUNS" -golden "$golden" >"$work/go.jsonl"
-
-"$py" - "$golden" "$RUNS" >"$work/py.jsonl" <<'PY'
-import json, logging, sys, time, warnings
+"$py" - "$golden" "$RUNS" "$work/servecompilebench" <<'PY'
+import json, logging, statistics, subprocess, sys, time, warnings
 warnings.simplefilter("ignore")
 logging.getLogger("ray.serve").setLevel(logging.ERROR)
 from ray.serve._private.application_state import override_deployment_info
@@ -44,8 +45,8 @@ from ray.serve._private.config import DeploymentConfig, ReplicaConfig
 from ray.serve._private.deployment_info import DeploymentInfo
 from ray.serve.schema import ServeDeploySchema
 
-cfg = json.load(open(sys.argv[1]))
-runs = int(sys.argv[2])
+golden, runs, gobench = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cfg = json.load(open(golden))
 
 # The deployments in code, as the controller holds them before it applies
 # the config (built once, outside the timing).
@@ -75,6 +76,7 @@ assert schema_only()["name"] == cfg["name"] and len(build()["deployments"]) == l
 
 
 def measure(fn, batch):
+    """One run: fn in batches for at least a quarter second of CPU."""
     for _ in range(batch):
         fn()  # warm up
     n, wall, cpu = 0, time.perf_counter(), time.process_time()
@@ -82,25 +84,35 @@ def measure(fn, batch):
         for _ in range(batch):
             fn()
         n += batch
-    return (time.perf_counter() - wall) / n * 1e9, (time.process_time() - cpu) / n * 1e9
+    return {"ns_per_op": (time.perf_counter() - wall) / n * 1e9, "cpu_ns_per_op": (time.process_time() - cpu) / n * 1e9}
 
 
-for name, fn, batch in (("ServeDeploySchema only (PUT)", schema_only, 100), ("schema + deploy-step checks", build, 2)):
-    rs = sorted((measure(fn, batch) for _ in range(runs)), key=lambda r: r[1])
-    wall, cpu = rs[len(rs) // 2]
-    print(json.dumps({"case": name, "ns_per_op": wall, "cpu_ns_per_op": cpu}))
-PY
+def go_run():
+    """One run of the Go side (it checks the golden config first)."""
+    out = subprocess.run([gobench, "-runs", "1", "-golden", golden], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
 
-"$py" - "$work/go.jsonl" "$work/py.jsonl" <<'PY'
-import json, sys
-go = json.loads(open(sys.argv[1]).readline())
-py = [json.loads(l) for l in open(sys.argv[2])]
-print("typical Serve app (2 deployments, one with a v4 2x2x2 slice per replica)")
-print(f"  {'CPU time per build (wall in brackets)':44} {'':>22} {'allocs':>7} {'Python/Go':>10}")
-gs = f"{go['cpu_ns_per_op']/1000:.2f}µs ({go['ns_per_op']/1000:.2f})"
-print(f"  {'Go     serve.Application.Compile':44} {gs:>22} {go['allocs_per_op']:7d} {'':>10}")
-for p in py:
-    ps = f"{p['cpu_ns_per_op']/1000:.2f}µs ({p['ns_per_op']/1000:.2f})"
-    ratio = f"{p['cpu_ns_per_op'] / go['cpu_ns_per_op']:.1f}×"
-    print(f"  {'Python ' + p['case']:44} {ps:>22} {'':>7} {ratio:>10}")
+
+cases = (("ServeDeploySchema only (PUT)", schema_only, 100), ("schema + deploy-step checks", build, 2))
+gos, pys = [], {name: [] for name, _, _ in cases}
+for _ in range(runs):
+    gos.append(go_run())
+    for name, fn, batch in cases:
+        pys[name].append(measure(fn, batch))
+
+
+def med(rs, key):
+    return statistics.median(r[key] for r in rs)
+
+
+print("typical Serve app (2 deployments, one with a v4 2x2x2 slice per replica), %d rounds" % runs)
+print(f"  {'CPU time per build (wall in brackets), median':46} {'':>22} {'allocs':>7}   {'Python/Go median (min-max)'}")
+gs = f"{med(gos, 'cpu_ns_per_op')/1000:.2f}µs ({med(gos, 'ns_per_op')/1000:.2f})"
+print(f"  {'Go     serve.Application.Compile':46} {gs:>22} {gos[0]['allocs_per_op']:7d}")
+for name, _, _ in cases:
+    rs = pys[name]
+    ratios = [p["cpu_ns_per_op"] / g["cpu_ns_per_op"] for p, g in zip(rs, gos)]
+    ps = f"{med(rs, 'cpu_ns_per_op')/1000:.2f}µs ({med(rs, 'ns_per_op')/1000:.2f})"
+    rt = f"{statistics.median(ratios):.1f}× ({min(ratios):.1f}-{max(ratios):.1f})"
+    print(f"  {'Python ' + name:46} {ps:>22} {'':>7}   {rt}")
 PY
