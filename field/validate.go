@@ -238,13 +238,7 @@ func detailTag(t reflect.Type, ns, rule string) string {
 // sortMapRuns orders the errors of one map's entries by key: validator
 // visits map entries in Go's random map order.
 func sortMapRuns(out ErrorList, verrs validator.ValidationErrors) {
-	parent := func(i int) string {
-		ns := verrs[i].StructNamespace()
-		if !strings.HasSuffix(ns, "]") {
-			return ""
-		}
-		return ns[:strings.LastIndexByte(ns, '[')]
-	}
+	parent := func(i int) string { return mapParent(verrs[i].StructNamespace()) }
 	for i := 0; i < len(out); {
 		j := i + 1
 		if pi := parent(i); pi != "" {
@@ -257,4 +251,25 @@ func sortMapRuns(out ErrorList, verrs validator.ValidationErrors) {
 		}
 		i = j
 	}
+}
+
+// mapParent is the namespace of the map (or slice) whose entry ns names,
+// "" when ns names no entry. The entry's bracket opens at the first '['
+// after the previous entry's ']', so that a key holding '[' (Res[a[b])
+// still names the map Res; a key holding ']' is ambiguous in validator's
+// namespaces and is read as ending there.
+func mapParent(ns string) string {
+	if !strings.HasSuffix(ns, "]") {
+		return ""
+	}
+	body := ns[:len(ns)-1]
+	from := strings.LastIndexByte(body, ']') + 1
+	open := strings.IndexByte(body[from:], '[')
+	if open >= 0 {
+		return ns[:from+open]
+	}
+	if open = strings.LastIndexByte(body, '['); open >= 0 {
+		return ns[:open]
+	}
+	return ""
 }

@@ -113,3 +113,29 @@ func TestLowerCamel(t *testing.T) {
 		}
 	}
 }
+
+// The errors of one map's entries come back ordered by key, run after run,
+// also when keys hold brackets or dots (validator visits a map in Go's
+// random order).
+func TestValidateStructMapOrder(t *testing.T) {
+	t.Parallel()
+	s := spec{
+		Name:      "a",
+		Resources: map[string]float64{"z[1": -1, "a[b": -1, "m.n": -1, "b": -1, "[": -1, "x[y[z": -1},
+		Labels:    map[string]string{"k[2": " ", "k[1": " ", "ray.io/a": " "},
+	}
+	want := []string{
+		"svc.resources[[]", "svc.resources[a[b]", "svc.resources[b]", "svc.resources[m.n]", "svc.resources[x[y[z]", "svc.resources[z[1]",
+		"svc.labels[k[1]", "svc.labels[k[2]", "svc.labels[ray.io/a]",
+	}
+	for run := range 50 {
+		errs := field.ValidateStruct(field.NewPath("svc"), &s)
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Field)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("run %d: error order (-want +got):\n%s", run, diff)
+		}
+	}
+}
