@@ -115,9 +115,11 @@ func fmtNum(v float64) string {
 // worker placement groups Ray creates for NumSlices slices of one shape.
 //
 // A compiled group is read-only. Its BundleResources map is also every
-// bundle's Resources, and the groups built from one Shape (the replicas of
-// a Serve deployment) share it and their head reservations' maps. Change
-// a DeepCopy instead, which shares nothing.
+// bundle's Resources, and the groups built from one Shape share it and
+// their head reservations' maps: the replicas of a Serve deployment, and
+// the deployments of every Serve app the process compiles with the same
+// accelerator config (serve keeps their shape). Change a DeepCopy instead,
+// which shares nothing.
 type SliceGroup struct {
 	// Part is the part of the workload the group holds (a trainer's
 	// worker group, a deployment's replica), set by the front end.

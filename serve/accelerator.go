@@ -140,16 +140,18 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 // workerBundle is the per-host bundle of a deployment's slice: its first TPU
 // bundle, or Serve LLM's default bundle {accelerator_type:<type>: 0.001},
 // to which slice placement adds TPU (chips per host) and CPU: 1.
-func (d *Deployment) workerBundle() map[string]float64 {
+// isDefault reports the latter, a bundle that follows from the
+// accelerator alone.
+func (d *Deployment) workerBundle() (bundle map[string]float64, isDefault bool) {
 	for _, b := range d.PlacementGroupBundles {
 		if b[rayvocab.ResourceTPU] > 0 {
-			return b // placement copies it, and writes neither
+			return b, false // placement copies it, and writes neither
 		}
 	}
 	if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
-		return defaultWorkerBundles[g]
+		return defaultWorkerBundles[g], true
 	}
-	return nil
+	return nil, true
 }
 
 // defaultWorkerBundles holds Serve LLM's default bundle for each catalog
@@ -171,14 +173,15 @@ func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup
 	if strategy == "" {
 		strategy = placement.Pack // Serve LLM's placement strategy default
 	}
-	shape, errs := resolveSlice(p, d.AcceleratorConfig, d.workerBundle(), strategy)
+	shape, errs := d.sliceShape(p, strategy)
 	if len(errs) > 0 {
 		return groups, SliceReservation{}, errs
 	}
 	n := d.maxReplicas()
 	from := len(groups)
 	for i := range n {
-		// Each replica gets a group of its own: no map or slice shared.
+		// Each replica gets a group of its own, sharing the shape's
+		// read-only maps.
 		g, errs := shape.Group(1)
 		if len(errs) > 0 {
 			return groups[:from], SliceReservation{}, errs

@@ -51,6 +51,8 @@ type Application struct {
 // exactly as Ray's Serve REST API takes it, and one slice group per replica
 // of every deployment with a topology. Problems come back together as a
 // field.ErrorList with paths under "app" (app.deployments[llm].numReplicas).
+// The plan is read-only: its slice groups share maps with each other and
+// with the plans of earlier compiles (see placement.SliceGroup).
 func (a Application) Compile() (*placement.Plan, error) {
 	var errs field.ErrorList
 	name := a.Name

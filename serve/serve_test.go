@@ -3,7 +3,10 @@ package serve
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -113,6 +116,80 @@ func TestDuplicateNamesManyDeployments(t *testing.T) {
 		want := fmt.Sprintf("app.deployments[%d].name", n-1)
 		if errs[0].Field != want || errs[0].Type != field.TypeInvalid || errs[0].BadValue != "d0" {
 			t.Errorf("%d deployments: %s %s %v, want %s Invalid d0", n, errs[0].Field, errs[0].Type, errs[0].BadValue, want)
+		}
+	}
+}
+
+// TestSliceShapeCache checks the shapes kept across compiles: two compiles
+// of one accelerator config share their read-only maps, a config that
+// differs in any field the shape follows from gets a shape of its own, and
+// errors always carry the paths of the compile that made them.
+func TestSliceShapeCache(t *testing.T) {
+	t.Parallel()
+	compile := func(a AcceleratorConfig, strategy placement.Strategy) (*placement.SliceGroup, error) {
+		t.Helper()
+		plan, err := Application{ImportPath: "a:b", Deployments: []Deployment{
+			{Name: "llm", AcceleratorConfig: &a, PlacementGroupStrategy: strategy},
+		}}.Compile()
+		if err != nil {
+			return nil, err
+		}
+		return plan.Slices[0], nil
+	}
+	base := AcceleratorConfig{Kind: TPU, Accelerator: "v4", Topology: "2x2x2"}
+	g1, err := compile(base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := compile(base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.ValueOf(g1.BundleResources).UnsafePointer() != reflect.ValueOf(g2.BundleResources).UnsafePointer() {
+		t.Error("two compiles of one accelerator config do not share the shape's bundle map")
+	}
+	if own := g1.DeepCopy(); reflect.ValueOf(own.BundleResources).UnsafePointer() == reflect.ValueOf(g2.BundleResources).UnsafePointer() {
+		t.Error("a DeepCopy shares the shape's bundle map")
+	}
+
+	for _, tc := range []struct {
+		name     string
+		a        AcceleratorConfig
+		strategy placement.Strategy
+		check    func(*placement.SliceGroup) string
+		want     string
+	}{
+		{"topology", AcceleratorConfig{Kind: TPU, Accelerator: "v4", Topology: "2x2x4"}, "", func(g *placement.SliceGroup) string {
+			return fmt.Sprint(g.Topology, " ", g.HostsPerSlice)
+		}, "2x2x4 4"},
+		{"accelerator spelling", AcceleratorConfig{Kind: TPU, Accelerator: "TPU-V4", Topology: "2x2x2"}, "", func(g *placement.SliceGroup) string {
+			return fmt.Sprint(g.AcceleratorType, " ", g.HostsPerSlice)
+		}, "TPU-V4 2"},
+		{"strategy", base, placement.StrictSpread, func(g *placement.SliceGroup) string {
+			return string(g.Strategy)
+		}, "STRICT_SPREAD"},
+		{"head timeout", AcceleratorConfig{Kind: TPU, Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: 7 * time.Second}, "", func(g *placement.SliceGroup) string {
+			return fmt.Sprint(g.HeadReservationTimeoutSeconds)
+		}, "7"},
+	} {
+		g, err := compile(tc.a, tc.strategy)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := tc.check(g); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	// An error is never kept: both compiles name their own deployment.
+	for _, name := range []string{"first", "second"} {
+		_, err := Application{ImportPath: "a:b", Deployments: []Deployment{
+			{Name: "ok"},
+			{Name: name, AcceleratorConfig: &AcceleratorConfig{Kind: TPU, Accelerator: "v4", Topology: "2x2x3"}},
+		}}.Compile()
+		want := "app.deployments[" + name + "].acceleratorConfig.topology"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("deployment %s: error %v, want one at %s", name, err, want)
 		}
 	}
 }

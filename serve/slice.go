@@ -1,6 +1,10 @@
 package serve
 
 import (
+	"sync"
+	"sync/atomic"
+	"time"
+
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 )
@@ -24,6 +28,46 @@ func resolveSlice(p *field.Path, a *AcceleratorConfig, bundle map[string]float64
 		// A negative timeout waits indefinitely, as placement reads it.
 		HeadReservationTimeout: a.HeadReservationTimeout,
 	}.Resolve(f)
+}
+
+// sliceShape resolves the slice shape of a deployment with a topology. A
+// shape that follows from the accelerator config and the strategy alone
+// (no TPU bundle of the user's) is resolved once per process and kept in
+// shapes: a Serve app is compiled again on every deploy and every plan,
+// and its replicas' groups only read the shape's maps. Shapes that fail
+// are not kept, so their errors always carry the caller's paths.
+func (d *Deployment) sliceShape(p *field.Path, strategy placement.Strategy) (*placement.Shape, field.ErrorList) {
+	a := d.AcceleratorConfig
+	bundle, isDefault := d.workerBundle()
+	if !isDefault {
+		return resolveSlice(p, a, bundle, strategy)
+	}
+	key := shapeKey{a.Accelerator, a.Topology, strategy, a.HeadReservationTimeout}
+	if sh, ok := shapes.m.Load(key); ok {
+		return sh.(*placement.Shape), nil
+	}
+	sh, errs := resolveSlice(p, a, bundle, strategy)
+	if len(errs) == 0 && shapes.n.Add(1) <= maxShapes {
+		shapes.m.Store(key, sh)
+	}
+	return sh, errs
+}
+
+// shapeKey is what a shape with Serve LLM's default worker bundle follows
+// from.
+type shapeKey struct {
+	accelerator, topology string
+	strategy              placement.Strategy
+	headTimeout           time.Duration
+}
+
+// maxShapes bounds the shapes kept; a process compiles a handful of
+// accelerator configs, and one past the bound is resolved every time.
+const maxShapes = 256
+
+var shapes struct {
+	m sync.Map // shapeKey → *placement.Shape
+	n atomic.Int32
 }
 
 // sliceFields are the deployment's paths for placement's slice fields.
