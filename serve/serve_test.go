@@ -2,9 +2,11 @@ package serve
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,4 +194,53 @@ func TestSliceShapeCache(t *testing.T) {
 			t.Errorf("deployment %s: error %v, want one at %s", name, err, want)
 		}
 	}
+}
+
+// TestSliceShapeCacheConcurrent compiles apps with new and kept shapes
+// from many goroutines at once (run under -race): every plan is the one a
+// compile alone makes.
+func TestSliceShapeCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	app := func(i int) Application {
+		return Application{ImportPath: "a:b", Deployments: []Deployment{{
+			Name: "llm", NumReplicas: 2,
+			AcceleratorConfig: &AcceleratorConfig{Kind: TPU, Accelerator: "v6e", Topology: "4x4",
+				HeadReservationTimeout: time.Duration(1000+i%4) * time.Millisecond},
+		}}}
+	}
+	want := make([][]byte, 4)
+	for i := range want {
+		plan, err := app(i).Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = planJSON(t, plan)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				k := (g + i) % 4
+				plan, err := app(k).Compile()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got := planJSON(t, plan); !bytes.Equal(got, want[k]) {
+					t.Errorf("goroutine %d, compile %d: plan differs from a compile alone:\n%s\nwant\n%s", g, i, got, want[k])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func planJSON(t *testing.T, plan *placement.Plan) []byte {
+	t.Helper()
+	b, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
