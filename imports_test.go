@@ -24,9 +24,6 @@ var frontEnds = []string{module + "/train", module + "/serve", module + "/data"}
 // transports they build on.
 var backends = []string{module + "/ray", module + "/raybackend", module + "/sim", module + "/kuberay"}
 
-// leaves import nothing of the module but field.
-var leaves = []string{module + "/field", module + "/rayvocab", module + "/runtimeenv"}
-
 func without(list []string, drop ...string) []string {
 	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return slices.Contains(drop, s) })
 }

@@ -216,10 +216,7 @@ func transient(err error) bool {
 		return ae.retryable()
 	}
 	var te *transportError
-	if errors.As(err, &te) {
-		return true
-	}
-	return false
+	return errors.As(err, &te)
 }
 
 func (c *Client) once(ctx context.Context, r request) (answer, error) {

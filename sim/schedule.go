@@ -17,7 +17,6 @@ type attempt struct {
 	capacity bool
 	touched  map[int32]*touch
 	list     []*touch
-	scratch  []int64
 	kidx     []int
 }
 

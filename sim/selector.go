@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/raytpu/raytpu/placement"
 )
 
 // A label selector maps a label key to a condition, in Ray's syntax
@@ -90,6 +88,3 @@ func (c *constraint) match(v string, present bool) bool {
 // pins reports whether c names the label's value positively (an equality
 // or in()), so that only nodes with one of c.values can match.
 func (c *constraint) pins() bool { return !c.neg }
-
-// String renders a selector map as {k: v, ...}, keys sorted.
-func formatSelector(m map[string]string) string { return placement.FormatSelector(m) }
