@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # setup-kube.sh builds the Kubernetes control plane the kube tests run
-# against — etcd and kube-apiserver — from the Go module proxy into
-# <repo>/.cache/kube/bin (git-ignored), the directory internal/kubetest hands
-# to envtest as KUBEBUILDER_ASSETS. Debian ships no kube-apiserver and its
+# against — etcd and kube-apiserver — from the Go module proxy into the
+# machine's raytpu cache (scripts/cache.sh), in a directory named for the
+# recipe, and links <repo>/.cache/kube/bin (git-ignored) to it: the directory
+# internal/kubetest hands to envtest as KUBEBUILDER_ASSETS. Every clone with
+# the same recipe shares one build. Debian ships no kube-apiserver and its
 # etcd is too old, so both are built from source.
 #
 # The recipes are two small Go modules with a `tool` directive each:
@@ -18,11 +20,13 @@
 # directory, with a stamp of its own; only the benchmark that compares
 # raytpu's apply with `kubectl apply` needs it.
 #
-# It is idempotent: when .cache/kube/bin/.raytpu-stamp holds the versions and
-# the sha256 of the recipe files, and both binaries exist, nothing is built.
+# It is idempotent: when the build directory's .raytpu-stamp holds the
+# versions and the sha256 of the recipe files, and both binaries exist,
+# nothing is built.
 #
 # Environment:
-#   KUBE_CACHE  output directory (default: <repo>/.cache/kube/bin)
+#   RAYTPU_CACHE  the cache root (see scripts/cache.sh)
+#   KUBE_CACHE    build into this directory instead, with no link
 set -euo pipefail
 
 ETCD_VERSION=v3.7.0
@@ -33,8 +37,30 @@ log() { printf 'setup-kube: %s\n' "$*" >&2; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tools="$repo/internal/tools/kube"
-out=${KUBE_CACHE:-$repo/.cache/kube/bin}
+# shellcheck source=scripts/cache.sh
+. "$repo/scripts/cache.sh"
+link=""
+if [[ -n "${KUBE_CACHE:-}" ]]; then
+	out=$KUBE_CACHE
+else
+	root=$(raytpu_cache_root)
+	recipe=$(cat "$tools/etcd/go.mod" "$tools/etcd/go.sum" "$tools/apiserver/go.mod" "$tools/apiserver/go.sum" | sha256sum | cut -d' ' -f1)
+	out="$root/kube/$KUBE_VERSION-${recipe:0:16}"
+	link="$repo/.cache/kube/bin"
+	mkdir -p "$root/kube"
+	exec 9>"$root/kube/.lock"
+	if ! flock -n 9; then
+		log "another setup holds $root/kube/.lock; waiting for it"
+		flock 9
+	fi
+fi
 stamp="$out/.raytpu-stamp"
+# link_out points <repo>/.cache/kube/bin at the build directory.
+link_out() {
+	[[ -n "$link" ]] || return 0
+	raytpu_link "$link" "$out"
+	log "$link -> $out"
+}
 export GOWORK=off GOFLAGS=-buildvcs=false
 
 # regen_etcd writes the etcd recipe module from scratch.
@@ -117,6 +143,7 @@ if [[ "${1:-}" == regen ]]; then
 fi
 if [[ "${1:-}" == kubectl ]]; then
 	build_kubectl
+	link_out
 	exit 0
 fi
 if [[ $# -gt 0 ]]; then
@@ -127,6 +154,7 @@ fi
 want="etcd $ETCD_VERSION kube-apiserver $KUBE_VERSION recipe $(recipe_sum)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/etcd" && -x "$out/kube-apiserver" ]]; then
 	log "etcd $ETCD_VERSION and kube-apiserver $KUBE_VERSION are in $out; nothing to build"
+	link_out
 	exit 0
 fi
 
@@ -155,3 +183,4 @@ if [[ "$etcd_version" != *"etcd Version: ${ETCD_VERSION#v}"* || "$apiserver_vers
 fi
 log "built: etcd ${ETCD_VERSION#v}, $apiserver_version"
 echo "$want" >"$stamp"
+link_out
