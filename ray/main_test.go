@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 func realCluster(t testing.TB) *raycluster.Cluster {
 	t.Helper()
 	clusterOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		cluster, clusterErr = raycluster.Start(ctx, raycluster.Config{HeadCPUs: 2})
 	})

@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 func realTPUCluster(t testing.TB) *raycluster.Cluster {
 	t.Helper()
 	tpuClusterOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		nodes := raycluster.TPUNodes("slice-a", "v4-16", "2x2x2", 2, 4, 1)
 		nodes = append(nodes, raycluster.TPUNodes("slice-b", "v6e-4", "2x2", 1, 4, 1)...)

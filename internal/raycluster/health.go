@@ -24,6 +24,9 @@ func (c *Cluster) waitDashboard(ctx context.Context) error {
 		if p := c.exited(); p != nil {
 			return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
 		}
+		if _, failed := startState(c.head()); failed != nil {
+			return failed
+		}
 		resp, err := c.get(ctx, hc, "/api/version")
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
@@ -46,11 +49,11 @@ func (c *Cluster) waitNodes(ctx context.Context, cfg Config) error {
 	var last string
 	for {
 		if p := c.exited(); p != nil {
-			restarted, err := c.restart(ctx, p)
+			np, err := c.restart(ctx, p)
 			if err != nil {
 				return err
 			}
-			if !restarted {
+			if np == nil {
 				return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
 			}
 			continue
@@ -173,4 +176,11 @@ func tailFile(path string, n int) string {
 		}
 	}
 	return strings.Join(ring, "\n")
+}
+
+// head returns the head's process.
+func (c *Cluster) head() *proc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.procs[0]
 }

@@ -33,9 +33,9 @@ type proc struct {
 
 // maxRestarts bounds how often Start starts a worker node again whose
 // `ray start` exited: on a loaded 2-core machine a raylet can miss Ray's
-// fixed 30 s registration deadline and abort, and a second start usually
+// fixed 30 s registration deadline and abort, and a later start usually
 // succeeds.
-const maxRestarts = 2
+const maxRestarts = 4
 
 const markerEnv = "RAYTPU_DEVCLUSTER"
 
@@ -93,6 +93,17 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		"PATH="+filepath.Join(c.venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"VIRTUAL_ENV="+c.venv,
 		"RAY_USAGE_STATS_ENABLED=0",
+		// Ray's own settings for a loaded machine (Ray 2.60's names and
+		// defaults): a worker process gets 180 s (default 60) to register
+		// with its raylet, and `ray start` retries its first GCS connection
+		// 60 times (default 20) before giving up. env may set them
+		// otherwise. The raylet's 30 s registration wait has no setting;
+		// nodes are paced instead (startlock.go).
+		"RAY_worker_register_timeout_seconds=180",
+		"RAY_NUM_REDIS_GET_RETRIES=60",
+		// The head's `ray start` gives the dashboard 240 s (Ray's default
+		// RAY_DASHBOARD_STARTUP_TIMEOUT_S is 60) to publish its address.
+		"RAY_DASHBOARD_STARTUP_TIMEOUT_S=240",
 		// Workers and actors inherit the raylet's environment. Ray code
 		// that finds "the" cluster by itself (Ray Train's
 		// PlacementGroupCleaner, for one) fails when several clusters
@@ -139,20 +150,21 @@ func (c *Cluster) exited() *proc {
 	return nil
 }
 
-// restart starts worker p again, in a fresh temp dir, after its `ray
-// start` exited; it reports false when p is the head or out of restarts.
-func (c *Cluster) restart(ctx context.Context, p *proc) (bool, error) {
+// restart starts worker p again, in a fresh temp dir on the same address,
+// after its `ray start` exited, and returns the new process; nil when p is
+// the head or out of restarts.
+func (c *Cluster) restart(ctx context.Context, p *proc) (*proc, error) {
 	c.mu.Lock()
 	i := slices.Index(c.procs, p)
 	c.mu.Unlock()
 	if i <= 0 || p.restarts >= maxRestarts {
-		return false, nil
+		return nil, nil
 	}
 	killAll([]int{p.PID}, func(m string) bool { return m == p.Marker })
 	c.logger.Info("restarting ray worker whose ray start exited", "node", p.Name, "error", fmt.Sprint(p.waitErr), "log", tailFile(filepath.Join(p.Dir, "ray-start.log"), 3))
 	np, err := c.spawn(ctx, p.Name, p.IP, p.sub+"r", p.args, p.env, p.detach)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	np.restarts = p.restarts + 1
 	c.mu.Lock()
@@ -160,5 +172,5 @@ func (c *Cluster) restart(ctx context.Context, p *proc) (bool, error) {
 	c.procs = c.procs[:len(c.procs)-1]
 	c.procs[i] = np
 	c.mu.Unlock()
-	return true, nil
+	return np, nil
 }

@@ -74,8 +74,9 @@ type Node struct {
 // Config describes a cluster. The zero value starts a head-only cluster.
 type Config struct {
 	// Venv is the virtualenv holding Ray. Default: $RAYTPU_VENV if set,
-	// else <repo root>/.venv, where the repo root is the first directory
-	// holding go.mod at or above the working directory.
+	// else <repo root>/.venv when it exists, where the repo root is the
+	// first directory holding go.mod at or above the working directory,
+	// else the raytpu cache's virtualenv (package pyenv).
 	Venv string
 	// HeadCPUs is the head's --num-cpus. Default 2 (it hosts the dashboard
 	// and the job drivers).
@@ -96,7 +97,9 @@ type Config struct {
 	// ObjectStoreMemory is each node's --object-store-memory in bytes.
 	// Default 80 MB (Ray's minimum is 75 MiB).
 	ObjectStoreMemory int64
-	// StartTimeout bounds Start when ctx has no earlier deadline. Default 3m.
+	// StartTimeout bounds Start when ctx has no earlier deadline. Default
+	// 8m: nodes start one at a time machine-wide (see startlock.go), so a
+	// cluster may wait for the nodes of other clusters on a loaded machine.
 	StartTimeout time.Duration
 	// Detach lets the node processes outlive the Go process (for a CLI that
 	// starts a cluster and stops it later from another process through
@@ -116,13 +119,23 @@ type Config struct {
 	AuthToken string
 	// TPUPlugins starts a TPU device-plugin emulator (package tpuplugin)
 	// beside every worker posing as a TPU host and points its Ray at it
-	// with TPU_DEVICE_PLUGIN_ADDR; see Cluster.TPUPlugin. Not with Detach.
+	// with TPU_DEVICE_PLUGIN_ADDR; see Cluster.TPUPlugin. With Detach it
+	// needs PluginCommand.
 	TPUPlugins bool
+	// PluginCommand runs one emulator as a process of its own, for
+	// TPUPlugins with Detach: it is started with the arguments --listen
+	// <host:port> --config <tpuplugin.Config as JSON> --node-marker
+	// <marker> appended and must call ServePlugin with them (the raytpu
+	// command's hidden `dev-cluster tpu-plugin`). Such an emulator follows
+	// the load of its node's workers, outlives the starting process like
+	// the nodes, and is stopped with them; Cluster.TPUPlugin does not
+	// return it.
+	PluginCommand []string
 }
 
 // ErrNoRay is returned (wrapped) when the virtualenv or its ray binary is
 // missing. Its message says how to create it.
-var ErrNoRay = errors.New("raycluster: Ray is not installed: run scripts/setup-venv.sh (or make test) from the repository root")
+var ErrNoRay = errors.New("raycluster: Ray is not installed: run scripts/setup-venv.sh (or make test) in a clone of raytpu, or `raytpu dev-cluster up`, which installs it into the raytpu cache on first use, or set RAYTPU_VENV to a virtualenv with Ray 2.60")
 
 // Cluster is a running local cluster.
 type Cluster struct {
@@ -146,14 +159,18 @@ type Cluster struct {
 	obs     observability // metrics ports and TPU device-plugin emulators
 }
 
-// Start starts the head, then the workers, and waits until every node is
-// ALIVE with the expected resources and labels. On failure it stops what it
+// Start starts the head, then the workers one at a time (each under the
+// machine-wide start lock, until its `ray start` reports the node started),
+// and waits until every node is ALIVE with the expected resources and
+// labels in the state API and listed in the dashboard's node summary (what
+// `raytpu top` and the Serve diagnosis read). On failure it stops what it
 // started and returns an error with the tail of the Ray logs.
 //
 // A head that does not come up is started once more, on fresh ports:
 // Ray's `ray start --head` gives its raylet a fixed 30 s to register
-// (ray/_private/node.py), which a loaded 2-core machine can miss; worker
-// nodes are restarted the same way (maxRestarts).
+// (ray/_private/node.py), which a loaded 2-core machine can miss; a worker
+// node whose `ray start` exits is started again on the same address
+// (maxRestarts), without giving up the cluster.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	c, err := start(ctx, cfg)
 	var he *headError
@@ -184,7 +201,7 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		cfg.ObjectStoreMemory = 80_000_000
 	}
 	if cfg.StartTimeout <= 0 {
-		cfg.StartTimeout = 3 * time.Minute
+		cfg.StartTimeout = 8 * time.Minute
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -278,14 +295,11 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}
 	headArgs = append(headArgs, metricsArg)
 	logger.Info("starting ray head", "gcs", c.GCSAddress, "dashboard", c.DashboardURL, "temp_dir", c.tempDir)
-	if _, err := c.spawn(ctx, "head", headIP, "h", headArgs, cfg.HeadEnv, cfg.Detach); err != nil {
+	if err := c.startHead(ctx, headIP, headArgs, cfg); err != nil {
 		return nil, err
 	}
-	if err := c.waitDashboard(ctx); err != nil {
-		return nil, &headError{c.startError("head did not come up", err)}
-	}
 
-	if cfg.Nodes, err = c.startPlugins(cfg, ipPrefix); err != nil {
+	if cfg.Nodes, err = c.startPlugins(ctx, cfg, ipPrefix); err != nil {
 		return nil, err
 	}
 	for i, n := range cfg.Nodes {
@@ -314,23 +328,16 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			return nil, err
 		}
 		args = append(args, metricsArg)
-		env := posingEnv(n)
-		if i > 0 {
-			// Stagger the raylets a little: all at once they can starve a
-			// 2-core machine past Ray's registration deadline.
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
 		logger.Info("starting ray worker", "node", name, "ip", ipPrefix+strconv.Itoa(i+2))
-		if _, err := c.spawn(ctx, name, ipPrefix+strconv.Itoa(i+2), "w"+strconv.Itoa(i), args, env, cfg.Detach); err != nil {
-			return nil, err
+		if err := c.startWorker(ctx, name, ipPrefix+strconv.Itoa(i+2), "w"+strconv.Itoa(i), args, posingEnv(n), cfg.Detach); err != nil {
+			return nil, c.startError("node "+name+" did not come up", err)
 		}
 	}
 	if err := c.waitNodes(ctx, cfg); err != nil {
 		return nil, c.startError("nodes did not come up", err)
+	}
+	if err := c.waitSummary(ctx, len(cfg.Nodes)+1); err != nil {
+		return nil, c.startError("the dashboard's node summary is incomplete", err)
 	}
 	logger.Info("ray cluster ready", "nodes", len(cfg.Nodes)+1, "dashboard", c.DashboardURL)
 	return c, nil

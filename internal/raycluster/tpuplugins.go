@@ -1,6 +1,7 @@
 package raycluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -59,8 +60,8 @@ func checkPlugins(cfg Config) error {
 	if !cfg.TPUPlugins {
 		return nil
 	}
-	if cfg.Detach {
-		return errors.New("raycluster: Config.TPUPlugins with Detach: the emulators run in this process and would die before the nodes; start a cluster with TPUPlugins only from the process that keeps it")
+	if cfg.Detach && len(cfg.PluginCommand) == 0 {
+		return errors.New("raycluster: Config.TPUPlugins with Detach needs Config.PluginCommand: emulators run in this process would die before the nodes")
 	}
 	for i, n := range cfg.Nodes {
 		if _, posing := n.Env[rayvocab.EnvTPUName]; !posing {
@@ -81,7 +82,7 @@ func checkPlugins(cfg Config) error {
 // TPU_DEVICE_PLUGIN_ADDR added to their environment (cfg.Nodes is not
 // changed). ipPrefix is the cluster's 127.a.b. block. checkPlugins has
 // accepted cfg.
-func (c *Cluster) startPlugins(cfg Config, ipPrefix string) ([]Node, error) {
+func (c *Cluster) startPlugins(ctx context.Context, cfg Config, ipPrefix string) ([]Node, error) {
 	if !cfg.TPUPlugins {
 		return cfg.Nodes, nil
 	}
@@ -94,6 +95,15 @@ func (c *Cluster) startPlugins(cfg Config, ipPrefix string) ([]Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("raycluster: node %d (%s): %w", i, nodeName(n, i), err)
 		}
+		if len(cfg.PluginCommand) > 0 {
+			addr, err := c.spawnPlugin(ctx, cfg.PluginCommand, ipPrefix+strconv.Itoa(i+2), nodeName(n, i), "w"+strconv.Itoa(i), pcfg)
+			if err != nil {
+				return nil, err
+			}
+			n.Env = pluginEnv(n.Env, addr)
+			nodes[i] = n
+			continue
+		}
 		srv, err := tpuplugin.Start(net.JoinHostPort(ipPrefix+strconv.Itoa(i+2), "0"), pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("raycluster: node %d (%s): %w", i, nodeName(n, i), err)
@@ -104,8 +114,7 @@ func (c *Cluster) startPlugins(cfg Config, ipPrefix string) ([]Node, error) {
 		}
 		c.obs.plugins[nodeName(n, i)] = srv
 		c.mu.Unlock()
-		n.Env = maps.Clone(n.Env)
-		n.Env[EnvTPUDevicePluginAddr] = srv.Addr()
+		n.Env = pluginEnv(n.Env, srv.Addr())
 		nodes[i] = n
 	}
 	return nodes, nil

@@ -1,10 +1,13 @@
 package raycluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/raytpu/raytpu/internal/pyenv"
 )
 
 // Python returns the virtualenv's python.
@@ -34,15 +37,10 @@ func RepoRoot() (string, error) {
 
 func resolveVenv(venv string) (string, error) {
 	if venv == "" {
-		if v := os.Getenv("RAYTPU_VENV"); v != "" {
-			venv = v
-		} else {
-			root, err := RepoRoot()
-			if err != nil {
-				return "", fmt.Errorf("%w (%v)", ErrNoRay, err)
-			}
-			venv = filepath.Join(root, ".venv")
-		}
+		venv = defaultVenv()
+	}
+	if venv == "" {
+		return "", fmt.Errorf("%w; none in $RAYTPU_VENV, <repo>/.venv or the raytpu cache", ErrNoRay)
 	}
 	venv, err := filepath.Abs(venv)
 	if err != nil {
@@ -54,4 +52,24 @@ func resolveVenv(venv string) (string, error) {
 		}
 	}
 	return venv, nil
+}
+
+// defaultVenv is the virtualenv used when none is given: $RAYTPU_VENV,
+// else .venv at the root of the repository around the working directory
+// when it has Ray, else the raytpu cache's complete virtualenv for python3
+// (package pyenv), else "".
+func defaultVenv() string {
+	if v := os.Getenv("RAYTPU_VENV"); v != "" {
+		return v
+	}
+	if root, err := RepoRoot(); err == nil {
+		v := filepath.Join(root, ".venv")
+		if _, err := os.Stat(filepath.Join(v, "bin", "ray")); err == nil {
+			return v
+		}
+	}
+	if v, err := pyenv.Dir(context.Background(), "python3"); err == nil && pyenv.Complete(v) {
+		return v
+	}
+	return ""
 }

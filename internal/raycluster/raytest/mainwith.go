@@ -24,7 +24,7 @@ func MainWith(m *testing.M, spec string, configure func(*raycluster.Config), sta
 	if configure != nil {
 		configure(&cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c, err := raycluster.Start(ctx, cfg)
 	if err != nil {

@@ -36,7 +36,7 @@ func Start(tb testing.TB, cfg raycluster.Config) *raycluster.Cluster {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(logWriter{tb}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c, err := raycluster.Start(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,159 @@
+package raycluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/raytpu/raytpu/ray"
+)
+
+// startedMessage is what `ray start` prints once its node is registered
+// with the GCS (ray/scripts/scripts.py), head or worker.
+const startedMessage = "Ray runtime started."
+
+// failedMessage starts the traceback `ray start` prints when its start
+// failed (the dashboard or the raylet missed its deadline). The process can
+// linger after it, waiting on children, so the log is what tells.
+const failedMessage = "Traceback (most recent call last)"
+
+// startState reads p's `ray start` log: started, failed (with the line
+// that says why), or neither yet.
+func startState(p *proc) (started bool, failed error) {
+	b, err := os.ReadFile(filepath.Join(p.Dir, "ray-start.log"))
+	if err != nil {
+		return false, nil
+	}
+	if bytes.Contains(b, []byte(startedMessage)) {
+		return true, nil
+	}
+	if i := bytes.Index(b, []byte(failedMessage)); i >= 0 {
+		last := tailFile(filepath.Join(p.Dir, "ray-start.log"), 1)
+		return false, fmt.Errorf("ray start for %s failed: %s", p.Name, last)
+	}
+	return false, nil
+}
+
+// startHead spawns the head under the machine-wide start lock and waits
+// until its dashboard answers. A head that does not come up is a
+// *headError, which Start answers by starting the cluster once more.
+func (c *Cluster) startHead(ctx context.Context, ip string, args []string, cfg Config) error {
+	slot, err := acquireStartSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer slot.release()
+	if _, err := c.spawn(ctx, "head", ip, "h", args, cfg.HeadEnv, cfg.Detach); err != nil {
+		return err
+	}
+	if err := c.waitDashboard(ctx); err != nil {
+		return &headError{c.startError("head did not come up", err)}
+	}
+	return nil
+}
+
+// startWorker spawns one worker node under the machine-wide start lock and
+// waits until its `ray start` reports the node registered. A `ray start`
+// that exits first (Ray's fixed 30 s registration deadline missed on a
+// starved machine) is started again, in a fresh temp dir on the same
+// address, up to maxRestarts times, after a pause that grows with each try.
+func (c *Cluster) startWorker(ctx context.Context, name, ip, sub string, args []string, env map[string]string, detach bool) error {
+	slot, err := acquireStartSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer slot.release()
+	p, err := c.spawn(ctx, name, ip, sub, args, env, detach)
+	if err != nil {
+		return err
+	}
+	for {
+		err := c.waitStarted(ctx, p)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(p.restarts+1) * 2 * time.Second):
+		}
+		np, rerr := c.restart(ctx, p)
+		if rerr != nil {
+			return rerr
+		}
+		if np == nil {
+			return fmt.Errorf("%w (started %d times)", err, p.restarts+1)
+		}
+		p = np
+	}
+}
+
+// waitStarted waits until p's `ray start` log says the node started, or
+// its start failed or its process exited (an error), or ctx ends.
+func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		started, failed := startState(p)
+		if started {
+			return nil
+		}
+		if failed != nil {
+			return failed
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
+		case <-ctx.Done():
+			return fmt.Errorf("ray start for %s: %w", p.Name, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// waitSummary waits until the dashboard's node summary (GET
+// /nodes?view=summary, what `raytpu top`, `serve wait`'s diagnosis and the
+// Serve checks read) lists want ALIVE nodes. It fills in from the
+// dashboard's own node-change feed, after the state API already shows
+// every node.
+func (c *Cluster) waitSummary(ctx context.Context, want int) error {
+	opts := []ray.Option{}
+	if c.token != "" {
+		opts = append(opts, ray.WithHeader("Authorization", "Bearer "+c.token))
+	}
+	rc, err := ray.NewClient(c.DashboardURL, opts...)
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	last := errors.New("no answer yet")
+	for {
+		if nodes, err := rc.Nodes(ctx); err != nil {
+			last = err
+		} else {
+			alive := 0
+			for _, n := range nodes {
+				if n.Alive() {
+					alive++
+				}
+			}
+			if alive >= want {
+				return nil
+			}
+			last = fmt.Errorf("%d of %d nodes ALIVE", alive, want)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w; last: %v", ctx.Err(), last)
+		case <-tick.C:
+		}
+	}
+}

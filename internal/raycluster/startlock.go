@@ -1,0 +1,71 @@
+package raycluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Node starts are paced machine-wide. Ray gives a starting node a fixed
+// 30 s to register its raylet with the GCS (ray/_private/node.py,
+// raylet_start_wait_time_s, not configurable in Ray 2.60), and a raylet
+// registers only after its dashboard and runtime-env agents, Python
+// processes that take several CPU-seconds to import, are up. On a 2-core
+// machine, several nodes starting at once — from one cluster or from the
+// clusters of test packages running side by side — starve each other past
+// that deadline. So every cluster on the machine takes a slot of one
+// machine-wide lock for each `ray start`, from spawn until the node reports
+// "Ray runtime started." (or its start failed), and nodes start one after
+// another, each as fast as the machine lets it register.
+
+// startLockEnv overrides the lock file, for tests.
+const startLockEnv = "RAYTPU_START_LOCK"
+
+// startLockPath is the machine-wide lock file.
+func startLockPath() string {
+	if p := os.Getenv(startLockEnv); p != "" {
+		return p
+	}
+	return filepath.Join(os.TempDir(), "raytpu-ray-node-start.lock")
+}
+
+// startSlot is a held slot of the machine-wide start lock.
+type startSlot struct{ f *os.File }
+
+// acquireStartSlot waits for the machine-wide start lock until ctx ends.
+func acquireStartSlot(ctx context.Context) (*startSlot, error) {
+	f, err := os.OpenFile(startLockPath(), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("raycluster: node start lock: %w", err)
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &startSlot{f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("raycluster: node start lock %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("raycluster: waiting for another cluster's node to start (lock %s): %w", f.Name(), ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// release gives the slot back; closing the file drops the lock.
+func (s *startSlot) release() {
+	if s != nil && s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
