@@ -37,5 +37,6 @@
 //
 // The package speaks HTTP and gRPC only: it imports nothing of raytpu's
 // (no front end, plan or backend), so a program that only queries a model
-// links none of them.
+// links none of them. Being code a user embeds, it imports neither unsafe
+// nor syscall nor golang.org/x/sys (imports_test.go keeps it so).
 package client
