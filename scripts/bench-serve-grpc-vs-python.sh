@@ -6,16 +6,17 @@
 # seconds (user + system, getrusage of the client process) per 1,000
 # requests, with the ratios.
 #
-# Sides: go (serve/client.NewGRPC, the library's defaults); go GOMAXPROCS=1
-# (the same, the program choosing one P: fewer idle-thread wake-ups for a
-# client that mostly waits; the library never sets it); go-raytpu-runtime-io
-# (NewGRPC with WithRuntimeSocketIO: Go's net package reads and writes the
-# socket, as with grpc-go alone); go-grpc-go (grpc.NewClient with grpc-go's
-# own defaults and the metadata set on the ctx by hand: no raytpu code, the
-# floor a Go program starts from); go-grpc-go-fixed-windows (that, with
-# NewGRPC's flow-control windows: its gap to go-raytpu-runtime-io is
-# raytpu's own per-call overhead, the interceptor); python-aio (grpc.aio, C coroutines on one channel)
-# and python-threads (the blocking stub, C threads on one channel).
+# Sides: go (serve/client.NewGRPC as it comes: grpc-go's transport, Go's
+# net package and grpc-go's flow control, with raytpu's interceptors);
+# go1 (the same at GOMAXPROCS=1, a program's choice for a client that
+# mostly waits; the library never sets it); go-windows (NewGRPC with fixed
+# 4 MiB stream / 16 MiB connection windows passed through WithDialOptions:
+# no bandwidth-delay-product PINGs; try it with a large SIZE); grpc-go
+# (grpc.NewClient with grpc-go's defaults and the metadata set on the ctx
+# by hand: no raytpu code, the floor a Go program starts from; its gap to
+# go is raytpu's own per-call cost, the interceptor); python-aio
+# (grpc.aio, C coroutines on one channel) and python-threads (the blocking
+# stub, C threads on one channel).
 #
 # Environment: N (timed calls per side, default 3000), C (concurrency, 16),
 # SIZE (float32 elements per request, 16), ROUNDS (rounds, 3; each runs
@@ -33,7 +34,7 @@ N=${N:-3000}
 C=${C:-16}
 SIZE=${SIZE:-16}
 ROUNDS=${ROUNDS:-3}
-SIDES=${SIDES:-go go1 runtime-io grpc-go grpc-go-fixed aio threads}
+SIDES=${SIDES:-go go1 windows grpc-go aio threads}
 export RAY_USAGE_STATS_ENABLED=0
 
 work=$(mktemp -d /tmp/rtgrpcbench.XXXXXX)
@@ -122,12 +123,11 @@ run_side() { # side
 	case $1 in
 	go) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" ;;
 	go1) GOMAXPROCS=1 "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -side go-gomaxprocs1 ;;
-	runtime-io) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client raytpu-runtime-io ;;
+	windows) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client raytpu-fixed-windows -side go-windows ;;
 	grpc-go) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client grpc-go ;;
-	grpc-go-fixed) "$bin" -grpc "$TARGET" -n "$N" -c "$C" -size "$SIZE" -client grpc-go-fixed-windows ;;
 	aio) pyside aio ;;
 	threads) pyside threads ;;
-	*) echo "bench: SIDES: unknown side $1 (want go go1 runtime-io grpc-go grpc-go-fixed aio threads)" >&2; return 1 ;;
+	*) echo "bench: SIDES: unknown side $1 (want go go1 windows grpc-go aio threads)" >&2; return 1 ;;
 	esac
 }
 for r in $(seq 1 "$ROUNDS"); do

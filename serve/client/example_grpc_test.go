@@ -33,8 +33,8 @@ func (doubler) Predict(ctx context.Context, req *servev1.PredictRequest) (*serve
 }
 
 // NewGRPC connects to Serve's gRPC proxy (here a local stand-in) with the
-// routing metadata and raytpu's transport defaults (fixed flow-control
-// windows; raw socket I/O on Linux); any generated stub works on it.
+// routing metadata on grpc-go's own transport; any generated stub works on
+// it.
 func ExampleNewGRPC() {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,9 +46,8 @@ func ExampleNewGRPC() {
 	go proxy.Serve(l)
 	defer proxy.Stop()
 
-	// A link whose bandwidth-delay product passes 4 MiB would add
-	// client.WithDynamicWindows(); client.WithRuntimeSocketIO() gives the
-	// socket back to Go's net package.
+	// client.WithDialOptions passes grpc-go's own options (keepalive,
+	// flow-control windows, TLS) through.
 	conn, err := client.NewGRPC(l.Addr().String(), client.WithApplication("linear"))
 	if err != nil {
 		fmt.Println(err)

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
@@ -215,11 +216,9 @@ func callError(ctx context.Context, method string, m Metadata, trailer metadata.
 type GRPCOption func(*grpcSettings) error
 
 type grpcSettings struct {
-	md             Metadata
-	dialOpts       []grpc.DialOption
-	creds          credentials.TransportCredentials
-	dynamicWindows bool
-	runtimeIO      bool
+	md       Metadata
+	dialOpts []grpc.DialOption
+	creds    credentials.TransportCredentials
 }
 
 // WithApplication routes every call of the connection to the named
@@ -246,9 +245,11 @@ func WithMetadata(m Metadata) GRPCOption {
 }
 
 // WithDialOptions adds gRPC dial options (credentials, keepalive, more
-// interceptors, which run after raytpu's). Without transport credentials
-// the connection is plaintext, as Serve's proxy serves; credentials given
-// here replace that default.
+// interceptors, which run after raytpu's, flow-control windows such as
+// grpc.WithInitialWindowSize and grpc.WithInitialConnWindowSize). They
+// come after NewGRPC's own and win. Without transport credentials the
+// connection is plaintext, as Serve's proxy serves; credentials given here
+// replace that default.
 func WithDialOptions(opts ...grpc.DialOption) GRPCOption {
 	return func(s *grpcSettings) error {
 		for i, o := range opts {
@@ -262,9 +263,8 @@ func WithDialOptions(opts ...grpc.DialOption) GRPCOption {
 }
 
 // WithTransportCredentials sets the connection's transport credentials,
-// for a proxy behind TLS (plaintext by default). Unlike credentials passed
-// through [WithDialOptions], these keep [NewGRPC]'s raw socket I/O under
-// them (see [WithRuntimeSocketIO]).
+// for a proxy behind TLS (plaintext by default); the same as passing
+// grpc.WithTransportCredentials through [WithDialOptions].
 func WithTransportCredentials(creds credentials.TransportCredentials) GRPCOption {
 	return func(s *grpcSettings) error {
 		if creds == nil {
@@ -280,13 +280,9 @@ func WithTransportCredentials(creds credentials.TransportCredentials) GRPCOption
 // [StreamInterceptor] setting the routing metadata of every call. Use it
 // with any generated stub: servev1.NewPredictorClient(conn).
 //
-// The connection's transport defaults differ from grpc-go's where the
-// client's CPU is at stake: fixed flow-control windows instead of
-// bandwidth-delay-product probing (see [DefaultStreamWindow] and
-// [WithDynamicWindows]), and on Linux socket reads and writes issued as
-// raw non-blocking system calls (see [WithRuntimeSocketIO]). Together they
-// take about 40% off the client's CPU per call against Serve's proxy.
-// Dial options given through [WithDialOptions] come later and win.
+// The transport is grpc-go's as it comes (Go's net package, grpc-go's
+// flow control and buffers); NewGRPC adds only the interceptors and, by
+// default, plaintext credentials. Tune it with [WithDialOptions].
 func NewGRPC(target string, opts ...GRPCOption) (*grpc.ClientConn, error) {
 	if strings.TrimSpace(target) == "" {
 		return nil, errors.New("serve client: NewGRPC: target is empty (the gRPC proxy's host:port, e.g. 127.0.0.1:9000)")
@@ -300,11 +296,15 @@ func NewGRPC(target string, opts ...GRPCOption) (*grpc.ClientConn, error) {
 			return nil, fmt.Errorf("serve client: NewGRPC: %w", err)
 		}
 	}
+	creds := s.creds
+	if creds == nil {
+		creds = insecure.NewCredentials()
+	}
 	dial := []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(UnaryInterceptor(s.md)),
 		grpc.WithChainStreamInterceptor(StreamInterceptor(s.md)),
+		grpc.WithTransportCredentials(creds),
 	}
-	dial = append(dial, s.transportDefaults()...)
 	conn, err := grpc.NewClient(target, append(dial, s.dialOpts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("serve client: NewGRPC: %w", err)

@@ -25,31 +25,32 @@ type benchConfig struct {
 }
 
 // clients are the values of -client.
-var clients = []string{"raytpu", "raytpu-runtime-io", "grpc-go", "grpc-go-fixed-windows"}
+var clients = []string{"raytpu", "raytpu-fixed-windows", "grpc-go"}
+
+// fixedWindows are flow-control windows a caller may pass to NewGRPC
+// through WithDialOptions: fixed, so grpc-go sends no
+// bandwidth-delay-product PINGs.
+var fixedWindows = []grpc.DialOption{grpc.WithInitialWindowSize(4 << 20), grpc.WithInitialConnWindowSize(16 << 20)}
 
 // dial connects as cfg.client says and returns the ctx every call uses.
-// raytpu is NewGRPC as it comes; raytpu-runtime-io is NewGRPC with Go's
-// own socket I/O (WithRuntimeSocketIO). The grpc-go clients are the
-// floor: grpc-go as a program would use it without raytpu, the routing
-// metadata set once on the ctx, with grpc-go's windows or NewGRPC's.
+// raytpu is NewGRPC as it comes; raytpu-fixed-windows is NewGRPC with
+// fixedWindows passed through WithDialOptions. grpc-go is the floor:
+// grpc.NewClient as a program would use it without raytpu, the routing
+// metadata set once on the ctx.
 func dial(ctx context.Context, cfg benchConfig) (*grpc.ClientConn, context.Context, error) {
-	var extra []grpc.DialOption
 	switch cfg.client {
 	case "raytpu":
 		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App))
 		return conn, ctx, err
-	case "raytpu-runtime-io":
-		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App), client.WithRuntimeSocketIO())
+	case "raytpu-fixed-windows":
+		conn, err := client.NewGRPC(cfg.target, client.WithApplication(App), client.WithDialOptions(fixedWindows...))
 		return conn, ctx, err
 	case "grpc-go":
-	case "grpc-go-fixed-windows":
-		extra = []grpc.DialOption{grpc.WithInitialWindowSize(client.DefaultStreamWindow),
-			grpc.WithInitialConnWindowSize(client.DefaultConnWindow)}
+		conn, err := grpc.NewClient(cfg.target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		return conn, metadata.AppendToOutgoingContext(ctx, client.KeyApplication, App), err
 	default:
 		return nil, nil, fmt.Errorf("-client %q: want one of %q", cfg.client, clients)
 	}
-	conn, err := grpc.NewClient(cfg.target, append(extra, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-	return conn, metadata.AppendToOutgoingContext(ctx, client.KeyApplication, App), err
 }
 
 // cpuSeconds is the process's user + system CPU time so far.

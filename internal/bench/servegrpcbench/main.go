@@ -63,7 +63,7 @@ func main() {
 		warm   = flag.Int("warmup", 200, "untimed calls first")
 		size   = flag.Int("size", 16, "float32 elements of x")
 		prof   = flag.String("cpuprofile", "", "write a CPU profile of the timed calls here")
-		kind   = flag.String("client", "raytpu", "with -grpc: raytpu (serve/client.NewGRPC), raytpu-runtime-io (NewGRPC with WithRuntimeSocketIO), grpc-go (grpc.NewClient with grpc-go's defaults and the metadata set by hand) or grpc-go-fixed-windows (the same with NewGRPC's windows)")
+		kind   = flag.String("client", "raytpu", "with -grpc: raytpu (serve/client.NewGRPC), raytpu-fixed-windows (NewGRPC with 4/16 MiB windows through WithDialOptions) or grpc-go (grpc.NewClient with grpc-go's defaults and the metadata set by hand)")
 		side   = flag.String("side", "", "the side's name in the output (default: go, or go-<client>)")
 	)
 	flag.Parse()

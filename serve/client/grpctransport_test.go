@@ -57,9 +57,10 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
 }
 
-// Large requests and answers, in plaintext and over TLS, with NewGRPC's
-// raw socket I/O and with the runtime's: every byte comes back.
-func TestNewGRPCSocketIO(t *testing.T) {
+// Large requests and answers, in plaintext and over TLS (given with
+// WithTransportCredentials or through WithDialOptions): every byte comes
+// back.
+func TestNewGRPCLargeMessages(t *testing.T) {
 	t.Parallel()
 	cert, pool := selfSigned(t)
 	payload := make([]byte, 3<<20)
@@ -71,11 +72,10 @@ func TestNewGRPCSocketIO(t *testing.T) {
 		tls  bool
 		opts []client.GRPCOption
 	}{
-		{"plaintext, raw I/O", false, nil},
-		{"plaintext, runtime I/O", false, []client.GRPCOption{client.WithRuntimeSocketIO()}},
-		{"TLS, raw I/O", true, []client.GRPCOption{client.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, ""))}},
-		{"TLS, runtime I/O", true, []client.GRPCOption{client.WithRuntimeSocketIO(),
-			client.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, ""))}},
+		{"plaintext", false, nil},
+		{"TLS", true, []client.GRPCOption{client.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, ""))}},
+		{"TLS as a dial option", true, []client.GRPCOption{client.WithDialOptions(
+			grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, "")))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

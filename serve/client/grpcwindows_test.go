@@ -94,19 +94,22 @@ func startFrameLogged(t testing.TB) (string, *frameLog) {
 	return l.Addr().String(), log
 }
 
-// NewGRPC's default windows are fixed: the client announces
-// DefaultStreamWindow and sends no bandwidth-delay-product PINGs however
-// many responses arrive; WithDynamicWindows brings grpc-go's probing back.
-func TestNewGRPCFixedWindows(t *testing.T) {
+// NewGRPC keeps grpc-go's flow control: it announces no stream window of
+// its own (grpc-go's 64 KiB) and probes the link with
+// bandwidth-delay-product PINGs; windows passed through WithDialOptions
+// are fixed, as grpc-go makes them, and turn the probing off.
+func TestNewGRPCWindows(t *testing.T) {
 	t.Parallel()
+	const fixed = 4 << 20
 	for _, tc := range []struct {
 		name       string
 		opts       []client.GRPCOption
 		wantWindow uint32
 		wantPings  bool
 	}{
-		{"default", nil, uint32(client.DefaultStreamWindow), false},
-		{"dynamic", []client.GRPCOption{client.WithDynamicWindows()}, 0, true},
+		{"grpc-go's", nil, 0, true},
+		{"dial options", []client.GRPCOption{client.WithDialOptions(
+			grpc.WithInitialWindowSize(fixed), grpc.WithInitialConnWindowSize(4*fixed))}, fixed, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
