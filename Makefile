@@ -1,14 +1,21 @@
 # raytpu's developer entry points. `make test` is the full suite: it
-# installs Ray and JAX into .venv (once), then runs every Go test, the ones
-# against a real local Ray cluster included, under the race detector.
+# installs Ray and JAX and builds etcd and kube-apiserver into the machine's
+# raytpu cache (once per machine, shared by every clone; linked as .venv and
+# .cache/kube/bin), then runs every Go test, the ones against a real local
+# Ray cluster included, under the race detector.
 
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: test venv kube tools vet unit bench dev-cluster-up dev-cluster-down
+.PHONY: test test-under-load venv kube tools vet unit bench dev-cluster-up dev-cluster-down
 
 test: venv kube tools vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# The same suite with two CPU-bound processes beside it for the whole run
+# (LOAD=n for another count): the rehearsal of a busy machine.
+test-under-load:
+	./scripts/test-under-load.sh test
 
 # Python side: Ray (dashboard, train, data, serve), JAX for CPU, pyarrow.
 venv:

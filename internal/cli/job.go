@@ -9,17 +9,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/ray"
 )
 
 // defaultAddress is the dashboard address when --address is not given:
 // RAY_API_SERVER_ADDRESS, then RAY_ADDRESS (as Ray's CLI reads them), then
+// the dashboard of the dev cluster recorded in the default state file, then
 // the local default.
 func defaultAddress() string {
 	for _, k := range []string{"RAY_API_SERVER_ADDRESS", "RAY_ADDRESS"} {
 		if v := os.Getenv(k); v != "" {
 			return v
 		}
+	}
+	// A dev cluster started with the default --state picks its own
+	// dashboard port; commands run after `dev-cluster up` find it there.
+	if c, err := raycluster.LoadState(defaultStateFile()); err == nil && c.DashboardURL != "" {
+		return c.DashboardURL
 	}
 	return "http://127.0.0.1:8265"
 }
@@ -28,7 +35,7 @@ func defaultAddress() string {
 // the dashboard it names (or the default address).
 func dashboardFlag(cmd *cobra.Command) func() (*ray.Client, error) {
 	var address string
-	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, http://127.0.0.1:8265)")
+	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, the running dev-cluster's, http://127.0.0.1:8265)")
 	return func() (*ray.Client, error) {
 		a := address
 		if a == "" {

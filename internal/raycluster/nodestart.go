@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -58,9 +59,11 @@ func (c *Cluster) startHead(ctx context.Context, ip string, args []string, cfg C
 
 // startWorker spawns one worker node under the machine-wide start lock and
 // waits until its `ray start` reports the node registered. A `ray start`
-// that exits first (Ray's fixed 30 s registration deadline missed on a
-// starved machine) is started again, in a fresh temp dir on the same
-// address, up to maxRestarts times, after a pause that grows with each try.
+// that failed for want of time (transientStartFailure: Ray's fixed 30 s
+// registration deadline missed on a starved machine, say) is started again,
+// in a fresh temp dir on the same address, up to maxRestarts times, after a
+// pause that grows with each try; any other failure (Ray refusing the
+// node's arguments) is returned at once.
 func (c *Cluster) startWorker(ctx context.Context, name, ip, sub string, args []string, env map[string]string, detach bool) error {
 	slot, err := acquireStartSlot(ctx)
 	if err != nil {
@@ -76,7 +79,7 @@ func (c *Cluster) startWorker(ctx context.Context, name, ip, sub string, args []
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !transientStartFailure(p) {
 			return err
 		}
 		select {
@@ -120,10 +123,12 @@ func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
 
 // waitSummary waits until the dashboard's node summary (GET
 // /nodes?view=summary, what `raytpu top`, `serve wait`'s diagnosis and the
-// Serve checks read) lists want ALIVE nodes. It fills in from the
-// dashboard's own node-change feed, after the state API already shows
-// every node.
-func (c *Cluster) waitSummary(ctx context.Context, want int) error {
+// Serve checks read) lists want ALIVE nodes, and every node in tpus (IP to
+// chips; the posing hosts with a device-plugin emulator) reports that many
+// TPU chips in its physical stats, which its agent reads from the emulator
+// every few seconds. The summary fills in from the dashboard's own feeds,
+// after the state API already shows every node.
+func (c *Cluster) waitSummary(ctx context.Context, want int, tpus map[string]int) error {
 	opts := []ray.Option{}
 	if c.token != "" {
 		opts = append(opts, ray.WithHeader("Authorization", "Bearer "+c.token))
@@ -138,17 +143,10 @@ func (c *Cluster) waitSummary(ctx context.Context, want int) error {
 	for {
 		if nodes, err := rc.Nodes(ctx); err != nil {
 			last = err
+		} else if msg := summaryGap(nodes, want, tpus); msg != "" {
+			last = errors.New(msg)
 		} else {
-			alive := 0
-			for _, n := range nodes {
-				if n.Alive() {
-					alive++
-				}
-			}
-			if alive >= want {
-				return nil
-			}
-			last = fmt.Errorf("%d of %d nodes ALIVE", alive, want)
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -156,4 +154,57 @@ func (c *Cluster) waitSummary(ctx context.Context, want int) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// summaryGap says what the node summary still lacks, or "".
+func summaryGap(nodes []ray.Node, want int, tpus map[string]int) string {
+	alive := 0
+	for _, n := range nodes {
+		if !n.Alive() {
+			continue
+		}
+		alive++
+		if chips, ok := tpus[n.IP]; ok && n.ReportedTPUs != chips {
+			return fmt.Sprintf("node %s reports %d TPU chips in its stats, want %d", n.IP, max(n.ReportedTPUs, 0), chips)
+		}
+	}
+	if alive < want {
+		return fmt.Sprintf("%d of %d nodes ALIVE", alive, want)
+	}
+	return ""
+}
+
+// transientMessages are what `ray start` says when a node failed for want
+// of time or CPU rather than for its arguments (Ray 2.60's wording, in
+// ray/_private/node.py and services.py).
+var transientMessages = []string{
+	"timed out",      // "The current node timed out during startup ..."
+	"overloaded",     // "... or the GCS has become overloaded."
+	"Unable to connect", "Failed to connect", "failed to connect",
+	"Failed to start the dashboard",
+	"DEADLINE_EXCEEDED", "UNAVAILABLE",
+}
+
+// transientStartFailure reports whether p's failed start is worth another
+// try: its process was killed by a signal, or its log says it ran out of
+// time.
+func transientStartFailure(p *proc) bool {
+	select {
+	case <-p.done:
+		var ee *exec.ExitError
+		if errors.As(p.waitErr, &ee) && ee.ExitCode() == -1 {
+			return true // killed by a signal
+		}
+	default:
+	}
+	b, err := os.ReadFile(filepath.Join(p.Dir, "ray-start.log"))
+	if err != nil {
+		return true
+	}
+	for _, m := range transientMessages {
+		if bytes.Contains(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
 }

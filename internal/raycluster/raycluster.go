@@ -336,7 +336,7 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	if err := c.waitNodes(ctx, cfg); err != nil {
 		return nil, c.startError("nodes did not come up", err)
 	}
-	if err := c.waitSummary(ctx, len(cfg.Nodes)+1); err != nil {
+	if err := c.waitSummary(ctx, len(cfg.Nodes)+1, pluginChips(cfg, ipPrefix)); err != nil {
 		return nil, c.startError("the dashboard's node summary is incomplete", err)
 	}
 	logger.Info("ray cluster ready", "nodes", len(cfg.Nodes)+1, "dashboard", c.DashboardURL)

@@ -161,7 +161,7 @@ func TestStartFailureShowsLogs(t *testing.T) {
 		t.Fatal("Start with CPU in --resources: no error")
 	}
 	t.Logf("Start error:\n%v", err)
-	for _, want := range []string{"ray start for bad exited", "--num-cpus", "ray-start.log"} {
+	for _, want := range []string{"ray start for bad", "--num-cpus", "ray-start.log"} {
 		if !contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -19,8 +20,9 @@ import (
 // clusters of test packages running side by side — starve each other past
 // that deadline. So every cluster on the machine takes a slot of one
 // machine-wide lock for each `ray start`, from spawn until the node reports
-// "Ray runtime started." (or its start failed), and nodes start one after
-// another, each as fast as the machine lets it register.
+// "Ray runtime started." (or its start failed, or maxSlotHold passed), and
+// nodes start one after another, each as fast as the machine lets it
+// register.
 
 // startLockEnv overrides the lock file, for tests.
 const startLockEnv = "RAYTPU_START_LOCK"
@@ -33,8 +35,17 @@ func startLockPath() string {
 	return filepath.Join(os.TempDir(), "raytpu-ray-node-start.lock")
 }
 
+// maxSlotHold bounds how long one node start keeps the lock: a node still
+// starting after it (a very loaded machine) goes on without it, so one slow
+// start delays the others at most this long.
+const maxSlotHold = 90 * time.Second
+
 // startSlot is a held slot of the machine-wide start lock.
-type startSlot struct{ f *os.File }
+type startSlot struct {
+	once  sync.Once
+	f     *os.File
+	timer *time.Timer
+}
 
 // acquireStartSlot waits for the machine-wide start lock until ctx ends.
 func acquireStartSlot(ctx context.Context) (*startSlot, error) {
@@ -47,7 +58,9 @@ func acquireStartSlot(ctx context.Context) (*startSlot, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return &startSlot{f}, nil
+			s := &startSlot{f: f}
+			s.timer = time.AfterFunc(maxSlotHold, s.release)
+			return s, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
@@ -62,10 +75,11 @@ func acquireStartSlot(ctx context.Context) (*startSlot, error) {
 	}
 }
 
-// release gives the slot back; closing the file drops the lock.
+// release gives the slot back (closing the file drops the lock); it may be
+// called more than once.
 func (s *startSlot) release() {
-	if s != nil && s.f != nil {
+	s.once.Do(func() {
+		s.timer.Stop()
 		s.f.Close()
-		s.f = nil
-	}
+	})
 }

@@ -161,3 +161,17 @@ func (c *Cluster) closePlugins() error {
 	}
 	return errors.Join(errs...)
 }
+
+// pluginChips maps the IP of every node that has an emulator to its chips.
+func pluginChips(cfg Config, ipPrefix string) map[string]int {
+	if !cfg.TPUPlugins {
+		return nil
+	}
+	out := map[string]int{}
+	for i, n := range cfg.Nodes {
+		if _, posing := n.Env[rayvocab.EnvTPUName]; posing {
+			out[ipPrefix+strconv.Itoa(i+2)] = int(n.Resources[rayvocab.ResourceTPU])
+		}
+	}
+	return out
+}

@@ -19,7 +19,7 @@ func TestTPUPluginsConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"detach", raycluster.Config{TPUPlugins: true, Detach: true},
-			"raycluster: Config.TPUPlugins with Detach: the emulators run in this process and would die before the nodes; start a cluster with TPUPlugins only from the process that keeps it"},
+			"raycluster: Config.TPUPlugins with Detach needs Config.PluginCommand: emulators run in this process would die before the nodes"},
 		{"bad pod type", raycluster.Config{TPUPlugins: true, Nodes: bad},
 			`raycluster: node 0 (s/0): tpuplugin: TPU_ACCELERATOR_TYPE="v9-8": pod type "v9-8": unknown generation "v9" (valid: v2, v3, v4, v5e, v5p, v6e, v7x)`},
 		{"address set", raycluster.Config{TPUPlugins: true, Nodes: set},

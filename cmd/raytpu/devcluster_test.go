@@ -1,0 +1,139 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDevClusterOutsideTheRepoOnRealRay is the newcomer's path on the
+// built binary: `go install` the command, then, from a directory outside
+// any Go module, `raytpu dev-cluster up --cluster '2*v4-16,v4-8'` and at
+// once `raytpu top --once`, which must see every slice, host and chip with
+// its HBM total (READY means every reader sees every node). Ray comes from
+// the raytpu cache that scripts/setup-venv.sh fills (package pyenv), not
+// from the clone. `dev-cluster down` must leave no process behind.
+func TestDevClusterOutsideTheRepoOnRealRay(t *testing.T) {
+	readSources(t)
+	gobin := t.TempDir()
+	install := exec.CommandContext(t.Context(), "go", "install", ".")
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	bin := filepath.Join(gobin, "raytpu")
+
+	// Outside the repository: no go.mod above, and a TMPDIR of its own so
+	// the default state file (and so the default --address) is this
+	// test's alone.
+	work := t.TempDir()
+	tmp := t.TempDir()
+	env := []string{"TMPDIR=" + tmp}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMPDIR", "RAYTPU_VENV", "RAY_ADDRESS", "RAY_API_SERVER_ADDRESS", "VIRTUAL_ENV":
+			continue
+		}
+		env = append(env, kv)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(t.Context(), bin, args...)
+		cmd.Dir, cmd.Env = work, env
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if err != nil {
+			t.Logf("raytpu %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errb.String())
+		}
+		return out.String(), err
+	}
+
+	start := time.Now()
+	if _, err := run("dev-cluster", "up", "--cluster", "2*v4-16,v4-8"); err != nil {
+		t.Fatal("dev-cluster up failed")
+	}
+	t.Logf("dev-cluster up took %v", time.Since(start).Round(time.Second))
+	state := filepath.Join(tmp, "raytpu-dev-cluster.json")
+	downed := false
+	t.Cleanup(func() {
+		if !downed {
+			_, _ = run("dev-cluster", "down")
+		}
+	})
+	var st struct {
+		ID string `json:"id"`
+	}
+	if b, err := os.ReadFile(state); err != nil || json.Unmarshal(b, &st) != nil || st.ID == "" {
+		t.Fatalf("no dev-cluster state in %s: %v", state, err)
+	}
+
+	out, err := run("top", "--once", "-o", "json")
+	if err != nil {
+		t.Fatal("top --once failed right after up")
+	}
+	var reading struct {
+		Slices []struct {
+			Name    string `json:"name"`
+			PodType string `json:"podType"`
+			Hosts   []struct {
+				Err   string `json:"error"`
+				Chips []struct {
+					HBMTotal int64 `json:"hbmTotal"`
+				} `json:"chips"`
+			} `json:"hosts"`
+		} `json:"slices"`
+	}
+	if err := json.Unmarshal([]byte(out), &reading); err != nil {
+		t.Fatalf("top -o json: %v\n%s", err, out)
+	}
+	hosts, chips := 0, 0
+	const v4HBM = 32 << 30 // bytes of HBM per v4 chip (tpu catalog)
+	for _, s := range reading.Slices {
+		for _, h := range s.Hosts {
+			hosts++
+			if h.Err != "" {
+				t.Errorf("slice %s: host error %q", s.Name, h.Err)
+			}
+			for _, c := range h.Chips {
+				chips++
+				if c.HBMTotal != v4HBM {
+					t.Errorf("slice %s: chip HBM total %d, want %d", s.Name, c.HBMTotal, v4HBM)
+				}
+			}
+		}
+	}
+	if len(reading.Slices) != 3 || hosts != 5 || chips != 20 {
+		t.Errorf("top right after up: %d slices, %d hosts, %d chips; want 3, 5, 20\n%s", len(reading.Slices), hosts, chips, out)
+	}
+
+	if _, err := run("dev-cluster", "down"); err != nil {
+		t.Fatal("dev-cluster down failed")
+	}
+	downed = true
+	if left := markedProcesses(st.ID); len(left) > 0 {
+		t.Errorf("processes of the dev cluster left after down: %v", left)
+	}
+}
+
+// markedProcesses lists the pids whose environment carries the dev
+// cluster's marker (RAYTPU_DEVCLUSTER=<id>/...): nodes, workers and the
+// device-plugin emulators alike.
+func markedProcesses(id string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(b), "RAYTPU_DEVCLUSTER="+id+"/") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
