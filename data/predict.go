@@ -167,9 +167,20 @@ func intStrings(v []int) []string {
 // every host's first epoch under Ray Train's sharding. p is the path of the
 // iterator options (findings and errors point below it).
 //
+// With a local shuffle, Predict models Ray's shuffling batcher. What it
+// says is exact unless the buffer is under 2×BatchSize-2 rows, the shard
+// is large enough for a short batch before the end (over BatchSize plus
+// 1.5 buffers), and the blocks are not known before running: a split
+// dataset (the blocks each host gets depend on timing), Ray's choice of
+// block count, or a range whose shorter last block may arrive anywhere.
+// Then the group's Batches is a nominal case and Bounds says what may
+// happen; a warning at localShuffleBufferSize says it too.
+//
 // Errors: a batch size that does not divide by the host's JAX devices; a
-// Raise certain to fail at the end of the first epoch (unless AllowRaise);
-// an invalid option. Warnings and notes are in Prediction.Findings.
+// Raise certain to fail at the end of the first epoch, or a local shuffle
+// certain to hand out a short batch the devices cannot split (unless
+// AllowRaise); an invalid option. Warnings and notes are in
+// Prediction.Findings.
 func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Prediction, field.ErrorList) {
 	kw, errs := it.compile(p)
 	if hosts.Workers < 1 {
