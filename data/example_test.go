@@ -100,3 +100,30 @@ func ExamplePredict_raise() {
 	// Output:
 	// iter.ragged: Invalid value: "Raise": certain to fail at the end of the first epoch: each of 4 hosts gets 257 rows = 4 full batches of 64 and a last batch of 1 rows, which does not divide by the 4 JAX devices of a host, so iter_jax_batches raises ValueError after batch 4; use Drop (loses 1 rows per host) or Pad (adds 63 padding rows per host), change batchSize or the row count, or set allowRaise
 }
+
+// A local shuffle buffer under 2×batchSize-2 rows makes Ray's shuffling
+// batcher hand out short batches before the end of the epoch. Over known
+// blocks (range with overrideNumBlocks, read whole by every worker) the
+// short batch is certain: ten blocks of 10 rows give five batches of 16,
+// then one of 10, which 4 devices cannot split; drop_last does not drop it.
+func ExamplePredict_localShuffle() {
+	ds := data.From(data.Range{N: 100, OverrideNumBlocks: 10})
+	hosts := data.Hosts{Workers: 1, LocalDevices: 4, NotSplit: true}
+	pr, _ := data.Predict(field.NewPath("iter"), ds,
+		data.IterJaxBatches{BatchSize: 16, Ragged: data.Drop{}, LocalShuffleBufferSize: 4, AllowRaise: true}, hosts)
+	g := pr.Groups[0].Batches
+	fmt.Printf("exact: %v, %d batches, then %s at batch %d\n", pr.Groups[0].Bounds == nil, g.Batches, g.Outcome, g.AtBatch)
+
+	// Over a split, the blocks each host gets depend on timing: bounds.
+	pr, _ = data.Predict(field.NewPath("iter"), data.From(data.Range{N: 1000}),
+		data.IterJaxBatches{BatchSize: 16, Ragged: data.Pad{Value: -1}, LocalShuffleBufferSize: 4},
+		data.Hosts{Workers: 4, LocalDevices: 4})
+	b := pr.Groups[0].Bounds
+	fmt.Printf("may: short batches of %d-%d rows, %d-%d batches, %d-%d padding rows per host\n",
+		b.ShortBatch[0], b.ShortBatch[1], b.Batches[0], b.Batches[1], b.PadRows[0], b.PadRows[1])
+	fmt.Println("at least", data.MinLocalShuffleBuffer(16), "rows keep every batch full")
+	// Output:
+	// exact: true, 5 batches, then raises at batch 5
+	// may: short batches of 9-15 rows, 16-26 batches, 6-166 padding rows per host
+	// at least 30 rows keep every batch full
+}

@@ -36,7 +36,10 @@ type IterJaxBatches struct {
 	// Default: 1.
 	PrefetchBatches int
 	// LocalShuffleBufferSize turns on the local shuffle with a buffer of at
-	// least this many rows. Optional. Default: no shuffle.
+	// least this many rows (Ray raises it to BatchSize). Below
+	// 2×BatchSize-2 rows ([MinLocalShuffleBuffer]) Ray's shuffling batcher
+	// can hand out short batches before the end of the epoch, which Ragged
+	// does not drop; [Predict] says when. Optional. Default: no shuffle.
 	LocalShuffleBufferSize int
 	// LocalShuffleSeed seeds the local shuffle. Optional; needs
 	// LocalShuffleBufferSize.
@@ -45,12 +48,14 @@ type IterJaxBatches struct {
 	// step (an all-gather per window). Optional. Default: false.
 	SynchronizeBatches bool
 
-	// AllowRaise compiles a Raise that Predict finds certain to fail at the
-	// end of the first epoch (raytpu's opt-out; not a Ray option).
+	// AllowRaise compiles options that Predict finds certain to fail in the
+	// first epoch: a Raise on the last batch, or a short batch of the local
+	// shuffle (raytpu's opt-out; not a Ray option).
 	// Optional. Default: false.
 	AllowRaise bool
 	// MaxDropFraction is the share of rows a Drop may discard (per epoch,
-	// counting the rows the split drops) before Predict warns (raytpu's;
+	// counting the rows the split drops; per host when every worker reads
+	// the whole dataset, see Prediction.RowsDropped) before Predict warns (raytpu's;
 	// not a Ray option). Optional. Default: DefaultMaxDropFraction.
 	MaxDropFraction float64
 }

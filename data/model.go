@@ -1,9 +1,6 @@
 package data
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Batching is what the batching model needs to know about one
 // iter_jax_batches call, besides the rows of each host's shard.
@@ -19,6 +16,11 @@ type Batching struct {
 	Sync bool
 	// Lookahead is the synchronisation window, max(prefetch_batches, 1).
 	Lookahead int
+	// LocalShuffleBufferSize is local_shuffle_buffer_size: 0 is no local
+	// shuffle (Ray's Batcher), above 0 Ray's ShufflingBatcher, which can
+	// hand out a short batch before the end of the epoch (see
+	// [ModelBlocks]).
+	LocalShuffleBufferSize int
 }
 
 // Run is a stretch of equal batches a host yields: Batches batches, each
@@ -67,7 +69,11 @@ func (h *HostBatches) add(n, rows, pad int) {
 	if n <= 0 {
 		return
 	}
-	h.Runs = append(h.Runs, Run{Batches: n, Rows: rows, Pad: pad})
+	if k := len(h.Runs); k > 0 && h.Runs[k-1].Rows == rows && h.Runs[k-1].Pad == pad {
+		h.Runs[k-1].Batches += n
+	} else {
+		h.Runs = append(h.Runs, Run{Batches: n, Rows: rows, Pad: pad})
+	}
 	h.Batches += n
 	h.RowsYielded += n * rows
 	h.PadRows += n * pad
@@ -102,170 +108,232 @@ const errNoTemplate = "Cannot create dummy batches for synchronization because t
 
 // ModelBatches predicts, for every host, the batches iter_jax_batches
 // yields over one epoch of a shard of shards[h] rows and how the epoch
-// ends. It is arithmetic: its cost grows with the number of hosts, not
-// rows or batches. b.BatchSize and b.Devices must be positive.
+// ends, as if each host's rows reached its batcher in one block. Without a
+// local shuffle the blocks make no difference, so this is exact; with one,
+// see [ModelBlocks]. It is arithmetic: its cost grows with the number of
+// hosts, not rows or batches. b.BatchSize and b.Devices must be positive.
 //
-// The model yields a host's short batch last. Real Ray does so with
-// prefetch_batches 1; with more, its thread-pooled formatting was seen to
-// yield the short batch before a full one, so only the multiset of batch
-// shapes (and the outcome) is predicted then.
+// The model yields a host's batches in the order Ray's batcher hands them
+// out. Real Ray does so with prefetch_batches 1; with more, its
+// thread-pooled formatting was seen to yield a short batch before a full
+// one, so only the multiset of batch shapes (and the outcome) is predicted
+// then.
 func ModelBatches(shards []int, b Batching) []HostBatches {
-	out := make([]HostBatches, len(shards))
+	blocks := make([][]int, len(shards))
+	for h, n := range shards {
+		blocks[h] = []int{n}
+	}
+	return ModelBlocks(blocks, b)
+}
+
+// ModelBlocks is [ModelBatches] for hosts whose iterators receive the
+// blocks blocks[h] (rows per block, in arrival order). With a local
+// shuffle the batches depend on these sizes and their order (see
+// ShuffledBatches); given them, the model is exact. Its cost grows with
+// the number of blocks and of short batches, not rows.
+func ModelBlocks(blocks [][]int, b Batching) []HostBatches {
+	rows := make([]int, len(blocks))
+	seqs := make([][]Run, len(blocks))
+	for h, bl := range blocks {
+		for _, n := range bl {
+			rows[h] += max(n, 0)
+		}
+		seqs[h] = localBatches(bl, rows[h], b)
+	}
+	out := make([]HostBatches, len(blocks))
 	if b.Sync {
-		modelSync(shards, b, out)
+		modelSync(rows, seqs, b, out)
 		return out
 	}
-	for h, n := range shards {
-		out[h] = modelLocal(n, b)
+	for h := range blocks {
+		out[h] = modelLocal(rows[h], seqs[h], b)
 	}
 	return out
 }
 
-// modelLocal is _yield_batches_no_sync: every host on its own.
-func modelLocal(n int, b Batching) HostBatches {
-	B, d := b.BatchSize, b.Devices
-	full, r := n/B, n%B
-	h := HostBatches{Rows: n, Outcome: Completes}
-	h.add(full, B, 0)
-	if r == 0 {
-		return h
+// localBatches is the batch sizes Ray's batcher hands iter_jax_batches, as
+// runs (Pad 0): without a shuffle, Batcher's full batches and, unless
+// drop_last, one short batch of what is left.
+func localBatches(blocks []int, n int, b Batching) []Run {
+	dropLast := kindOf(b.Policy) == kindDrop
+	if b.LocalShuffleBufferSize > 0 {
+		return ShuffledBatches(blocks, b.BatchSize, b.LocalShuffleBufferSize, dropLast)
 	}
-	switch kindOf(b.Policy) {
-	case kindDrop:
-		h.RowsDropped = r
-	case kindPad:
-		h.add(1, r, B-r)
-	default:
-		if r%d != 0 {
-			h.RowsDropped = r
-			h.fail(Raises, full, errLocalNotDivisible(r, d))
-		} else {
-			h.add(1, r, 0)
+	var runs []Run
+	runs = appendRun(runs, n/b.BatchSize, b.BatchSize)
+	if r := n % b.BatchSize; r > 0 && !dropLast {
+		runs = appendRun(runs, 1, r)
+	}
+	return runs
+}
+
+// appendRun appends k batches of size rows, merging with the last run.
+func appendRun(runs []Run, k, rows int) []Run {
+	if k <= 0 {
+		return runs
+	}
+	if n := len(runs); n > 0 && runs[n-1].Rows == rows {
+		runs[n-1].Batches += k
+		return runs
+	}
+	return append(runs, Run{Batches: k, Rows: rows})
+}
+
+// modelLocal is _yield_batches_no_sync: every host on its own. A short
+// batch is padded (Pad) or must divide by the local devices (Drop,
+// Raise: drop_last only drops the batcher's last batch).
+func modelLocal(n int, seq []Run, b Batching) HostBatches {
+	B, d := b.BatchSize, b.Devices
+	h := HostBatches{Rows: n, Outcome: Completes}
+	pad := kindOf(b.Policy) == kindPad
+	for _, r := range seq {
+		switch {
+		case r.Rows >= B:
+			h.add(r.Batches, r.Rows, 0)
+		case pad:
+			h.add(r.Batches, r.Rows, B-r.Rows)
+		case r.Rows%d != 0:
+			h.fail(Raises, h.Batches, errLocalNotDivisible(r.Rows, d))
+			h.RowsDropped = n - h.RowsYielded
+			return h
+		default:
+			h.add(r.Batches, r.Rows, 0)
 		}
 	}
+	h.RowsDropped = n - h.RowsYielded
 	return h
 }
 
-// modelSync is _yield_batches_with_sync: per batch index k, every host
-// sees whether each host has a k-th batch and its size.
-func modelSync(shards []int, b Batching, out []HostBatches) {
-	B, d := b.BatchSize, b.Devices
-	kind := kindOf(b.Policy)
-	// count: batches each host's local batcher yields; last: the size of
-	// its last batch when short (0 when none).
-	count := func(n int) (int, int) {
-		if kind == kindDrop {
-			return n / B, 0
-		}
-		if n%B != 0 {
-			return n/B + 1, n % B
-		}
-		return n / B, 0
+// cursor walks one host's runs batch by batch.
+type cursor struct {
+	runs []Run
+	i    int // current run
+	used int // batches of runs[i] already taken
+}
+
+func (c *cursor) has() bool { return c.i < len(c.runs) }
+
+// left is the batches left in the current run.
+func (c *cursor) left() int { return c.runs[c.i].Batches - c.used }
+
+func (c *cursor) size() int { return c.runs[c.i].Rows }
+
+func (c *cursor) skip(k int) {
+	c.used += k
+	if c.used == c.runs[c.i].Batches {
+		c.i, c.used = c.i+1, 0
 	}
-	kmin, kmax := -1, 0
-	for _, n := range shards {
-		c, _ := count(n)
-		if kmin < 0 || c < kmin {
-			kmin = c
+}
+
+// modelSync is _yield_batches_with_sync: per batch index k, every host
+// sees whether each host has a k-th batch and its size. It walks the hosts'
+// runs together, a stretch of indices where no host's size changes at a
+// time.
+func modelSync(rows []int, seqs [][]Run, b Batching, out []HostBatches) {
+	kind := kindOf(b.Policy)
+	kmax := 0
+	empty := false
+	for h, seq := range seqs {
+		out[h] = HostBatches{Rows: rows[h], Outcome: Completes}
+		c := 0
+		for _, r := range seq {
+			c += r.Batches
 		}
 		kmax = max(kmax, c)
+		empty = empty || c == 0
 	}
-	kmin = max(kmin, 0)
-	for h, n := range shards {
-		out[h] = HostBatches{Rows: n, Outcome: Completes}
+	limit := -1
+	if kind == kindPad && empty && kmax > 0 {
+		// A host without a batch has no template for its dummy batch at
+		// k=0 and raises; the others yield what the first window gathered
+		// and block in the next all-gather.
+		limit = min(b.Lookahead, kmax)
 	}
-	switch kind {
-	case kindDrop:
-		// All yield kmin full batches; the first host to run out stops all.
-		for h, n := range shards {
-			out[h].add(kmin, B, 0)
-			out[h].RowsDropped = n - kmin*B
-		}
-	case kindPad:
-		empty := slices.ContainsFunc(shards, func(n int) bool { return n == 0 })
-		if empty && kmax > 0 {
-			// An empty host has no template for its dummy batch at k=0 and
-			// raises; the others yield what the first window gathered and
-			// block in the next all-gather.
-			for h, n := range shards {
-				c, r := count(n)
-				if n == 0 {
-					out[h].fail(Raises, 0, errNoTemplate)
-					continue
-				}
-				w := min(b.Lookahead, kmax) // slots of the first window
-				full := min(c, w)
-				if r > 0 && full == c {
-					out[h].add(full-1, B, 0)
-					out[h].add(1, r, B-r)
-				} else {
-					out[h].add(full, B, 0)
-				}
-				out[h].add(w-full, 0, B)
-				out[h].RowsDropped = n - out[h].RowsYielded
-				out[h].fail(Blocks, w, "")
-			}
-			return
-		}
-		for h, n := range shards {
-			c, r := count(n)
-			if r > 0 {
-				out[h].add(c-1, B, 0)
-				out[h].add(1, r, B-r)
+	syncWalk(seqs, b, out, limit)
+	for h := range out {
+		out[h].RowsDropped = rows[h] - out[h].RowsYielded
+		if limit >= 0 && out[h].Outcome == Completes {
+			if len(seqs[h]) == 0 {
+				out[h].fail(Raises, 0, errNoTemplate)
 			} else {
-				out[h].add(c, B, 0)
+				out[h].fail(Blocks, limit, "")
 			}
-			out[h].add(kmax-c, 0, B)
 		}
-	default:
-		if kmax == 0 {
+	}
+}
+
+// syncWalk yields batch indices in stretches until every host runs out, an
+// error, or limit indices (limit < 0: no limit).
+func syncWalk(seqs [][]Run, b Batching, out []HostBatches, limit int) {
+	B, d := b.BatchSize, b.Devices
+	kind := kindOf(b.Policy)
+	cur := make([]cursor, len(seqs))
+	for h := range seqs {
+		cur[h] = cursor{runs: seqs[h]}
+	}
+	failAll := func(k int, msg string) {
+		for h := range out {
+			out[h].fail(Raises, k, msg)
+		}
+	}
+	for k := 0; limit < 0 || k < limit; {
+		all, any := true, false
+		L, lo, hi := -1, -1, 0
+		for h := range cur {
+			if !cur[h].has() {
+				all = false
+				continue
+			}
+			any = true
+			if L < 0 || cur[h].left() < L {
+				L = cur[h].left()
+			}
+			s := cur[h].size()
+			if lo < 0 || s < lo {
+				lo = s
+			}
+			hi = max(hi, s)
+		}
+		if !any {
 			return
 		}
-		// Sizes agree on every index below kmin-1; at kmin-1 a host whose
-		// last (short) batch falls there has its short size.
-		if kmin > 0 {
-			lo, hi := -1, 0
-			for _, n := range shards {
-				s := B
-				if c, r := count(n); c == kmin && r > 0 {
-					s = r
-				}
-				if lo < 0 || s < lo {
-					lo = s
-				}
-				hi = max(hi, s)
-			}
-			msg := ""
-			switch {
-			case lo != hi:
-				msg = errUnevenSizes(lo, hi)
-			case lo%d != 0:
-				msg = errGlobalNotDivisible(lo, d)
-			}
-			for h, n := range shards {
-				c, r := count(n)
-				if msg != "" {
-					out[h].add(kmin-1, B, 0)
-					out[h].RowsDropped = n - out[h].RowsYielded
-					out[h].fail(Raises, kmin-1, msg)
-					continue
-				}
-				if c == kmin && r > 0 {
-					out[h].add(kmin-1, B, 0)
-					out[h].add(1, r, 0)
-				} else {
-					out[h].add(kmin, B, 0)
-				}
-			}
-			if msg != "" {
+		if limit >= 0 {
+			L = min(L, limit-k)
+		}
+		if !all {
+			switch kind {
+			case kindDrop:
+				return
+			case kindRaise:
+				failAll(k, errUnevenCount)
 				return
 			}
 		}
-		if kmax > kmin {
-			for h, n := range shards {
-				out[h].RowsDropped = n - out[h].RowsYielded
-				out[h].fail(Raises, kmin, errUnevenCount)
+		if kind == kindPad {
+			for h := range cur {
+				if cur[h].has() {
+					s := cur[h].size()
+					out[h].add(L, s, B-min(s, B))
+					cur[h].skip(L)
+				} else if len(seqs[h]) > 0 {
+					out[h].add(L, 0, B) // dummy batches
+				}
 			}
+			k += L
+			continue
 		}
+		switch {
+		case lo != hi:
+			failAll(k, errUnevenSizes(lo, hi))
+			return
+		case lo%d != 0:
+			failAll(k, errGlobalNotDivisible(lo, d))
+			return
+		}
+		for h := range cur {
+			out[h].add(L, lo, 0)
+			cur[h].skip(L)
+		}
+		k += L
 	}
 }

@@ -53,9 +53,35 @@ func (f Finding) String() string { return string(f.Severity) + ": " + f.Field + 
 type HostGroup struct {
 	// Hosts counts the hosts; Ranks lists them, or is nil when the group
 	// holds every host.
-	Hosts   int         `json:"hosts"`
-	Ranks   []int       `json:"ranks,omitempty"`
+	Hosts int   `json:"hosts"`
+	Ranks []int `json:"ranks,omitempty"`
+	// Batches is the hosts' epoch: exact when Bounds is nil; otherwise the
+	// nominal case Bounds names (every host's rows in one block, or the
+	// blocks in read order).
 	Batches HostBatches `json:"batches"`
+	// Bounds is set when the epoch depends on what is fixed only when Ray
+	// runs (the sizes and order of blocks under a local shuffle): what may
+	// happen, as bounds, never as a certainty.
+	Bounds *Bounds `json:"bounds,omitempty"`
+	// blocks are the block sizes, in arrival order, of an exact
+	// prediction under a local shuffle that depends on them.
+	blocks []int
+}
+
+// Bounds is what Predict can only bound about a host's epoch. Each pair is
+// [low, high]: no block layout gives fewer or more, though not every value
+// between need occur.
+type Bounds struct {
+	// Condition says what the epoch depends on.
+	Condition string `json:"condition"`
+	// Outcomes lists every outcome that may occur.
+	Outcomes    []Outcome `json:"outcomes"`
+	Batches     [2]int    `json:"batches"`
+	RowsDropped [2]int    `json:"rowsDropped"`
+	PadRows     [2]int    `json:"padRows"`
+	// ShortBatch is the sizes a short batch handed out before the end of
+	// the epoch may have; [0, 0] when none may.
+	ShortBatch [2]int `json:"shortBatch"`
 }
 
 // Prediction is what Predict expects one epoch of iter_jax_batches to do.
@@ -73,12 +99,21 @@ type Prediction struct {
 	SplitDropped int `json:"splitDropped"`
 	// Groups are the hosts' epochs; empty when Rows is unknown.
 	Groups []HostGroup `json:"groups,omitempty"`
-	// RowsDropped counts rows no host yields (split and batching), PadRows
-	// padding rows yielded, over all hosts.
+	// RowsDropped is the rows of one epoch left out, for the nominal case
+	// when a group has Bounds. Split (the default): rows no host yields,
+	// the split's remainder plus every host's batching losses (the shards
+	// are disjoint, so these add up). NotSplit: every host reads all Rows,
+	// so it is the rows one host does not yield (the most over hosts), not
+	// a sum over hosts. Either way RowsDropped/Rows is the share of the
+	// dataset a host's training loop misses per epoch (split: that no
+	// host's loop sees), the share Drop's warning reports.
 	RowsDropped int `json:"rowsDropped"`
-	PadRows     int `json:"padRows"`
-	// Fails is true when some host does not complete the first epoch.
+	// PadRows is the padding rows yielded in one epoch over all hosts.
+	PadRows int `json:"padRows"`
+	// Fails is true when some host is certain not to complete the first
+	// epoch; MayFail when one may not, depending on Bounds.
 	Fails    bool      `json:"fails"`
+	MayFail  bool      `json:"mayFail,omitempty"`
 	Findings []Finding `json:"findings,omitempty"`
 }
 
@@ -91,7 +126,10 @@ func (h Hosts) devices(p *field.Path) (int, string, field.ErrorList) {
 		if h.ChipsPerHost != 0 {
 			return 0, "", field.ErrorList{field.Forbidden(p.Child("chipsPerHost"), "applies only with a TPU accelerator")}
 		}
-		return max(h.LocalDevices, 1), "one CPU device per worker", nil
+		if h.LocalDevices > 0 {
+			return h.LocalDevices, fmt.Sprintf("localDevices: %d on each CPU worker", h.LocalDevices), nil
+		}
+		return 1, "one CPU device per worker", nil
 	}
 	g, e := tpu.ResolveGeneration(h.Accelerator, p.Child("accelerator"))
 	if e != nil {
@@ -110,7 +148,7 @@ func (h Hosts) devices(p *field.Path) (int, string, field.ErrorList) {
 	}
 	why := fmt.Sprintf("one %s host of %d chips × %d JAX devices per chip", g.Name, chips, g.DevicesPerChip)
 	if h.LocalDevices > 0 {
-		return h.LocalDevices, "localDevices", nil
+		return h.LocalDevices, fmt.Sprintf("localDevices: %d on each %s host, in place of its %d", h.LocalDevices, g.Name, chips*g.DevicesPerChip), nil
 	}
 	return chips * g.DevicesPerChip, why, nil
 }
@@ -129,9 +167,20 @@ func intStrings(v []int) []string {
 // every host's first epoch under Ray Train's sharding. p is the path of the
 // iterator options (findings and errors point below it).
 //
+// With a local shuffle, Predict models Ray's shuffling batcher. What it
+// says is exact unless the buffer is under 2×BatchSize-2 rows, the shard
+// is large enough for a short batch before the end (over BatchSize plus
+// 1.5 buffers), and the blocks are not known before running: a split
+// dataset (the blocks each host gets depend on timing), Ray's choice of
+// block count, or a range whose shorter last block may arrive anywhere.
+// Then the group's Batches is a nominal case and Bounds says what may
+// happen; a warning at localShuffleBufferSize says it too.
+//
 // Errors: a batch size that does not divide by the host's JAX devices; a
-// Raise certain to fail at the end of the first epoch (unless AllowRaise);
-// an invalid option. Warnings and notes are in Prediction.Findings.
+// Raise certain to fail at the end of the first epoch, or a local shuffle
+// certain to hand out a short batch the devices cannot split (unless
+// AllowRaise); an invalid option. Warnings and notes are in
+// Prediction.Findings.
 func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Prediction, field.ErrorList) {
 	kw, errs := it.compile(p)
 	if hosts.Workers < 1 {
@@ -166,38 +215,47 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 	note := func(s Severity, path *field.Path, format string, a ...any) {
 		pr.Findings = append(pr.Findings, Finding{s, path.String(), fmt.Sprintf(format, a...)})
 	}
-	if it.SynchronizeBatches {
-		switch {
-		case processes == 1 && W == 1:
-			note(SeverityNote, p.Child("synchronizeBatches"), "has no effect: one worker, so jax.process_count() is 1")
-		case processes == 1:
-			note(SeverityNote, p.Child("synchronizeBatches"), "has no effect: CPU workers do not initialise jax.distributed, so every worker has jax.process_count() 1")
-		case !hosts.NotSplit:
-			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(kw.PrefetchBatches))
-		default:
-			note(SeverityNote, p.Child("synchronizeBatches"), "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(kw.PrefetchBatches))
-		}
-	}
+	b := Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches,
+		LocalShuffleBufferSize: it.LocalShuffleBufferSize}
 	if c.Rows < 0 {
+		syncNotes(note, p, it, hosts, processes, kw.PrefetchBatches, true)
 		note(SeverityNote, p.Child("dataset"), "row count unknown before running (a file source or a row-changing step): only the batch size was checked; Ray Train's split will drop rows mod %d", W)
+		if sb := newShuffleBuffer(B, it.LocalShuffleBufferSize); it.LocalShuffleBufferSize > 0 && sb.Y <= B-2 {
+			note(SeverityWarning, p.Child("localShuffleBufferSize"), "may hand out short batches of %d to %d rows before the end of the epoch, depending on the sizes and order of the blocks; set it to at least %d (2×batchSize-2) to rule that out",
+				sb.Y+1, B-1, MinLocalShuffleBuffer(B))
+		}
 		return pr, nil
 	}
 	shard := c.Rows
 	if !hosts.NotSplit {
 		shard = c.Rows / W
 		pr.SplitDropped = c.Rows % W
-		if pr.SplitDropped > 0 {
-			note(SeverityWarning, p.Child("dataset"), "Ray Train's streaming_split(equal=True) gives each of %d workers %d rows and silently drops %d of %d rows (%d mod %d)",
-				W, shard, pr.SplitDropped, c.Rows, c.Rows, W)
-		}
 	}
-	one := ModelBatches([]int{shard}, Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
-	pr.Groups = []HostGroup{{Hosts: W, Batches: one}}
-	pr.RowsDropped = pr.SplitDropped + W*one.RowsDropped
+	g := predictGroup(ds, shard, W, !hosts.NotSplit, b)
+	syncNotes(note, p, it, hosts, processes, kw.PrefetchBatches, g.Bounds == nil)
+	if pr.SplitDropped > 0 {
+		note(SeverityWarning, p.Child("dataset"), "Ray Train's streaming_split(equal=True) gives each of %d workers %d rows and silently drops %d of %d rows (%d mod %d)",
+			W, shard, pr.SplitDropped, c.Rows, c.Rows, W)
+	}
+	one := g.Batches
+	pr.Groups = []HostGroup{g}
+	pr.RowsDropped = one.RowsDropped
+	if !hosts.NotSplit {
+		pr.RowsDropped = pr.SplitDropped + W*one.RowsDropped
+	}
 	pr.PadRows = W * one.PadRows
-	pr.Fails = one.Outcome != Completes
+	if g.Bounds == nil {
+		pr.Fails = one.Outcome != Completes
+	} else {
+		pr.Fails = !slices.Contains(g.Bounds.Outcomes, Completes)
+		pr.MayFail = !pr.Fails && slices.ContainsFunc(g.Bounds.Outcomes, func(o Outcome) bool { return o != Completes })
+	}
+	plain := ModelBatches([]int{shard}, Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
+	byShuffle := it.LocalShuffleBufferSize > 0 && g.Bounds == nil && !sameBatches(one, plain)
 	full, r := shard/B, shard%B
 	switch {
+	case byShuffle:
+		errs = append(errs, shuffleFindings(note, p, it, g, shard, B, d)...)
 	case pr.Fails && !it.AllowRaise:
 		errs = append(errs, field.Invalid(p.Child("ragged"), "Raise", fmt.Sprintf(
 			"certain to fail at the end of the first epoch: each of %d hosts gets %d rows = %d full batches of %d and a last batch of %d rows, "+
@@ -207,23 +265,52 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 	case pr.Fails:
 		note(SeverityWarning, p.Child("ragged"), "Raise fails at the end of the first epoch: last batch of %d rows on each of %d hosts does not divide by %d devices (allowed by allowRaise)", r, W, d)
 	}
-	if kindOf(it.Ragged) == kindDrop && c.Rows > 0 {
+	if g.Bounds != nil {
+		boundsFinding(note, p, g.Bounds, B, d, kindOf(it.Ragged))
+	}
+	if kindOf(it.Ragged) == kindDrop && c.Rows > 0 && one.Outcome == Completes {
 		limit := it.MaxDropFraction
 		if limit == 0 {
 			limit = DefaultMaxDropFraction
 		}
 		if frac := float64(pr.RowsDropped) / float64(c.Rows); frac > limit {
-			note(SeverityWarning, p.Child("ragged"), "Drop discards %d of %d rows per epoch (%.1f%%, above %.1f%%): %d per host from the last batch of %d rows, plus %d from the split",
-				pr.RowsDropped, c.Rows, 100*frac, 100*limit, one.RowsDropped, r, pr.SplitDropped)
+			if hosts.NotSplit {
+				note(SeverityWarning, p.Child("ragged"), "Drop discards %d of %d rows per host per epoch (%.1f%%, above %.1f%%): every host reads the whole dataset and drops its last batch of %d rows",
+					pr.RowsDropped, c.Rows, 100*frac, 100*limit, one.RowsDropped)
+			} else {
+				note(SeverityWarning, p.Child("ragged"), "Drop discards %d of %d rows per epoch (%.1f%%, above %.1f%%): %d per host from the last batch of %d rows, plus %d from the split",
+					pr.RowsDropped, c.Rows, 100*frac, 100*limit, one.RowsDropped, r, pr.SplitDropped)
+			}
 		}
 	}
-	if kindOf(it.Ragged) == kindPad && one.PadRows > 0 {
-		note(SeverityNote, p.Child("ragged"), "Pad adds %d unmasked padding rows per host to the last batch of %d rows; use a value the train step recognises", one.PadRows, r)
+	if kindOf(it.Ragged) == kindPad && plain.PadRows > 0 && !byShuffle {
+		note(SeverityNote, p.Child("ragged"), "Pad adds %d unmasked padding rows per host to the last batch of %d rows; use a value the train step recognises", plain.PadRows, r)
 	}
 	if len(errs) > 0 {
 		return pr, errs
 	}
 	return pr, nil
+}
+
+// syncNotes says when synchronizeBatches has no effect; exact is false
+// when the hosts' batches may differ (a local shuffle over blocks fixed
+// only at run time).
+func syncNotes(note func(Severity, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, hosts Hosts, processes, prefetch int, exact bool) {
+	if !it.SynchronizeBatches {
+		return
+	}
+	sp := p.Child("synchronizeBatches")
+	switch {
+	case processes == 1 && hosts.Workers == 1:
+		note(SeverityNote, sp, "has no effect: one worker, so jax.process_count() is 1")
+	case processes == 1:
+		note(SeverityNote, sp, "has no effect: CPU workers do not initialise jax.distributed, so every worker has jax.process_count() 1")
+	case !exact:
+	case !hosts.NotSplit:
+		note(SeverityNote, sp, "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(prefetch))
+	default:
+		note(SeverityNote, sp, "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(prefetch))
+	}
 }
 
 // batchesWord is "batch" for 1 and "N batches" otherwise.

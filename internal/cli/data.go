@@ -36,11 +36,16 @@ func newDataCmd() *cobra.Command {
 //	iter:
 //	  batchSize: 64            # rows per host per batch
 //	  ragged: pad              # drop | pad | raise
-//	  padValue: -1
+//	  padValue: -1             # or padColumns: {id: -1, x: 0}
+//	  prefetchBatches: 1
+//	  localShuffleBufferSize: 512   # local shuffle; below 2×batchSize-2 rows
+//	  localShuffleSeed: 7           # it can hand out short batches mid-epoch
+//	  dType: float32           # or dTypes: {x: bfloat16}
 //	  synchronizeBatches: true
 //	hosts:
 //	  workers: 2
 //	  accelerator: v4
+//	  notSplit: false          # true: every worker reads the whole dataset
 type dataFile struct {
 	Name   string     `json:"name"`
 	Source dataSource `json:"source"`
@@ -57,14 +62,18 @@ type dataSource struct {
 
 // dataIter is data.IterJaxBatches with the ragged policy spelled out.
 type dataIter struct {
-	BatchSize          int                `json:"batchSize"`
-	Ragged             string             `json:"ragged"`
-	PadValue           float64            `json:"padValue"`
-	PadColumns         map[string]float64 `json:"padColumns"`
-	PrefetchBatches    int                `json:"prefetchBatches"`
-	SynchronizeBatches bool               `json:"synchronizeBatches"`
-	AllowRaise         bool               `json:"allowRaise"`
-	MaxDropFraction    float64            `json:"maxDropFraction"`
+	BatchSize              int                `json:"batchSize"`
+	Ragged                 string             `json:"ragged"`
+	PadValue               float64            `json:"padValue"`
+	PadColumns             map[string]float64 `json:"padColumns"`
+	DType                  string             `json:"dType"`
+	DTypes                 map[string]string  `json:"dTypes"`
+	PrefetchBatches        int                `json:"prefetchBatches"`
+	LocalShuffleBufferSize int                `json:"localShuffleBufferSize"`
+	LocalShuffleSeed       *int               `json:"localShuffleSeed"`
+	SynchronizeBatches     bool               `json:"synchronizeBatches"`
+	AllowRaise             bool               `json:"allowRaise"`
+	MaxDropFraction        float64            `json:"maxDropFraction"`
 }
 
 // raggedNames are the values of iter.ragged.
@@ -81,11 +90,11 @@ func (f dataFile) compile() (data.Dataset, data.IterJaxBatches, string, field.Er
 	sp := dataPath.Child("source")
 	if s := f.Source.Range; s != nil {
 		n++
-		src, desc = *s, fmt.Sprintf("range(n=%d)", s.N)
+		src, desc = *s, fmt.Sprintf("range(n=%d%s)", s.N, blocksArg(s.OverrideNumBlocks))
 	}
 	if s := f.Source.FromItems; s != nil {
 		n++
-		src, desc = *s, fmt.Sprintf("from_items(%d items)", len(s.Items))
+		src, desc = *s, fmt.Sprintf("from_items(%d items%s)", len(s.Items), blocksArg(s.OverrideNumBlocks))
 	}
 	if s := f.Source.ReadParquet; s != nil {
 		n++
@@ -99,6 +108,8 @@ func (f dataFile) compile() (data.Dataset, data.IterJaxBatches, string, field.Er
 	}
 	it := data.IterJaxBatches{
 		BatchSize: f.Iter.BatchSize, PrefetchBatches: f.Iter.PrefetchBatches, SynchronizeBatches: f.Iter.SynchronizeBatches,
+		DType: f.Iter.DType, DTypes: f.Iter.DTypes,
+		LocalShuffleBufferSize: f.Iter.LocalShuffleBufferSize, LocalShuffleSeed: f.Iter.LocalShuffleSeed,
 		AllowRaise: f.Iter.AllowRaise, MaxDropFraction: f.Iter.MaxDropFraction,
 	}
 	rp := dataPath.Child("iter", "ragged")
@@ -119,6 +130,14 @@ func (f dataFile) compile() (data.Dataset, data.IterJaxBatches, string, field.Er
 		return data.Dataset{}, it, desc, errs
 	}
 	return data.From(src), it, desc, nil
+}
+
+// blocksArg is ", override_num_blocks=n", or "" for Ray's choice.
+func blocksArg(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", override_num_blocks=%d", n)
 }
 
 // readDataFile reads a dataset file (YAML or JSON).
@@ -163,6 +182,13 @@ does on every JaxTrainer worker: Ray Train's equal split of the rows over
 the workers (and the rows it drops silently), the full batches each host
 gets, its ragged last batch and what the policy (drop, pad, raise) does
 with it, with batch synchronisation across hosts when asked for.
+
+With a local shuffle (localShuffleBufferSize below 2×batchSize-2 rows),
+Ray's shuffling batcher can hand out short batches before the end of the
+epoch, depending on the sizes and order of the blocks. Where those are
+known (a range or fromItems source with overrideNumBlocks, read whole by
+every worker: hosts.notSplit) the prediction is exact; otherwise a "may"
+row gives bounds, and the condition they depend on.
 
 The row count must be known: range, fromItems, or readParquet over local
 files (read from the Parquet footers). A raise certain to fail at the end
@@ -234,7 +260,15 @@ func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) 
 	} else if f.Iter.SynchronizeBatches {
 		sync = "asked for, no effect"
 	}
-	fmt.Fprintf(w, "Iterator:  %d rows per host per batch, %s, synchronize %s\n\n", pr.BatchSize, pr.Policy, sync)
+	shuffle := ""
+	if n := f.Iter.LocalShuffleBufferSize; n > 0 {
+		shuffle = fmt.Sprintf(", local shuffle buffer %d rows", n)
+	}
+	split := "split over the workers"
+	if f.Hosts.NotSplit {
+		split = "every worker reads all of it"
+	}
+	fmt.Fprintf(w, "Iterator:  %d rows per host per batch, %s, synchronize %s%s; %s\n\n", pr.BatchSize, pr.Policy, sync, shuffle, split)
 	if len(pr.Groups) > 0 {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "HOSTS\tROWS\tBATCHES\tSHAPES\tPAD ROWS\tDROPPED\tOUTCOME")
@@ -249,11 +283,31 @@ func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) 
 				outcome += fmt.Sprintf(" at batch %d", b.AtBatch)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t%s\n", hosts, b.Rows, b.Batches, shapes(b.Runs), b.PadRows, b.RowsDropped, outcome)
+			if bd := g.Bounds; bd != nil {
+				outs := make([]string, len(bd.Outcomes))
+				for i, o := range bd.Outcomes {
+					outs[i] = string(o)
+				}
+				fmt.Fprintf(tw, "  may\t\t%d-%d\tshort %d-%d\t%d-%d\t%d-%d\t%s\n", bd.Batches[0], bd.Batches[1],
+					bd.ShortBatch[0], bd.ShortBatch[1], bd.PadRows[0], bd.PadRows[1], bd.RowsDropped[0], bd.RowsDropped[1], strings.Join(outs, " or "))
+			}
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "\nTotal: %d rows dropped (%d by the split), %d padding rows", pr.RowsDropped, pr.SplitDropped, pr.PadRows)
-		if pr.Fails {
+		for _, g := range pr.Groups {
+			if g.Bounds != nil {
+				fmt.Fprintf(w, "\nmay: bounds, not a certainty; the batches depend on %s\n", g.Bounds.Condition)
+			}
+		}
+		if f.Hosts.NotSplit {
+			fmt.Fprintf(w, "\nTotal: %d rows dropped per host, %d padding rows over all hosts", pr.RowsDropped, pr.PadRows)
+		} else {
+			fmt.Fprintf(w, "\nTotal: %d rows dropped (%d by the split), %d padding rows", pr.RowsDropped, pr.SplitDropped, pr.PadRows)
+		}
+		switch {
+		case pr.Fails:
 			fmt.Fprint(w, "; the first epoch fails")
+		case pr.MayFail:
+			fmt.Fprint(w, "; the first epoch may fail")
 		}
 		fmt.Fprintln(w)
 	}

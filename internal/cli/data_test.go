@@ -21,6 +21,13 @@ func TestDataPlanGolden(t *testing.T) {
 		"data-plan-drop-uneven.txt": {[]string{"data", "plan", "-f", "testdata/data/drop-uneven.yaml"}, cli.ExitOK},
 		"data-plan-parquet.txt":     {[]string{"data", "plan", "-f", "testdata/data/parquet.yaml"}, cli.ExitOK},
 		"data-plan-raise-fails.txt": {[]string{"data", "plan", "-f", "testdata/data/raise.yaml"}, cli.ExitInvalid},
+		// A local shuffle whose short mid-epoch batch is certain (known
+		// blocks), one that is only bounded (split), and a dataset every
+		// worker reads whole.
+		"data-plan-shuffle-short.txt":  {[]string{"data", "plan", "-f", "testdata/data/shuffle-short.yaml"}, cli.ExitInvalid},
+		"data-plan-shuffle-split.txt":  {[]string{"data", "plan", "-f", "testdata/data/shuffle-split.yaml"}, cli.ExitOK},
+		"data-plan-shuffle-split.json": {[]string{"data", "plan", "-f", "testdata/data/shuffle-split.yaml", "-o", "json"}, cli.ExitOK},
+		"data-plan-notsplit-drop.txt":  {[]string{"data", "plan", "-f", "testdata/data/notsplit-drop.yaml"}, cli.ExitOK},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -47,6 +54,10 @@ func TestDataPlanErrors(t *testing.T) {
 		{"unknown key", []string{"data", "plan", "-f", "testdata/data/typo.yaml"}, cli.ExitInvalid, []string{`unknown field "batch_size"`}},
 		{"every problem at once", []string{"data", "plan", "-f", "testdata/data/invalid.yaml"}, cli.ExitInvalid,
 			[]string{"pipeline.source: Forbidden", `pipeline.iter.ragged: Unsupported value: "shuffle"`}},
+		{"shuffle short batch names the batch and the fix", []string{"data", "plan", "-f", "testdata/data/shuffle-short.yaml"}, cli.ExitInvalid,
+			[]string{"pipeline.localShuffleBufferSize", "The local batch size (10)", "at batch 5", "at least 30"}},
+		{"localDevices on CPU named as configured", []string{"data", "plan", "-f", "testdata/data/cpu-devices.yaml"}, cli.ExitInvalid,
+			[]string{"pipeline.batchSize", "localDevices: 4 on each CPU worker"}},
 		{"needs a file", []string{"data", "plan"}, cli.ExitUsage, []string{"-f DATASET.yaml"}},
 		{"missing file", []string{"data", "plan", "-f", "testdata/data/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
 		{"bad output", []string{"data", "plan", "-f", "testdata/data/raise.yaml", "-o", "svg"}, cli.ExitUsage, []string{`--output "svg"`}},

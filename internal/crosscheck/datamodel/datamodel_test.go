@@ -108,24 +108,33 @@ func syncCases() []syncCase {
 }
 
 func runScript(t *testing.T, py string, args ...string) ([]hostResult, error) {
+	var out []hostResult
+	err := runScriptLines(t, py, func(line []byte) {
+		var r hostResult
+		if json.Unmarshal(line, &r) == nil {
+			out = append(out, r)
+		}
+	}, args...)
+	return out, err
+}
+
+// runScriptLines runs crosscheck_ray.py and hands every output line to
+// line (Ray and JAX log lines included; line skips what is not JSON).
+func runScriptLines(t *testing.T, py string, line func([]byte), args ...string) error {
 	cmd := exec.CommandContext(t.Context(), py, append([]string{filepath.Join("testdata", "crosscheck_ray.py")}, args...)...)
 	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", "RAY_AUTH_MODE=disabled",
 		"XLA_FLAGS=--xla_force_host_platform_device_count="+strconv.Itoa(crossDevices))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s %v: %v\n%s", py, args, err, tail(stderr.Bytes()))
+		return fmt.Errorf("%s %v: %v\n%s", py, args, err, tail(stderr.Bytes()))
 	}
-	var out []hostResult
 	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r hostResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			continue // Ray and JAX log lines
-		}
-		out = append(out, r)
+		line(sc.Bytes())
 	}
-	return out, nil
+	return nil
 }
 
 func tail(b []byte) []byte {

@@ -1,6 +1,15 @@
-// Package datamodel holds the test that runs a grid of iter_jax_batches
-// cases on real Ray Data and JAX (the project virtualenv, CPU JAX) and
-// compares every host's batch shapes and outcome with data's Go model of
-// Ray's sharding and batching. It needs Python and Ray, so it lives
-// outside the unit packages, which need nothing but Go.
+// Package datamodel holds the tests that run iter_jax_batches cases on
+// real Ray Data and JAX (the project virtualenv, CPU JAX) and compare
+// every host's batch shapes and outcome with data's Go model of Ray's
+// sharding and batching. It needs Python and Ray, so it lives outside the
+// unit packages, which need nothing but Go.
+//
+// TestCrossCheckRealRay holds hand-picked cases of Ray Train's split and
+// of batch synchronisation over two JAX processes. TestCrossCheckGrid
+// generates its cases with a fixed seed, by kind: local shuffle buffers
+// around the batch size, datasets read whole by every worker and a few
+// split ones, block counts from Ray's choice to 40, 1 to 8 JAX devices,
+// the default batch size, from_items with per-column paddings. It checks
+// Predict (equal when exact, inside the bounds when not) and the batcher
+// model over the blocks Ray's batcher actually received.
 package datamodel

@@ -10,6 +10,19 @@ sync mode (one process per host, jax.distributed over gloo):
     each case: shards (rows per host), batch, policy, prefetch; host RANK
     iterates ray.data.range(shards[RANK]) with synchronize_batches=True.
 
+grid mode (one process, one local Ray cluster):
+    python crosscheck_ray.py grid CASES.json
+    each case: devices, source (range or items), rows, blocks (0: Ray's
+    choice), batch (0: iter_jax_batches' default), policy, pad_columns,
+    shuffle (local_shuffle_buffer_size, 0: none), seed, split (workers of
+    a streaming_split(equal=True), 0: the whole dataset). Cases run in one
+    Ray task per device count, in a fresh worker process (max_calls=1)
+    that sets --xla_force_host_platform_device_count=devices before it
+    imports JAX; the dataset's own tasks run in the ordinary worker pool. For unsplit cases the
+    output also holds "blocks": the rows of every block the local batcher
+    received, in order (its add method is wrapped to record them; it runs
+    unchanged).
+
 Output: one JSON line per case and host: {"case", "host", "batches":
 [[rows, pad], ...], "outcome", "error"}. Padding is -1, so padded rows are
 the entries equal to -1.
@@ -26,11 +39,16 @@ PAD = -1
 
 
 def kwargs(case):
-    kw = {"batch_size": case["batch"], "prefetch_batches": case.get("prefetch", 1)}
+    kw = {"prefetch_batches": case.get("prefetch", 1)}
+    if case["batch"]:
+        kw["batch_size"] = case["batch"]
     if case["policy"] == "Drop":
         kw["drop_last"] = True
     elif case["policy"] == "Pad":
-        kw["paddings"] = PAD
+        kw["paddings"] = {c: PAD for c in case["pad_columns"]} if case.get("pad_columns") else PAD
+    if case.get("shuffle"):
+        kw["local_shuffle_buffer_size"] = case["shuffle"]
+        kw["local_shuffle_seed"] = case.get("seed")
     return kw
 
 
@@ -99,9 +117,92 @@ def sync_mode(cases, rank, world, port):
     sync_global_devices("done")
 
 
+def grid_dataset(ray, case):
+    blocks = {"override_num_blocks": case["blocks"]} if case["blocks"] else {}
+    if case["source"] == "items":
+        items = [{"id": i, "x": float(i) / 2} for i in range(case["rows"])]
+        return ray.data.from_items(items, **blocks)
+    return ray.data.range(case["rows"], **blocks)
+
+
+def grid_run(devices, cases):
+    """Runs in a fresh worker; JAX gets `devices` CPU devices."""
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+    import jax
+    import ray
+
+    assert jax.local_device_count() == devices, jax.local_device_count()
+    from ray.data._internal import batcher
+
+    # Each batcher records the rows of the blocks added to it. Per
+    # instance: an iterator abandoned by a ValueError may still be adding
+    # blocks from its prefetch thread while the next case runs.
+    created = []
+    for cls in (batcher.Batcher, batcher.ShufflingBatcher):
+        init, orig = cls.__init__, cls.add
+
+        def __init__(self, *a, _init=init, **kw):
+            _init(self, *a, **kw)
+            self.rt_added = []
+            created.append(self)
+
+        def add(self, block, _orig=orig):
+            self.rt_added.append(batcher.BlockAccessor.for_block(block).num_rows())
+            return _orig(self, block)
+
+        cls.__init__, cls.add = __init__, add
+    out = []
+    for case in cases:
+        ds = grid_dataset(ray, case)
+        kw = kwargs(case)
+        if case["split"]:
+            its = ds.streaming_split(case["split"], equal=True)
+            res = [None] * len(its)
+
+            def run(h):
+                res[h] = consume(its[h], kw, False)
+
+            ts = [threading.Thread(target=run, args=(h,)) for h in range(len(its))]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            out.append([list(r) + [None] for r in res])
+            continue
+        del created[:]
+        res = consume(ds.iterator(), kw, False)
+        mine = created[:1]  # the batcher of this case's iterator
+        out.append([list(res) + [[n for n in mine[0].rt_added if n > 0] if mine else []]])
+    return out
+
+
+def grid_mode(cases):
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+    runner = ray.remote(num_cpus=0, max_calls=1)(grid_run)
+    by_devices = {}
+    for i, case in enumerate(cases):
+        by_devices.setdefault(case["devices"], []).append(i)
+    refs = {}
+    for d, idx in sorted(by_devices.items()):
+        refs[d] = runner.remote(d, [cases[i] for i in idx])
+    for d, idx in sorted(by_devices.items()):
+        for i, hosts in zip(idx, ray.get(refs[d])):
+            for h, (batches, outcome, error, blocks) in enumerate(hosts):
+                line = {"case": i, "host": h, "batches": batches, "outcome": outcome, "error": error}
+                if blocks is not None:
+                    line["blocks"] = blocks
+                print(json.dumps(line), flush=True)
+    ray.shutdown()
+
+
 if __name__ == "__main__":
     cases = json.load(open(sys.argv[2]))
     if sys.argv[1] == "split":
         split_mode(cases)
+    elif sys.argv[1] == "grid":
+        grid_mode(cases)
     else:
         sync_mode(cases, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
