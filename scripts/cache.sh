@@ -32,3 +32,14 @@ raytpu_link() {
 	fi
 	ln -s "$target" "$link"
 }
+
+# raytpu_lock DIR takes DIR/.lock for the rest of the script (fd 9), saying
+# so when another setup holds it.
+raytpu_lock() {
+	mkdir -p "$1"
+	exec 9>"$1/.lock"
+	if ! flock -n 9; then
+		printf 'setup: another setup holds %s/.lock; waiting for it\n' "$1" >&2
+		flock 9
+	fi
+}

@@ -47,12 +47,7 @@ else
 	recipe=$(cat "$tools/etcd/go.mod" "$tools/etcd/go.sum" "$tools/apiserver/go.mod" "$tools/apiserver/go.sum" | sha256sum | cut -d' ' -f1)
 	out="$root/kube/$KUBE_VERSION-${recipe:0:16}"
 	link="$repo/.cache/kube/bin"
-	mkdir -p "$root/kube"
-	exec 9>"$root/kube/.lock"
-	if ! flock -n 9; then
-		log "another setup holds $root/kube/.lock; waiting for it"
-		flock 9
-	fi
+	raytpu_lock "$root/kube"
 fi
 stamp="$out/.raytpu-stamp"
 # link_out points <repo>/.cache/kube/bin at the build directory.

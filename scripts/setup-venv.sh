@@ -37,12 +37,7 @@ else
 	root=$(raytpu_cache_root)
 	venv="$root/venv/$pyver-${want:0:16}"
 	link="$repo/.venv"
-	mkdir -p "$root/venv"
-	exec 9>"$root/venv/.lock"
-	if ! flock -n 9; then
-		log "another setup holds $root/venv/.lock; waiting for it"
-		flock 9
-	fi
+	raytpu_lock "$root/venv"
 fi
 stamp="$venv/.raytpu-stamp"
 
