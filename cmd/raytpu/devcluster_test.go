@@ -16,7 +16,9 @@ import (
 // once `raytpu top --once`, which must see every slice, host and chip with
 // its HBM total (READY means every reader sees every node). Ray comes from
 // the raytpu cache that scripts/setup-venv.sh fills (package pyenv), not
-// from the clone. `dev-cluster down` must leave no process behind.
+// from the clone. A task spinning on a TPU host moves its chips' duty cycle
+// (the emulators follow the work). `dev-cluster down` must leave no process
+// behind.
 func TestDevClusterOutsideTheRepoOnRealRay(t *testing.T) {
 	readSources(t)
 	gobin := t.TempDir()
@@ -110,6 +112,66 @@ func TestDevClusterOutsideTheRepoOnRealRay(t *testing.T) {
 	if len(reading.Slices) != 3 || hosts != 5 || chips != 20 {
 		t.Errorf("top right after up: %d slices, %d hosts, %d chips; want 3, 5, 20\n%s", len(reading.Slices), hosts, chips, out)
 	}
+
+	// The emulators follow the work: a task holding one host's 4 TPU
+	// chips that spins for a while moves that host's duty cycle off zero.
+	var state2 struct {
+		GCS  string `json:"gcs_address"`
+		Venv string `json:"venv"`
+	}
+	if b, err := os.ReadFile(state); err != nil || json.Unmarshal(b, &state2) != nil {
+		t.Fatalf("dev-cluster state %s: %v", state, err)
+	}
+	driver := exec.CommandContext(t.Context(), filepath.Join(state2.Venv, "bin", "python"), "-c", `
+import ray, time
+ray.init(address="`+state2.GCS+`", logging_level="ERROR")
+@ray.remote(resources={"TPU": 4}, num_cpus=0)
+def spin(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        pass
+ray.get(spin.remote(60))
+`)
+	driver.Dir, driver.Env = work, env
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = driver.Process.Kill(); _ = driver.Wait() }()
+	// A spinning task takes a core when it gets one; on a loaded 2-core
+	// machine a quarter of one is the least it gets.
+	const wantBusy = 25.0
+	busy := 0.0
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && busy < wantBusy; time.Sleep(2 * time.Second) {
+		out, err := run("top", "--once", "-o", "json")
+		if err != nil {
+			continue
+		}
+		var r struct {
+			Slices []struct {
+				Hosts []struct {
+					Chips []struct {
+						DutyCycle float64 `json:"dutyCycle"`
+					} `json:"chips"`
+				} `json:"hosts"`
+			} `json:"slices"`
+		}
+		if json.Unmarshal([]byte(out), &r) != nil {
+			continue
+		}
+		for _, s := range r.Slices {
+			for _, h := range s.Hosts {
+				for _, c := range h.Chips {
+					busy = max(busy, c.DutyCycle)
+				}
+			}
+		}
+	}
+	if busy < wantBusy {
+		t.Errorf("no chip's duty cycle reached %.0f%% within 60 s of a task spinning on a TPU host (highest %.0f%%)", wantBusy, busy)
+	} else {
+		t.Logf("a spinning task moved a chip's duty cycle to %.0f%%", busy)
+	}
+	_ = driver.Process.Kill()
 
 	if _, err := run("dev-cluster", "down"); err != nil {
 		t.Fatal("dev-cluster down failed")

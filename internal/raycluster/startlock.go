@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/raytpu/raytpu/internal/pyenv"
 )
 
 // Node starts are paced machine-wide. Ray gives a starting node a fixed
@@ -27,12 +29,16 @@ import (
 // startLockEnv overrides the lock file, for tests.
 const startLockEnv = "RAYTPU_START_LOCK"
 
-// startLockPath is the machine-wide lock file.
+// startLockPath is the machine-wide lock file, in the raytpu cache (not
+// under $TMPDIR, which a test or a user may point elsewhere).
 func startLockPath() string {
 	if p := os.Getenv(startLockEnv); p != "" {
 		return p
 	}
-	return filepath.Join(os.TempDir(), "raytpu-ray-node-start.lock")
+	if root, err := pyenv.CacheRoot(); err == nil && os.MkdirAll(root, 0o755) == nil {
+		return filepath.Join(root, "ray-node-start.lock")
+	}
+	return filepath.Join("/tmp", "raytpu-ray-node-start.lock")
 }
 
 // maxSlotHold bounds how long one node start keeps the lock: a node still
