@@ -3,14 +3,15 @@ package raycluster
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
-
-	"github.com/raytpu/raytpu/ray"
 )
 
 // startedMessage is what `ray start` prints once its node is registered
@@ -129,19 +130,12 @@ func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
 // every few seconds. The summary fills in from the dashboard's own feeds,
 // after the state API already shows every node.
 func (c *Cluster) waitSummary(ctx context.Context, want int, tpus map[string]int) error {
-	opts := []ray.Option{}
-	if c.token != "" {
-		opts = append(opts, ray.WithHeader("Authorization", "Bearer "+c.token))
-	}
-	rc, err := ray.NewClient(c.DashboardURL, opts...)
-	if err != nil {
-		return err
-	}
+	hc := &http.Client{Timeout: 10 * time.Second}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	last := errors.New("no answer yet")
 	for {
-		if nodes, err := rc.Nodes(ctx); err != nil {
+		if nodes, err := c.summary(ctx, hc); err != nil {
 			last = err
 		} else if msg := summaryGap(nodes, want, tpus); msg != "" {
 			last = errors.New(msg)
@@ -156,16 +150,66 @@ func (c *Cluster) waitSummary(ctx context.Context, want int, tpus map[string]int
 	}
 }
 
+// summaryNode is what waitSummary reads of a node summary entry. (Package
+// ray reads the same endpoint for users; its tests start clusters with
+// this package, so this package does not import it.)
+type summaryNode struct {
+	IP    string
+	Alive bool
+	// TPUs counts the chips in the node's latest physical stats, -1 when
+	// it has none yet.
+	TPUs int
+}
+
+// summary reads GET /nodes?view=summary.
+func (c *Cluster) summary(ctx context.Context, hc *http.Client) ([]summaryNode, error) {
+	resp, err := c.get(ctx, hc, "/nodes?view=summary")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("node summary: HTTP %d", resp.StatusCode)
+	}
+	var out struct {
+		Data struct {
+			Summary []struct {
+				Raylet struct {
+					IP    string `json:"nodeManagerAddress"`
+					State string `json:"state"`
+				} `json:"raylet"`
+				TPUs *[]json.RawMessage `json:"tpus"`
+			} `json:"summary"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("node summary: %w", err)
+	}
+	nodes := make([]summaryNode, 0, len(out.Data.Summary))
+	for _, s := range out.Data.Summary {
+		n := summaryNode{IP: s.Raylet.IP, Alive: s.Raylet.State == "ALIVE", TPUs: -1}
+		if s.TPUs != nil {
+			n.TPUs = len(*s.TPUs)
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}
+
 // summaryGap says what the node summary still lacks, or "".
-func summaryGap(nodes []ray.Node, want int, tpus map[string]int) string {
+func summaryGap(nodes []summaryNode, want int, tpus map[string]int) string {
 	alive := 0
 	for _, n := range nodes {
-		if !n.Alive() {
+		if !n.Alive {
 			continue
 		}
 		alive++
-		if chips, ok := tpus[n.IP]; ok && n.ReportedTPUs != chips {
-			return fmt.Sprintf("node %s reports %d TPU chips in its stats, want %d", n.IP, max(n.ReportedTPUs, 0), chips)
+		if chips, ok := tpus[n.IP]; ok && n.TPUs != chips {
+			return fmt.Sprintf("node %s reports %d TPU chips in its stats, want %d", n.IP, max(n.TPUs, 0), chips)
 		}
 	}
 	if alive < want {
@@ -178,8 +222,8 @@ func summaryGap(nodes []ray.Node, want int, tpus map[string]int) string {
 // of time or CPU rather than for its arguments (Ray 2.60's wording, in
 // ray/_private/node.py and services.py).
 var transientMessages = []string{
-	"timed out",      // "The current node timed out during startup ..."
-	"overloaded",     // "... or the GCS has become overloaded."
+	"timed out",  // "The current node timed out during startup ..."
+	"overloaded", // "... or the GCS has become overloaded."
 	"Unable to connect", "Failed to connect", "failed to connect",
 	"Failed to start the dashboard",
 	"DEADLINE_EXCEEDED", "UNAVAILABLE",
