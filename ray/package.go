@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/raytpu/raytpu/runtimeenv/packaging"
 )
@@ -27,33 +26,23 @@ const (
 // list of package packaging, shared by every backend.
 var DefaultExcludes = packaging.DefaultExcludes
 
-// PackageOptions configures PackageDir and HashDir. Packaging itself (the
-// walk, ignore files, excludes, the symlink policy, the size limit and
-// the zip) is package packaging's, the same for every backend: see
-// packaging.Walk for what is shipped and what is refused.
+// PackageOptions configures PackageDir, HashDir and UploadDir. Packaging
+// itself (the walk, ignore files, excludes, the symlink policy, the size
+// limit and the zip) is package packaging's, the same for every backend:
+// see packaging.Walk for what is shipped and what is refused. The fields
+// mean what the packaging.Options fields of the same names mean, with
+// these defaults.
 type PackageOptions struct {
-	// Excludes are gitignore-style patterns relative to the directory, as
-	// in runtime_env["excludes"]; DefaultExcludes are added unless
-	// NoDefaultExcludes. .gitignore files (unless IgnoreGitignore) and
-	// .rayignore files in every directory apply below that directory, as
-	// with Ray's Python client.
 	Excludes          []string
 	NoDefaultExcludes bool
 	IgnoreGitignore   bool
-	// Extra adds files at the zip's root (names without "/"), replacing a
-	// file of the same name. They count in the hash as if they were in the
-	// directory.
-	Extra map[string][]byte
-	// MaxSize is the largest zip accepted, in bytes (packaging.SizeError
-	// past it). Default
-	// DefaultMaxPackageSize (the dashboard's upload limit). It may not
-	// reach GCSStorageMaxSize.
+	Extra             map[string][]byte
+	// MaxSize: default DefaultMaxPackageSize (the dashboard's upload
+	// limit). It may not reach GCSStorageMaxSize.
 	MaxSize int64
-	// Store writes files uncompressed, as Ray's Python client does.
-	// Default: deflate (fast level), per file, in parallel.
+	// Store: default false, deflate (fast level), per file, in parallel.
 	Store bool
-	// Workers is how many files are read, hashed and compressed at once.
-	// Default runtime.GOMAXPROCS(0).
+	// Workers: default runtime.GOMAXPROCS(0).
 	Workers int
 
 	// includeParentDir prefixes zip entries with the directory's name (Ray
@@ -87,11 +76,6 @@ func (o *PackageOptions) normalize() error {
 	}
 	if o.MaxSize < 0 || o.MaxSize >= GCSStorageMaxSize {
 		return fmt.Errorf("ray: PackageOptions.MaxSize %d must be in (0, %d)", o.MaxSize, int64(GCSStorageMaxSize))
-	}
-	for name := range o.Extra {
-		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
-			return fmt.Errorf("ray: PackageOptions.Extra: bad file name %q: want a plain name at the zip root", name)
-		}
 	}
 	return nil
 }
