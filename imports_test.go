@@ -34,6 +34,7 @@ var rules = []rule{
 	{module + "/field", []string{module + "/"}, "field is a leaf of the module"},
 	{module + "/rayvocab", []string{module + "/"}, "rayvocab is a leaf of the module"},
 	{module + "/runtimeenv", all([]string{module + "/tpu", module + "/placement", module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "runtimeenv imports only field"},
+	{module + "/runtimeenv/packaging", []string{module + "/"}, "the working_dir packager is a leaf of the module, so that every backend can use it"},
 	{module + "/tpu", all([]string{module + "/placement", module + "/backend", module + "/runtimeenv", module + "/internal", module + "/cmd"}, frontEnds, backends), "tpu imports only field and rayvocab"},
 	{module + "/placement", all([]string{module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "placement imports no front end or backend"},
 	{module + "/backend", all([]string{module + "/internal", module + "/cmd"}, frontEnds, backends), "the backend contract imports no backend and no front end"},
@@ -146,6 +147,13 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/serve/client", module + "/raybackend", true},
 		{module + "/serve/client", module + "/serve", true},
 		{module + "/serve/client", "google.golang.org/grpc", false},
+		{module + "/runtimeenv/packaging", module + "/field", true},
+		{module + "/runtimeenv/packaging", module + "/ray", true},
+		{module + "/runtimeenv/packaging", "k8s.io/client-go/kubernetes", true},
+		{module + "/runtimeenv/packaging", "golang.org/x/sync/errgroup", false},
+		{module + "/ray", module + "/runtimeenv/packaging", false},
+		{module + "/kuberay", module + "/runtimeenv/packaging", false},
+		{module + "/kuberay", module + "/ray", true},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, []string{c.imp})) > 0

@@ -14,7 +14,10 @@
 // [RenderPlan] and [Backend.ApplyPlan] pick the object by the plan's kind
 // (raytpu render and raytpu apply use them). A local working_dir travels
 // in a ConfigMap of at most 1 MiB mounted into every Ray container
-// ([PackWorkingDir], [WorkingDirMountPath]).
+// ([PackWorkingDir], [WorkingDirMountPath]), zipped by the packager the
+// Ray backend uses (package runtimeenv/packaging): the same files are
+// shipped, and a symbolic link out of the directory, a link loop or a
+// FIFO, socket or device file is refused with the same error.
 //
 // Every object is checked before anything is sent ([Validate],
 // [ValidateService], [ValidateCluster]): every rule KubeRay, its CRD

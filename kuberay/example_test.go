@@ -72,6 +72,7 @@ func ExamplePackWorkingDir() {
 	}
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "train_loop.py"), []byte("def train_func(config):\n    pass\n"), 0o644)
+	os.Chmod(filepath.Join(dir, "train_loop.py"), 0o644) // the zip keeps file modes: fix it whatever the umask
 	wd, err := kuberay.PackWorkingDir(dir, nil)
 	if err != nil {
 		fmt.Println(err)
@@ -79,5 +80,5 @@ func ExamplePackWorkingDir() {
 	}
 	fmt.Println(len(wd.Zip) <= kuberay.WorkingDirMaxSize, wd.URI())
 	// Output:
-	// true file:///raytpu/working_dir/wd-6e2ebe60eaa2115a.zip
+	// true file:///raytpu/working_dir/wd-9f948694542a9b52.zip
 }

@@ -1,22 +1,17 @@
 package kuberay
 
 import (
-	"archive/zip"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
-	"slices"
 	"time"
 
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+
+	"github.com/raytpu/raytpu/runtimeenv/packaging"
 )
 
 // How a local working_dir reaches a KubeRay cluster.
@@ -51,8 +46,9 @@ const (
 var ErrWorkingDirTooLarge = errors.New("the working_dir is too large for a ConfigMap")
 
 // DefaultExcludes are left out of every packed working_dir, as Ray's
-// clients leave them out (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES).
-var DefaultExcludes = []string{".git", ".venv", "venv", "__pycache__"}
+// clients leave them out (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES): the one list
+// of package packaging, shared by every backend.
+var DefaultExcludes = packaging.DefaultExcludes
 
 // WorkingDir is a local working_dir packed for a ConfigMap.
 type WorkingDir struct {
@@ -71,93 +67,42 @@ func (w *WorkingDir) Key() string { return "wd-" + w.SHA256[:16] + ".zip" }
 // URI is the runtime_env working_dir that points Ray at the mounted zip.
 func (w *WorkingDir) URI() string { return "file://" + WorkingDirMountPath + "/" + w.Key() }
 
-// PackWorkingDir zips dir for a ConfigMap. Files and directories whose
-// base name or slash-separated path relative to dir matches a pattern of
-// DefaultExcludes or excludes (path.Match syntax) are left out; symbolic
-// links are followed only to regular files. A zip beyond WorkingDirMaxSize
-// is an error matching ErrWorkingDirTooLarge naming both sizes.
+// zipTime dates every entry of a packed working_dir, so that the same files
+// give the same zip (and the same RayJob).
+var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// PackWorkingDir zips dir for a ConfigMap with the packager the Ray
+// dashboard backend uses (package packaging): the same files are shipped
+// and the same ones refused. Excluded are DefaultExcludes, excludes
+// (gitignore-style patterns, as runtime_env["excludes"]) and what the
+// .gitignore and .rayignore files of every directory exclude below it. A
+// symbolic link that stays inside dir is followed (the zip holds what it
+// points to under the link's name, as Ray's own packager does); one that
+// leads outside dir, a link back to a directory holding it, and a named
+// pipe, socket or device file are refused with an error naming it, and
+// nothing outside dir is read. A zip beyond WorkingDirMaxSize is an error
+// matching ErrWorkingDirTooLarge naming both sizes.
 func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
-	patterns := append(slices.Clone(DefaultExcludes), excludes...)
-	for _, p := range patterns {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("kuberay: working_dir exclude pattern %q: %w", p, err)
-		}
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	stamp := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil || rel == "." {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if excluded(rel, patterns) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			_, err := zw.CreateHeader(&zip.FileHeader{Name: zipTopDir + rel + "/", Modified: stamp})
-			return err
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return err
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: zipTopDir + rel, Method: zip.Deflate, Modified: stamp})
-		if err != nil {
-			return err
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if _, err := io.Copy(w, f); err != nil {
-			return err
-		}
-		if buf.Len() > WorkingDirMaxSize {
-			return tooLarge(dir, fmt.Sprintf("more than %d bytes", buf.Len()))
-		}
-		return nil
+	t, err := packaging.Walk(dir, packaging.Options{
+		Excludes: excludes,
+		MaxSize:  WorkingDirMaxSize,
+		Prefix:   zipTopDir,
+		Modified: zipTime,
 	})
-	if err == nil {
-		err = zw.Close()
-	}
-	if errors.Is(err, ErrWorkingDirTooLarge) {
+	if err != nil {
 		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("kuberay: packing working_dir %s: %w", dir, err)
-	}
-	if buf.Len() > WorkingDirMaxSize {
-		return nil, tooLarge(dir, fmt.Sprintf("%d bytes", buf.Len()))
+	defer t.Close()
+	var buf bytes.Buffer
+	if _, err := t.WriteZip(&buf, nil); err != nil {
+		if se := (*packaging.SizeError)(nil); errors.As(err, &se) {
+			return nil, fmt.Errorf("kuberay: working_dir %s zips to more than %d bytes: %w, which holds at most %d bytes (1 MiB); upload it (gs://, https://) and use the URI",
+				dir, se.Limit, ErrWorkingDirTooLarge, WorkingDirMaxSize)
+		}
+		return nil, err
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	return &WorkingDir{Source: dir, Zip: buf.Bytes(), SHA256: hex.EncodeToString(sum[:])}, nil
-}
-
-func tooLarge(dir, size string) error {
-	return fmt.Errorf("kuberay: working_dir %s zips to %s: %w, which holds at most %d bytes (1 MiB); upload it (gs://, https://) and use the URI",
-		dir, size, ErrWorkingDirTooLarge, WorkingDirMaxSize)
-}
-
-func excluded(rel string, patterns []string) bool {
-	base := path.Base(rel)
-	for _, p := range patterns {
-		if ok, _ := path.Match(p, rel); ok {
-			return true
-		}
-		if ok, _ := path.Match(p, base); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // WorkingDirConfigMapName is the ConfigMap holding the working_dir of the

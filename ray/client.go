@@ -33,6 +33,11 @@
 //     (as ".") and every file and directory kept, seeded with eight ASCII
 //     "0"s. Ray's clients add the excludes .git, .venv, venv and __pycache__,
 //     and honour .gitignore and .rayignore in every directory.
+//
+// What a package holds, and what is refused (a symbolic link out of the
+// directory, a link loop, a FIFO, socket or device file), is package
+// runtimeenv/packaging's, which the KubeRay backend uses too: both ship
+// the same files.
 package ray
 
 import (

@@ -2,12 +2,11 @@ package ray
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"fmt"
-	"runtime"
-	"strings"
+	"path/filepath"
 
-	"golang.org/x/sync/errgroup"
+	"github.com/raytpu/raytpu/runtimeenv/packaging"
 )
 
 // Package limits, as in Ray 2.60.
@@ -23,32 +22,27 @@ const (
 )
 
 // DefaultExcludes are the patterns Ray's clients always add to a working
-// dir's excludes (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES in Ray 2.60).
-var DefaultExcludes = []string{".git", ".venv", "venv", "__pycache__"}
+// dir's excludes (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES in Ray 2.60): the one
+// list of package packaging, shared by every backend.
+var DefaultExcludes = packaging.DefaultExcludes
 
-// PackageOptions configures PackageDir and HashDir.
+// PackageOptions configures PackageDir, HashDir and UploadDir. Packaging
+// itself (the walk, ignore files, excludes, the symlink policy, the size
+// limit and the zip) is package packaging's, the same for every backend:
+// see packaging.Walk for what is shipped and what is refused. The fields
+// mean what the packaging.Options fields of the same names mean, with
+// these defaults.
 type PackageOptions struct {
-	// Excludes are gitignore-style patterns relative to the directory, as
-	// in runtime_env["excludes"]; DefaultExcludes are added unless
-	// NoDefaultExcludes. .gitignore files (unless IgnoreGitignore) and
-	// .rayignore files in every directory apply below that directory, as
-	// with Ray's Python client.
 	Excludes          []string
 	NoDefaultExcludes bool
 	IgnoreGitignore   bool
-	// Extra adds files at the zip's root (names without "/"), replacing a
-	// file of the same name. They count in the hash as if they were in the
-	// directory.
-	Extra map[string][]byte
-	// MaxSize is the largest zip accepted, in bytes. Default
-	// DefaultMaxPackageSize (the dashboard's upload limit). It may not
-	// reach GCSStorageMaxSize.
+	Extra             map[string][]byte
+	// MaxSize: default DefaultMaxPackageSize (the dashboard's upload
+	// limit). It may not reach GCSStorageMaxSize.
 	MaxSize int64
-	// Store writes files uncompressed, as Ray's Python client does.
-	// Default: deflate (fast level), per file, in parallel.
+	// Store: default false, deflate (fast level), per file, in parallel.
 	Store bool
-	// Workers is how many files are read, hashed and compressed at once.
-	// Default runtime.GOMAXPROCS(0).
+	// Workers: default runtime.GOMAXPROCS(0).
 	Workers int
 
 	// includeParentDir prefixes zip entries with the directory's name (Ray
@@ -83,50 +77,58 @@ func (o *PackageOptions) normalize() error {
 	if o.MaxSize < 0 || o.MaxSize >= GCSStorageMaxSize {
 		return fmt.Errorf("ray: PackageOptions.MaxSize %d must be in (0, %d)", o.MaxSize, int64(GCSStorageMaxSize))
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	for name := range o.Extra {
-		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
-			return fmt.Errorf("ray: PackageOptions.Extra: bad file name %q: want a plain name at the zip root", name)
-		}
-	}
 	return nil
+}
+
+// walk lists the package of dir (see packaging.Walk); the tree must be
+// closed.
+func walk(dir string, o PackageOptions) (*packaging.Tree, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	po := packaging.Options{
+		Excludes:          o.Excludes,
+		NoDefaultExcludes: o.NoDefaultExcludes,
+		IgnoreGitignore:   o.IgnoreGitignore,
+		Extra:             o.Extra,
+		MaxSize:           o.MaxSize,
+		Store:             o.Store,
+		Workers:           o.Workers,
+		AllowFile:         o.allowFile,
+	}
+	if o.includeParentDir {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("ray: package %s: %w", dir, err)
+		}
+		po.Prefix = filepath.Base(abs) + "/"
+	}
+	return packaging.Walk(dir, po)
+}
+
+// packageError adds to a packaging error over the size limit what to do.
+func packageError(err error) error {
+	if errors.Is(err, packaging.ErrTooLarge) {
+		return fmt.Errorf("ray: %w; exclude large files (PackageOptions.Excludes, .rayignore) or upload them elsewhere", err)
+	}
+	return err
 }
 
 // HashDir returns the gcs:// URI Ray's Python client would give dir (the
 // same content hash as ray._private.runtime_env.packaging.
 // get_uri_for_directory), reading files in parallel without zipping them.
+// What is hashed and what is refused is packaging.Walk's.
 func HashDir(dir string, opts PackageOptions) (string, error) {
-	if err := opts.normalize(); err != nil {
-		return "", err
-	}
-	entries, err := walk(dir, opts)
+	t, err := walk(dir, opts)
 	if err != nil {
 		return "", err
 	}
-	hashes := make([][8]byte, len(entries))
-	g, ctx := errgroup.WithContext(context.Background())
-	g.SetLimit(opts.Workers)
-	for i := range entries {
-		if ctx.Err() != nil {
-			break // a file failed: the rest need not be read
-		}
-		g.Go(func() error {
-			var err error
-			hashes[i], err = hashEntry(&entries[i])
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	defer t.Close()
+	h, err := t.Hash()
+	if err != nil {
 		return "", err
 	}
-	acc := hashSeed
-	for _, h := range hashes {
-		xor8(&acc, h)
-	}
-	uri, _ := uriForHash(acc)
-	return uri, nil
+	return packaging.URI(h), nil
 }
 
 // PackageDir zips dir the way Ray's Python client packages a working_dir
@@ -136,23 +138,19 @@ func PackageDir(dir string, opts PackageOptions) (*Package, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
-	entries, err := walk(dir, opts)
+	t, err := walk(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	var total int64
-	for _, e := range entries {
-		total += e.size
-	}
+	defer t.Close()
 	// Reserve the worst case up front (bounded by the size limit, which
 	// ends packaging), so the zip is never copied to a bigger buffer.
 	// Capacity that compression leaves unused is never touched.
-	est := total + int64(len(entries))*160 + 64<<10
+	est := t.Size() + int64(len(t.Files()))*160 + 64<<10
 	out := bytes.NewBuffer(make([]byte, 0, min(est, opts.MaxSize+64<<10)))
-	pkg, err := writePackage(out, dir, entries, opts)
+	z, err := t.WriteZip(out, nil)
 	if err != nil {
-		return nil, err
+		return nil, packageError(err)
 	}
-	pkg.Bytes = out.Bytes()
-	return pkg, nil
+	return &Package{URI: packaging.URI(z.Hash), Hash: z.Hash, Size: z.Size, Files: z.Files, Bytes: out.Bytes()}, nil
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/raytpu/raytpu/runtimeenv/packaging"
 )
 
 // packagePath turns "gcs://_ray_pkg_x.zip" into "/api/packages/gcs/_ray_pkg_x.zip".
@@ -214,14 +216,12 @@ func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts Pack
 	if err != nil {
 		return nil, err
 	}
-	entries, err := walk(dir, opts)
+	tree, err := walk(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	var total int64
-	for _, e := range entries {
-		total += e.size
-	}
+	defer tree.Close()
+	total := tree.Size()
 	report := uploadProgressOf(ctx)
 	start := time.Now()
 	var pkg *Package
@@ -245,9 +245,15 @@ func (c *Client) uploadStreaming(ctx context.Context, uri, dir string, opts Pack
 		packed := make(chan struct{})
 		go func() {
 			defer close(packed)
-			pkg, perr = writePackageFunc(pw, dir, entries, opts, written)
-			if perr == nil && pkg.URI != uri {
-				perr = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, pkg.URI)
+			var z *packaging.Zip
+			z, perr = tree.WriteZip(pw, written)
+			switch {
+			case perr != nil:
+				perr = packageError(perr)
+			case packaging.URI(z.Hash) != uri:
+				perr = fmt.Errorf("ray: %s changed while it was being packaged (%s, then %s); try again", dir, uri, packaging.URI(z.Hash))
+			default:
+				pkg = &Package{URI: uri, Hash: z.Hash, Size: z.Size, Files: z.Files}
 			}
 			pw.CloseWithError(perr) // nil: the reader sees EOF
 		}()

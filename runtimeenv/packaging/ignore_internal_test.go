@@ -1,4 +1,4 @@
-package ray
+package packaging
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-
-	"github.com/raytpu/raytpu/internal/raycluster"
 )
 
 var specCases = [][]string{
@@ -33,10 +31,7 @@ var specPaths = []string{
 // .rayignore).
 func TestPathSpecMatchesRay(t *testing.T) {
 	t.Parallel()
-	venv, err := raycluster.FindVenv("")
-	if err != nil {
-		t.Fatalf("this test needs Ray's Python package: %v", err)
-	}
+	py := venvPython(t)
 	in, _ := json.Marshal(map[string]any{"specs": specCases, "paths": specPaths})
 	script := `
 import json, sys
@@ -48,7 +43,7 @@ for lines in d["specs"]:
     out.append([spec.match_file(p) for p in d["paths"]])
 print(json.dumps(out))
 `
-	cmd := exec.Command(filepath.Join(venv, "bin", "python"), "-c", script)
+	cmd := exec.Command(py, "-c", script)
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = bytesReader(in)
 	cmd.Stderr = os.Stderr
@@ -114,3 +109,22 @@ func FuzzWildmatch(f *testing.F) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// venvPython is the project virtualenv's interpreter: $RAYTPU_VENV, else
+// .venv at the repository's root. (runtimeenv imports nothing of
+// internal/, so internal/venvtest is out of reach.)
+func venvPython(t *testing.T) string {
+	t.Helper()
+	venv := os.Getenv("RAYTPU_VENV")
+	if venv == "" {
+		venv = filepath.Join("..", "..", ".venv")
+	}
+	py, err := filepath.Abs(filepath.Join(venv, "bin", "python"))
+	if err == nil {
+		_, err = os.Stat(py)
+	}
+	if err != nil {
+		t.Fatalf("this test needs Ray 2.60 in the project virtualenv: run scripts/setup-venv.sh (or make test), or set RAYTPU_VENV: %v", err)
+	}
+	return py
+}

@@ -1,16 +1,16 @@
-package ray
+package packaging
 
 import (
 	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/klauspost/compress/flate"
 	"golang.org/x/sync/errgroup"
@@ -47,23 +47,23 @@ func getFlate(w io.Writer, level int) *flate.Writer {
 
 const deflateLevel = flate.BestSpeed
 
-func prepare(e *entry, store bool) prepared {
+func (t *Tree) prepare(e *entry) prepared {
 	if e.dir || e.special {
 		return prepared{hash: entryHash(e.rel, nil)}
 	}
-	if e.abs != "" && e.size >= largeFile {
+	if e.src != "" && e.size >= largeFile {
 		return prepared{stream: true}
 	}
 	data := e.data
-	if e.abs != "" {
+	if e.src != "" {
 		var err error
-		data, err = os.ReadFile(e.abs)
+		data, err = t.readFile(e)
 		if err != nil {
-			return prepared{err: fmt.Errorf("ray: package: %w", err)}
+			return prepared{err: fmt.Errorf("packaging: %w", err)}
 		}
 	}
 	p := prepared{hash: entryHash(e.rel, data), crc: crc32.ChecksumIEEE(data), size: int64(len(data)), method: zip.Store, data: data}
-	if store || len(data) < 64 {
+	if t.opts.Store || len(data) < 64 {
 		return p
 	}
 	buf := outPool.Get().(*bytes.Buffer)
@@ -89,34 +89,31 @@ type limitWriter struct {
 }
 
 func (l *limitWriter) Write(p []byte) (int, error) {
-	if l.n+int64(len(p)) >= l.max {
-		return 0, sizeError(l.dir, l.n+int64(len(p)), l.max, false)
+	if l.n+int64(len(p)) > l.max {
+		return 0, &SizeError{Dir: l.dir, Size: l.n + int64(len(p)), Limit: l.max}
 	}
 	n, err := l.w.Write(p)
 	l.n += int64(n)
 	return n, err
 }
 
-// writePackage writes the zip of entries to w. The returned Package has no
-// Bytes.
-func writePackage(w io.Writer, dir string, entries []entry, opts PackageOptions) (*Package, error) {
-	return writePackageFunc(w, dir, entries, opts, nil)
-}
-
-// writePackageFunc is writePackage calling written (when not nil) with
-// the size of every entry once it is in the zip.
-func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOptions, written func(size int64)) (*Package, error) {
-	var total int64
-	for _, e := range entries {
-		total += e.size
+// WriteZip writes the zip of the tree to w, as Ray's Python client zips a
+// package (the same names and content; file modes kept; entries dated
+// Options.Modified when set), reading, hashing and compressing files on
+// Options.Workers goroutines. written, when not nil, is called with the
+// size of every file once it is in the zip. Past Options.MaxSize it stops
+// with a *SizeError. A tree may be written more than once.
+func (t *Tree) WriteZip(w io.Writer, written func(size int64)) (*Zip, error) {
+	opts, dir, entries := t.opts, t.dir, t.entries
+	if opts.Store && t.total > opts.MaxSize {
+		return nil, &SizeError{Dir: dir, Size: t.total, Limit: opts.MaxSize, Files: true}
 	}
-	if opts.Store && total >= opts.MaxSize {
-		return nil, sizeError(dir, total, opts.MaxSize, true)
-	}
-	prefix := ""
-	if opts.includeParentDir {
-		abs, _ := filepath.Abs(dir)
-		prefix = filepath.Base(abs) + "/"
+	prefix := opts.Prefix
+	stamp := func(mtime time.Time) time.Time {
+		if !opts.Modified.IsZero() {
+			return opts.Modified
+		}
+		return mtime
 	}
 
 	// Entries are prepared (read, hashed, compressed) by up to
@@ -142,7 +139,7 @@ func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOpti
 				return
 			}
 			g.Go(func() error {
-				j.out <- prepare(&entries[i], opts.Store)
+				j.out <- t.prepare(&entries[i])
 				return nil
 			})
 		}
@@ -179,7 +176,7 @@ func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOpti
 						zname = "./"
 					}
 				}
-				hdr := &zip.FileHeader{Name: zname, Method: zip.Store, Modified: e.mtime}
+				hdr := &zip.FileHeader{Name: zname, Method: zip.Store, Modified: stamp(e.mtime)}
 				hdr.SetMode(e.mode)
 				if _, err := zw.CreateHeader(hdr); err != nil {
 					return nil, err
@@ -187,7 +184,7 @@ func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOpti
 				files++
 			}
 		case p.stream:
-			h, err := streamFile(zw, name, e, opts.Store)
+			h, err := t.streamFile(zw, name, e, stamp(e.mtime))
 			if err != nil {
 				return nil, err
 			}
@@ -196,7 +193,7 @@ func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOpti
 		default:
 			xor8(&acc, p.hash)
 			hdr := &zip.FileHeader{Name: name, Method: p.method, CRC32: p.crc,
-				CompressedSize64: uint64(len(p.data)), UncompressedSize64: uint64(p.size), Modified: e.mtime}
+				CompressedSize64: uint64(len(p.data)), UncompressedSize64: uint64(p.size), Modified: stamp(e.mtime)}
 			hdr.SetMode(e.mode.Perm())
 			zf, err := zw.CreateRaw(hdr)
 			if err != nil {
@@ -217,36 +214,21 @@ func writePackageFunc(w io.Writer, dir string, entries []entry, opts PackageOpti
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	uri, hx := uriForHash(acc)
-	return &Package{URI: uri, Hash: hx, Size: lw.n, Files: files}, nil
-}
-
-func sizeError(dir string, size, limit int64, raw bool) error {
-	what := "package"
-	at := "is"
-	if raw {
-		what = "files to package"
-		at = "add up to"
-	}
-	if size >= limit && !raw {
-		at = "reached"
-	}
-	return fmt.Errorf("ray: %s: %s %s %d bytes (%.1f MiB), over the limit of %d bytes (%.1f MiB); exclude large files (PackageOptions.Excludes, .rayignore) or upload them elsewhere",
-		dir, what, at, size, float64(size)/(1<<20), limit, float64(limit)/(1<<20))
+	return &Zip{Hash: hex.EncodeToString(acc[:]), Size: lw.n, Files: files}, nil
 }
 
 // streamFile writes a large file into the zip while hashing it.
-func streamFile(zw *zip.Writer, name string, e *entry, store bool) ([8]byte, error) {
-	f, err := os.Open(e.abs)
+func (t *Tree) streamFile(zw *zip.Writer, name string, e *entry, modified time.Time) ([8]byte, error) {
+	f, err := t.open(e)
 	if err != nil {
-		return [8]byte{}, fmt.Errorf("ray: package: %w", err)
+		return [8]byte{}, fmt.Errorf("packaging: %w", err)
 	}
 	defer f.Close()
 	method := zip.Deflate
-	if store {
+	if t.opts.Store {
 		method = zip.Store
 	}
-	hdr := &zip.FileHeader{Name: name, Method: method, Modified: e.mtime}
+	hdr := &zip.FileHeader{Name: name, Method: method, Modified: modified}
 	hdr.SetMode(e.mode.Perm())
 	w, err := zw.CreateHeader(hdr)
 	if err != nil {
@@ -255,7 +237,7 @@ func streamFile(zw *zip.Writer, name string, e *entry, store bool) ([8]byte, err
 	h := sha1.New()
 	h.Write([]byte(e.rel))
 	if err := copyPlain(io.MultiWriter(h, w), f); err != nil {
-		return [8]byte{}, fmt.Errorf("ray: package: reading %s: %w", e.abs, err)
+		return [8]byte{}, fmt.Errorf("packaging: reading %s: %w", t.display(e), err)
 	}
 	var out [8]byte
 	copy(out[:], h.Sum(nil))
