@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/venvtest"
 )
 
 var specCases = [][]string{
@@ -33,10 +32,7 @@ var specPaths = []string{
 // .rayignore).
 func TestPathSpecMatchesRay(t *testing.T) {
 	t.Parallel()
-	venv, err := raycluster.FindVenv("")
-	if err != nil {
-		t.Fatalf("this test needs Ray's Python package: %v", err)
-	}
+	python := venvtest.Python(t)
 	in, _ := json.Marshal(map[string]any{"specs": specCases, "paths": specPaths})
 	script := `
 import json, sys
@@ -48,7 +44,7 @@ for lines in d["specs"]:
     out.append([spec.match_file(p) for p in d["paths"]])
 print(json.dumps(out))
 `
-	cmd := exec.Command(filepath.Join(venv, "bin", "python"), "-c", script)
+	cmd := exec.Command(python, "-c", script)
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = bytesReader(in)
 	cmd.Stderr = os.Stderr
