@@ -36,8 +36,10 @@ type AcceleratorConfig struct {
 	// a free slice (slice_placement_group's head_reservation_timeout_s);
 	// past it the replica fails to start with a "slice reservation
 	// pending" error and Serve retries it. Negative: wait indefinitely.
-	// Needs a Topology. Optional. Default: 100s (Ray's).
-	HeadReservationTimeout time.Duration `json:"head_reservation_timeout,omitempty"`
+	// Needs a Topology. Optional. Default: 100s (Ray's). In JSON and YAML
+	// it is head_reservation_timeout_s, seconds as a number (30, 2.5, -1),
+	// Ray's name and unit.
+	HeadReservationTimeout time.Duration `json:"-"`
 }
 
 // SliceReservationKey is the key of the deployment's user_config under

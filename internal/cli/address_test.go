@@ -55,3 +55,17 @@ func TestServeWaitUnreachable(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q; want it to say it cannot reach http://%s", out, errOut, addr)
 	}
 }
+
+// TestHeadReservationTimeoutFile: an application file's
+// head_reservation_timeout_s is seconds: 30 reaches the replicas' slice
+// reservation as 30, not as 30 nanoseconds.
+func TestHeadReservationTimeoutFile(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := run(t, "render", "-f", "testdata/apps/head-timeout.yaml")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, errOut)
+	}
+	if !strings.Contains(out, `\"head_reservation_timeout_s\":30}`) && !strings.Contains(out, `"head_reservation_timeout_s":30}`) {
+		t.Errorf("the rendered config has no head_reservation_timeout_s of 30:\n%s", out)
+	}
+}
