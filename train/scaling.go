@@ -7,6 +7,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/tpu"
 )
 
 // ScalingConfig mirrors ray.train.ScalingConfig (v2).
@@ -166,7 +167,7 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if len(s.LabelSelector) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("labelSelector"), "Ray Train pins TPU workers to a slice itself; a label selector is not allowed with useTPU"))
 	}
-	if e := chipCountTopology(f.Topology, s.Topology, s.Accelerator); e != nil {
+	if e := tpu.ChipCountTopology(f.Topology, s.Topology, s.Accelerator, tpu.TargetRay); e != nil {
 		return out, nil, append(errs, e)
 	}
 	if s.Topology == "" || s.Accelerator == "" {
