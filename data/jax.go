@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // DefaultJaxBatchSize is iter_jax_batches' default batch_size (rows per host).
@@ -155,6 +156,8 @@ func (it IterJaxBatches) compile(p *field.Path) (IterKwargs, field.ErrorList) {
 	}
 	if it.BatchSize < 0 {
 		errs = append(errs, field.Invalid(p.Child("batchSize"), it.BatchSize, "must be positive (rows per host), or 0 for 256"))
+	} else if it.BatchSize > placement.MaxBatchSize {
+		errs = append(errs, field.TooMany(p.Child("batchSize"), it.BatchSize, placement.MaxBatchSize, placement.SourceBatchSize))
 	}
 	if it.PrefetchBatches < 0 {
 		errs = append(errs, field.Invalid(p.Child("prefetchBatches"), it.PrefetchBatches, "must be positive, or 0 for 1"))

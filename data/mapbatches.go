@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -121,6 +122,8 @@ func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
 	}
 	if m.BatchSize < 0 {
 		errs = append(errs, field.Invalid(p.Child("batchSize"), m.BatchSize, "must be positive, or 0 for Ray's default"))
+	} else if m.BatchSize > placement.MaxBatchSize {
+		errs = append(errs, field.TooMany(p.Child("batchSize"), m.BatchSize, placement.MaxBatchSize, placement.SourceBatchSize))
 	}
 	if m.BatchFormat != "" && !slices.Contains(BatchFormats, m.BatchFormat) {
 		errs = append(errs, field.NotSupported(p.Child("batchFormat"), m.BatchFormat, BatchFormats))

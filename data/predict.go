@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -185,6 +186,8 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 	kw, errs := it.compile(p)
 	if hosts.Workers < 1 {
 		errs = append(errs, field.Invalid(p.Child("workers"), hosts.Workers, "must be at least 1"))
+	} else if hosts.Workers > placement.MaxWorkers {
+		errs = append(errs, field.TooMany(p.Child("workers"), hosts.Workers, placement.MaxWorkers, placement.SourceWorkers))
 	}
 	d, why, herrs := hosts.devices(p)
 	errs = append(errs, herrs...)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // Source is where a [Dataset] reads from: [Range], [FromItems],
@@ -124,6 +125,8 @@ func (r Range) compile(p *field.Path) (Op, int, field.ErrorList) {
 	errs := checkBlocks(p, r.OverrideNumBlocks)
 	if r.N < 0 {
 		errs = append(errs, field.Invalid(p.Child("n"), r.N, "cannot be negative"))
+	} else if r.N > placement.MaxRows {
+		errs = append(errs, field.TooMany(p.Child("n"), r.N, placement.MaxRows, placement.SourceRows))
 	}
 	return newOp("range", struct {
 		N                 int `json:"n"`

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // importPath matches a Python "module:attr" or "pkg.module:attr".
@@ -96,6 +97,8 @@ func (r Repartition) compile(p *field.Path) (Op, field.ErrorList) {
 		errs = append(errs, field.Invalid(p.Child("numBlocks"), r.NumBlocks, "must be positive"))
 	case r.TargetNumRowsPerBlock < 0:
 		errs = append(errs, field.Invalid(p.Child("targetNumRowsPerBlock"), r.TargetNumRowsPerBlock, "must be positive"))
+	case r.TargetNumRowsPerBlock > placement.MaxRows:
+		errs = append(errs, field.TooMany(p.Child("targetNumRowsPerBlock"), r.TargetNumRowsPerBlock, placement.MaxRows, placement.SourceRows))
 	case r.NumBlocks == 0 && r.TargetNumRowsPerBlock == 0:
 		errs = append(errs, field.Required(p.Child("numBlocks"), "set numBlocks or targetNumRowsPerBlock"))
 	case r.NumBlocks > 0 && r.TargetNumRowsPerBlock > 0:

@@ -91,6 +91,9 @@ const (
 	TypeNotSupported Type = "NotSupported"
 	// TypeForbidden: the field may not be set in this combination.
 	TypeForbidden Type = "Forbidden"
+	// TypeTooMany: a count (slices, replicas, workers, bundles, rows) or a
+	// length is above raytpu's documented limit for it.
+	TypeTooMany Type = "TooMany"
 )
 
 // Error is one validation problem.
@@ -121,6 +124,8 @@ func (e *Error) Error() string {
 		b.WriteString("Forbidden")
 	case TypeNotSupported:
 		fmt.Fprintf(&b, "Unsupported value: %s", quote(e.BadValue))
+	case TypeTooMany:
+		fmt.Fprintf(&b, "Too many: %s", quote(e.BadValue))
 	default:
 		fmt.Fprintf(&b, "Invalid value: %s", quote(e.BadValue))
 	}
@@ -174,6 +179,19 @@ func Required(p *Path, detail string) *Error {
 // Invalid reports a value that breaks a rule.
 func Invalid(p *Path, value any, detail string) *Error {
 	return &Error{Type: TypeInvalid, Field: p.String(), BadValue: value, Detail: detail}
+}
+
+// TooMany reports a count or a length above its limit: value is what the
+// user gave, limit the most allowed, and source says where the limit comes
+// from (Ray, Kubernetes, the TPU catalog). The detail reads "must be at
+// most <limit> (<source>)". Callers check the limit before they allocate
+// anything that grows with the value.
+func TooMany(p *Path, value any, limit int, source string) *Error {
+	d := "must be at most " + strconv.Itoa(limit)
+	if source != "" {
+		d += " (" + source + ")"
+	}
+	return &Error{Type: TypeTooMany, Field: p.String(), BadValue: value, Detail: d}
 }
 
 // Forbidden reports a field that may not be set here.

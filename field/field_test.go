@@ -97,6 +97,12 @@ func TestConstructors(t *testing.T) {
 				ValidValues: []string{"1", "4", "8"}},
 		},
 		{
+			name: "TooMany",
+			got:  field.TooMany(field.NewPath("numSlices"), 99999999999, 1024, "Ray's tested envelope"),
+			want: &field.Error{Type: field.TypeTooMany, Field: "numSlices", BadValue: 99999999999,
+				Detail: "must be at most 1024 (Ray's tested envelope)"},
+		},
+		{
 			name: "WithDetail",
 			got:  field.NotSupported(p, "9x9", []string{"4x4"}).WithDetail("GKE provisions it"),
 			want: &field.Error{Type: field.TypeNotSupported, Field: "train.scaling.topology", BadValue: "9x9",
@@ -157,6 +163,8 @@ func TestErrorFormat(t *testing.T) {
 			field.NotSupported(field.NewPath("x"), "zzzzzzzz", many),
 			`x: Unsupported value: "zzzzzzzz" (supported: "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15" and 4 more)`,
 		},
+		{"TooMany", field.TooMany(field.NewPath("numSlices"), 1<<40, 1024, "the source"), `numSlices: Too many: 1099511627776: must be at most 1024 (the source)`},
+		{"TooMany without source", field.TooMany(field.NewPath("n"), 9, 8, ""), `n: Too many: 9: must be at most 8`},
 		{"unknown type renders as Invalid", &field.Error{Type: "Other", Field: "f", BadValue: 1.5}, `f: Invalid value: 1.5`},
 	}
 	for _, tt := range tests {

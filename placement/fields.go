@@ -27,6 +27,7 @@ type Fields struct {
 	Strategy            *field.Path
 	TPUResourcePerChip  *field.Path
 	BundleLabelSelector *field.Path
+	Name                *field.Path
 	// BundleTPU is where a problem with the TPU count of each bundle is
 	// reported, for a caller that derives that count from a field of its
 	// own (train's chipsPerHost). Default (nil): ResourcesPerBundle[TPU].
@@ -53,6 +54,7 @@ func FieldsUnder(p *field.Path) Fields {
 		Strategy:            at("strategy"),
 		TPUResourcePerChip:  at("tpuResourcePerChip"),
 		BundleLabelSelector: at("bundleLabelSelector"),
+		Name:                at("name"),
 	}
 }
 
@@ -76,6 +78,8 @@ func (f *Fields) locate(name string) *field.Path {
 		return f.TPUResourcePerChip
 	case "bundleLabelSelector":
 		return f.BundleLabelSelector
+	case "name":
+		return f.Name
 	}
 	return field.NewPath(name)
 }

@@ -84,6 +84,20 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 	if v, ok := s.ResourcesPerBundle[rayvocab.ResourceTPU]; ok && v == 0 {
 		errs = append(errs, field.Invalid(f.bundleTPU(), v, "must be positive"))
 	}
+	// Limits first: nothing below grows with them, but a count past its
+	// limit is reported even when the slice is valid.
+	if s.TPUResourcePerChip > MaxTPUResourcePerChip {
+		errs = append(errs, field.TooMany(f.TPUResourcePerChip, s.TPUResourcePerChip, MaxTPUResourcePerChip, SourceTPUResourcePerChip))
+	}
+	if len(s.Name) > MaxNameLength {
+		errs = append(errs, field.TooMany(f.Name, len(s.Name), MaxNameLength, SourceNameLength))
+	}
+	if s.NumSlices > MaxSlices {
+		errs = append(errs, field.TooMany(f.NumSlices, s.NumSlices, MaxSlices, SourceSlices))
+	}
+	if n := len(s.BundleLabelSelector); n > MaxBundles {
+		errs = append(errs, field.TooMany(f.BundleLabelSelector, n, MaxBundles, SourceBundles))
+	}
 	sl, serrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}.
 		Resolve(tpu.TargetRay, tpu.SliceFields{
 			Generation:   f.Accelerator,
@@ -91,7 +105,7 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 			ChipsPerHost: f.ChipsPerHost,
 		})
 	errs = append(errs, serrs...)
-	if sl == nil || s.TPUResourcePerChip < 0 {
+	if sl == nil || s.TPUResourcePerChip < 0 || s.TPUResourcePerChip > MaxTPUResourcePerChip {
 		return nil, errs
 	}
 	perChip := max(s.TPUResourcePerChip, 1)
@@ -123,6 +137,10 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 	case !slices.Contains(validTPUPerWorker, tpuPerBundle):
 		errs = append(errs, field.NotSupported(f.bundleTPU(), tpuPerBundle, []string{"1", "2", "4", "8"}).
 			WithDetail("a Ray task or actor may request only 1, 2, 4 or 8 TPU"))
+	case tpuPerSlice/tpuPerBundle > MaxBundles:
+		errs = append(errs, field.Invalid(f.bundleTPU(), tpuPerBundle, fmt.Sprintf(
+			"a %s %s slice would hold %d bundles of %s TPU, more than the %d a slice group holds; request more TPU per bundle",
+			sl.Generation.Name, sl.Topology, int(tpuPerSlice/tpuPerBundle), fmtNum(tpuPerBundle), MaxBundles)))
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -163,6 +181,15 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 		return nil, field.ErrorList{field.Invalid(sh.paths().NumSlices, numSlices, "must be at least 1")}
 	}
 	perSlice := sh.BundlesPerSlice
+	// The limits, before anything that grows with numSlices: perSlice is
+	// at most MaxBundles (Resolve), so the product cannot overflow.
+	if numSlices > MaxSlices {
+		return nil, field.ErrorList{field.TooMany(sh.paths().NumSlices, numSlices, MaxSlices, SourceSlices)}
+	}
+	if numSlices*perSlice > MaxBundles {
+		return nil, field.ErrorList{field.TooMany(sh.paths().NumSlices, numSlices, MaxBundles/perSlice, fmt.Sprintf(
+			"%d slices of %d bundles are %d bundles; %s, at most %d", numSlices, perSlice, numSlices*perSlice, SourceBundles, MaxBundles))}
+	}
 	numBundles := perSlice * numSlices
 	if n := len(s.BundleLabelSelector); n > 0 && n != numBundles {
 		return nil, field.ErrorList{field.Invalid(sh.paths().BundleLabelSelector, n,

@@ -25,6 +25,12 @@ var (
 	// ErrUnavailable: the dashboard could not be reached or answered with a
 	// server error, after retries.
 	ErrUnavailable = errors.New("ray: dashboard unavailable")
+	// ErrUnreachable: no answer at all from the dashboard (connection
+	// refused or reset, unknown host, timeout, TLS), after retries: the
+	// address is wrong or the cluster is down. Every error that matches it
+	// also matches ErrUnavailable; a dashboard that answers with a server
+	// error matches ErrUnavailable only.
+	ErrUnreachable = errors.New("ray: dashboard unreachable")
 	// ErrUnauthenticated: the dashboard refused the request's token (HTTP
 	// 401: none was sent; HTTP 403: it was wrong). The error's message says
 	// how to supply one (see EnvAuthToken).
@@ -150,7 +156,7 @@ func (e *transportError) Error() string {
 	return fmt.Sprintf("ray: %s %s: %v", e.Method, e.URL, e.Err)
 }
 
-func (e *transportError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
+func (e *transportError) Unwrap() []error { return []error{ErrUnreachable, ErrUnavailable, e.Err} }
 
 // Redact returns u without credentials: no userinfo, and the values of query
 // parameters that look like secrets (token, key, secret, password, auth,

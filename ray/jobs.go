@@ -309,18 +309,27 @@ type WaitOptions struct {
 }
 
 // WaitJob polls the job until it reaches a terminal status and returns it.
-// Polls that fail with ErrUnavailable (after GetJob's own retries) are
-// tolerated until ctx ends; other errors end the wait.
+// A first poll that gets no answer at all (after GetJob's own retries)
+// ends the wait at once with an error matching ErrUnreachable and
+// ErrUnavailable that names the dashboard's address. Later polls that fail
+// with ErrUnavailable are tolerated until ctx ends; other errors end the
+// wait.
 func (c *Client) WaitJob(ctx context.Context, id string, opts WaitOptions) (JobInfo, error) {
 	interval := opts.PollInterval
 	if interval <= 0 {
 		interval = time.Second
 	}
 	var prev JobStatus
+	answered := false
+	var lastErr error
 	for {
 		j, err := c.GetJob(ctx, id)
 		switch {
+		case errors.Is(err, ErrUnreachable) && !answered && ctx.Err() == nil:
+			// Never answered: a wrong address or a cluster that is down.
+			return j, c.unreachable("WaitJob "+id, err)
 		case err == nil:
+			answered = true
 			if j.Status != prev && opts.OnTransition != nil {
 				opts.OnTransition(j)
 			}
@@ -329,11 +338,19 @@ func (c *Client) WaitJob(ctx context.Context, id string, opts WaitOptions) (JobI
 				return j, nil
 			}
 		case errors.Is(err, ErrUnavailable) && ctx.Err() == nil:
+			lastErr = err
 			c.logger.DebugContext(ctx, "ray: WaitJob poll failed", "submission_id", id, "error", err.Error())
-		default:
+		case ctx.Err() == nil:
 			return j, err
 		}
-		if err := c.sleep(ctx, interval); err != nil {
+		// A context that ended, during the poll or the sleep, ends the wait.
+		if err := c.sleep(ctx, interval); err != nil || ctx.Err() != nil {
+			if err == nil {
+				err = ctx.Err()
+			}
+			if !answered {
+				return j, c.silent("WaitJob "+id, err, lastErr)
+			}
 			return j, fmt.Errorf("ray: WaitJob %s: %w", id, err)
 		}
 	}

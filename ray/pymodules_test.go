@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/venvtest"
 )
 
 // TestPyModulePackagesMatchRay compares py_modules packages (a directory
@@ -20,10 +20,7 @@ import (
 // file) with Ray's Python code.
 func TestPyModulePackagesMatchRay(t *testing.T) {
 	t.Parallel()
-	venv, err := raycluster.FindVenv("")
-	if err != nil {
-		t.Fatalf("this test needs Ray's Python package: %v", err)
-	}
+	python := venvtest.Python(t)
 	root := t.TempDir()
 	mod := filepath.Join(root, "mymod")
 	for p, c := range map[string]string{
@@ -53,7 +50,7 @@ for path, is_dir in ((mod, True), (single, False)):
 print(json.dumps(out))
 `
 	ex, _ := json.Marshal(excludes)
-	cmd := exec.Command(filepath.Join(venv, "bin", "python"), "-c", script, mod, single, string(ex))
+	cmd := exec.Command(python, "-c", script, mod, single, string(ex))
 	cmd.Dir = t.TempDir()
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()

@@ -84,8 +84,12 @@ type WaitServeOptions struct {
 // never deployed or has been deleted), and when ctx ends first, with the
 // last status and details seen (a replica that cannot be scheduled keeps
 // an application DEPLOYING for ever; the deployments' messages say so).
-// Polls that fail with ErrUnavailable (after the read's own retries) are
-// tolerated until ctx ends; other errors end the wait.
+// A first poll that gets no answer at all (after the read's own retries)
+// ends the wait at once with an error matching ErrUnreachable and
+// ErrUnavailable that names the dashboard's address. Later polls that
+// fail with ErrUnavailable are tolerated until ctx ends; other errors end
+// the wait. A wait that ends before the dashboard answered never matches
+// ErrNotFound.
 func (c *Client) WaitServeApplication(ctx context.Context, name string, opts WaitServeOptions) (ApplicationDetails, error) {
 	interval := opts.PollInterval
 	if interval <= 0 {
@@ -94,10 +98,15 @@ func (c *Client) WaitServeApplication(ctx context.Context, name string, opts Wai
 	var (
 		last    *ApplicationDetails
 		prevKey string
+		lastErr error
 	)
+	op := fmt.Sprintf("WaitServeApplication %q", name)
 	for {
 		d, err := c.ServeApplications(ctx)
 		switch {
+		case errors.Is(err, ErrUnreachable) && last == nil && ctx.Err() == nil:
+			// Never answered: a wrong address or a cluster that is down.
+			return ApplicationDetails{}, c.unreachable(op, err)
 		case err == nil:
 			a, ok := d.Applications[name]
 			if !ok {
@@ -118,6 +127,7 @@ func (c *Client) WaitServeApplication(ctx context.Context, name string, opts Wai
 				return a, appError(a, nil)
 			}
 		case errors.Is(err, ErrUnavailable) && ctx.Err() == nil:
+			lastErr = err
 			c.logger.DebugContext(ctx, "ray: WaitServeApplication poll failed", "application", name, "error", err.Error())
 		case ctx.Err() == nil:
 			return ApplicationDetails{}, err
@@ -127,8 +137,8 @@ func (c *Client) WaitServeApplication(ctx context.Context, name string, opts Wai
 				err = ctx.Err()
 			}
 			if last == nil {
-				return ApplicationDetails{}, &ServeApplicationError{Name: name, Status: ServeAppNotStarted,
-					Message: "no answer from the dashboard before the wait ended", Err: err}
+				// No answer saying the application is absent: not ErrNotFound.
+				return ApplicationDetails{}, c.silent(op, err, lastErr)
 			}
 			return *last, appError(*last, err)
 		}

@@ -36,8 +36,10 @@ type AcceleratorConfig struct {
 	// a free slice (slice_placement_group's head_reservation_timeout_s);
 	// past it the replica fails to start with a "slice reservation
 	// pending" error and Serve retries it. Negative: wait indefinitely.
-	// Needs a Topology. Optional. Default: 100s (Ray's).
-	HeadReservationTimeout time.Duration `json:"head_reservation_timeout,omitempty"`
+	// Needs a Topology. Optional. Default: 100s (Ray's). In JSON and YAML
+	// it is head_reservation_timeout_s, seconds as a number (30, 2.5, -1),
+	// Ray's name and unit.
+	HeadReservationTimeout time.Duration `json:"-"`
 }
 
 // SliceReservationKey is the key of the deployment's user_config under
@@ -178,6 +180,13 @@ func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup
 		return groups, SliceReservation{}, errs
 	}
 	n := d.maxReplicas()
+	// Every replica gets a group: the limits come before the first.
+	if n > placement.MaxReplicas {
+		return groups, SliceReservation{}, nil // validate reports it; nothing is built
+	}
+	if e := d.sliceReplicaLimit(p, n, len(groups), shape.BundlesPerSlice); e != nil {
+		return groups, SliceReservation{}, field.ErrorList{e}
+	}
 	from := len(groups)
 	for i := range n {
 		// Each replica gets a group of its own, sharing the shape's
@@ -216,4 +225,29 @@ func fmtBundle(b map[string]float64) string {
 		s += fmt.Sprintf("%s: %g", k, b[k])
 	}
 	return s + "}"
+}
+
+// sliceReplicaLimit reports n replicas that each own a slice of perSlice
+// bundles past the limits, after before such replicas of the deployments
+// above: MaxSliceReplicas over the application, MaxBundles over the
+// deployment's slices. The error is at the field that set n.
+func (d *Deployment) sliceReplicaLimit(p *field.Path, n, before, perSlice int) *field.Error {
+	at := func() *field.Path {
+		if d.AutoscalingConfig != nil && d.AutoscalingConfig.MaxReplicas > 0 {
+			return p.Child("autoscalingConfig", "maxReplicas")
+		}
+		return p.Child("numReplicas")
+	}
+	switch {
+	case before+n > placement.MaxSliceReplicas:
+		src := placement.SourceSliceReplicas
+		if before > 0 {
+			src = fmt.Sprintf("%s; the deployments above hold %d", src, before)
+		}
+		return field.TooMany(at(), n, placement.MaxSliceReplicas-before, src)
+	case n*perSlice > placement.MaxBundles:
+		return field.TooMany(at(), n, placement.MaxBundles/perSlice, fmt.Sprintf(
+			"%d replicas of %d hosts are %d bundles; %s, at most %d", n, perSlice, n*perSlice, placement.SourceBundles, placement.MaxBundles))
+	}
+	return nil
 }

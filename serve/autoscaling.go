@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // AutoscalingConfig mirrors ray.serve.config.AutoscalingConfig. Unset
@@ -82,6 +83,18 @@ func (d *Deployment) maxReplicas() int {
 // defaults differ.
 func (a *AutoscalingConfig) validate(p *field.Path, auto bool) field.ErrorList {
 	var errs field.ErrorList
+	// The limits first; a count past one is not compared with the others.
+	for _, c := range [...]struct {
+		name string
+		n    *int
+	}{{"minReplicas", a.MinReplicas}, {"initialReplicas", a.InitialReplicas}, {"maxReplicas", &a.MaxReplicas}} {
+		if c.n != nil && *c.n > placement.MaxReplicas {
+			errs = append(errs, field.TooMany(p.Child(c.name), *c.n, placement.MaxReplicas, placement.SourceReplicas))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
 	minR, maxR := defaultMinReplicas, defaultMaxReplicas
 	if auto {
 		maxR = autoMaxReplicas

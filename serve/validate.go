@@ -26,7 +26,12 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 	if d.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), "the name of a deployment defined in the application's code"))
 	}
+	if len(d.Name) > placement.MaxNameLength {
+		errs = append(errs, field.TooMany(p.Child("name"), len(d.Name), placement.MaxNameLength, placement.SourceNameLength))
+	}
 	switch {
+	case d.NumReplicas > placement.MaxReplicas:
+		errs = append(errs, field.TooMany(p.Child("numReplicas"), int(d.NumReplicas), placement.MaxReplicas, placement.SourceReplicas))
 	case d.NumReplicas < 0 && d.NumReplicas != Auto:
 		errs = append(errs, field.Invalid(p.Child("numReplicas"), int(d.NumReplicas), `must be a positive count, or Auto ("auto")`))
 	case d.NumReplicas > 0 && d.AutoscalingConfig != nil:

@@ -359,3 +359,36 @@ func TestMachineTypeFor(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitsMatchCatalog keeps the slice limits in limits.go equal to
+// what the catalog holds: MaxChipsPerSlice is the largest slice of any
+// generation, and no catalog shape exceeds it or MaxTopologyDimension.
+func TestLimitsMatchCatalog(t *testing.T) {
+	t.Parallel()
+	largest := 0
+	for _, g := range tpu.Generations() {
+		largest = max(largest, g.MaxChips)
+		for _, target := range []tpu.Target{tpu.TargetRay, tpu.TargetGKE} {
+			for _, s := range g.ValidTopologies(target) {
+				topo := tpu.MustParseTopology(s)
+				if topo.Chips() > tpu.MaxChipsPerSlice {
+					t.Errorf("%s %s has %d chips, more than MaxChipsPerSlice %d", g.Name, s, topo.Chips(), tpu.MaxChipsPerSlice)
+				}
+				for _, d := range topo.Dims() {
+					if d > tpu.MaxTopologyDimension {
+						t.Errorf("%s %s: dimension %d above MaxTopologyDimension", g.Name, s, d)
+					}
+				}
+			}
+		}
+		if slices.Min(g.ChipsPerHostOptions) < 1 {
+			t.Errorf("%s ships hosts of fewer than 1 chip", g.Name)
+		}
+	}
+	if largest != tpu.MaxChipsPerSlice {
+		t.Errorf("the catalog's largest slice has %d chips; MaxChipsPerSlice is %d", largest, tpu.MaxChipsPerSlice)
+	}
+	if tpu.MaxHostsPerSlice < tpu.MaxChipsPerSlice {
+		t.Errorf("MaxHostsPerSlice %d is below MaxChipsPerSlice %d on 1-chip hosts", tpu.MaxHostsPerSlice, tpu.MaxChipsPerSlice)
+	}
+}

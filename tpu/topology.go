@@ -33,8 +33,8 @@ func ParseTopology(s string) (Topology, error) {
 			return Topology{}, fmt.Errorf("topology %q: dimension %d is %q, not a positive integer", s, i+1, p)
 		}
 		v, err := strconv.Atoi(p)
-		if err != nil || v <= 0 || v > 1<<16 {
-			return Topology{}, fmt.Errorf("topology %q: dimension %d is %q, not a positive integer up to 65536", s, i+1, p)
+		if err != nil || v <= 0 || v > MaxTopologyDimension {
+			return Topology{}, fmt.Errorf("topology %q: dimension %d is %q, not a positive integer up to %d", s, i+1, p, MaxTopologyDimension)
 		}
 		t.dims[i] = v
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // RunConfig mirrors ray.train.RunConfig.
@@ -97,6 +98,9 @@ var runPath = trainerPath.Child("run")
 
 func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 	errs := field.ValidateStruct(p, &r)
+	if len(r.Name) > placement.MaxNameLength {
+		errs = append(errs, field.TooMany(p.Child("name"), len(r.Name), placement.MaxNameLength, placement.SourceNameLength))
+	}
 	fp := p.Child("failure")
 	for _, c := range []struct {
 		name string

@@ -7,6 +7,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/tpu"
 )
 
 // ScalingConfig mirrors ray.train.ScalingConfig (v2).
@@ -115,6 +116,8 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 		UseTPU: s.UseTPU, UseGPU: s.UseGPU, PlacementStrategy: string(strategy),
 		LabelSelector: s.LabelSelector, ResourcesPerWorker: s.ResourcesPerWorker,
 	}
+	limErrs := s.checkLimits(p, f)
+	errs = append(errs, limErrs...)
 	el, eerrs := s.elastic(p)
 	errs = append(errs, eerrs...)
 	out.MinWorkers, out.ElasticResizeMonitorIntervalS = el.min, el.intervalS
@@ -164,7 +167,7 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if len(s.LabelSelector) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("labelSelector"), "Ray Train pins TPU workers to a slice itself; a label selector is not allowed with useTPU"))
 	}
-	if e := chipCountTopology(f.Topology, s.Topology, s.Accelerator); e != nil {
+	if e := tpu.ChipCountTopology(f.Topology, s.Topology, s.Accelerator, tpu.TargetRay); e != nil {
 		return out, nil, append(errs, e)
 	}
 	if s.Topology == "" || s.Accelerator == "" {
@@ -215,6 +218,9 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if _, set := shape.BundleResources[key]; !set {
 		shape.BundleResources[key] = rayvocab.AcceleratorConstraintAmount
 	}
+	if len(limErrs) > 0 {
+		return out, nil, errs // the counts below would be past their limits
+	}
 	perSlice := shape.BundlesPerSlice
 	numSlices := max(s.NumSlices, 1)
 	switch {
@@ -254,4 +260,23 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	out.Topology = group.Topology
 	out.ResourcesPerWorker = group.BundleResources
 	return out, group, nil
+}
+
+// checkLimits reports every count of s past its limit (placement's limits
+// table): the worker counts past MaxWorkers, NumSlices past MaxSlices.
+// compile checks them before it multiplies or allocates anything by them.
+func (s ScalingConfig) checkLimits(p *field.Path, f placement.Fields) field.ErrorList {
+	var errs field.ErrorList
+	for _, c := range [...]struct {
+		name string
+		n    int
+	}{{"numWorkers", s.NumWorkers}, {"minWorkers", s.MinWorkers}, {"maxWorkers", s.MaxWorkers}} {
+		if c.n > placement.MaxWorkers {
+			errs = append(errs, field.TooMany(p.Child(c.name), c.n, placement.MaxWorkers, placement.SourceWorkers))
+		}
+	}
+	if s.NumSlices > placement.MaxSlices {
+		errs = append(errs, field.TooMany(f.NumSlices, s.NumSlices, placement.MaxSlices, placement.SourceSlices))
+	}
+	return errs
 }

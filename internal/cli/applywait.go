@@ -54,7 +54,7 @@ func waitKube(ctx context.Context, w io.Writer, b *kuberay.Backend, ref kuberay.
 		if out != nil {
 			p.Done(string(out.State))
 		} else {
-			p.Done("gave up waiting")
+			p.Done(gaveUp(err))
 		}
 		return err
 	case kuberay.KindRayService:
@@ -66,14 +66,14 @@ func waitKube(ctx context.Context, w io.Writer, b *kuberay.Backend, ref kuberay.
 		if st != nil {
 			p.Done(string(st.State))
 		} else {
-			p.Done("gave up waiting")
+			p.Done(gaveUp(err))
 		}
 		return err
 	case kuberay.KindRayCluster:
 		cs, err := b.WaitCluster(ctx, planName, func(cs kuberay.ClusterStatus) { showClusterStatus(p, cs) })
 		stop()
 		if err != nil {
-			p.Done("gave up waiting")
+			p.Done(gaveUp(err))
 			return err
 		}
 		p.Done(clusterState(cs))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,17 +32,28 @@ func defaultAddress() string {
 	return "http://127.0.0.1:8265"
 }
 
+// dashboardURL reads a dashboard address as Ray's job CLI does: a
+// host:port without a scheme ("127.0.0.1:8265", as RAY_ADDRESS often
+// holds) is http://host:port; an address with a scheme is left alone.
+func dashboardURL(a string) string {
+	a = strings.TrimSpace(a)
+	if a != "" && !strings.Contains(a, "://") {
+		return "http://" + a
+	}
+	return a
+}
+
 // dashboardFlag adds --address to cmd and returns how to get a client of
 // the dashboard it names (or the default address).
 func dashboardFlag(cmd *cobra.Command) func() (*ray.Client, error) {
 	var address string
-	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, the running dev-cluster's, http://127.0.0.1:8265)")
+	cmd.PersistentFlags().StringVar(&address, "address", "", "Ray dashboard URL, or host:port for http://host:port (default: $RAY_API_SERVER_ADDRESS, $RAY_ADDRESS, the running dev-cluster's, http://127.0.0.1:8265)")
 	return func() (*ray.Client, error) {
 		a := address
 		if a == "" {
 			a = defaultAddress()
 		}
-		c, err := ray.NewClient(a)
+		c, err := ray.NewClient(dashboardURL(a))
 		if err != nil {
 			return nil, usagef("--address: %v", err)
 		}

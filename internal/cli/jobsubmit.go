@@ -138,7 +138,7 @@ func followJob(ctx context.Context, p *progress.Printer, c *ray.Client, id strin
 	j, err := c.WaitJob(ctx, id, ray.WaitOptions{OnTransition: func(j ray.JobInfo) { p.State(string(j.Status)) }})
 	stop()
 	if err != nil {
-		p.Done("gave up waiting")
+		p.Done(gaveUp(err))
 		return fmt.Errorf("job %s: %w (last status %s)", id, err, dash(string(j.Status)))
 	}
 	if msg, _, _ := strings.Cut(strings.TrimSpace(j.Message), "\n"); msg != "" && j.Status != ray.JobSucceeded {

@@ -76,7 +76,7 @@ func waitApp(ctx context.Context, w io.Writer, s backend.Server, dash links, nam
 		p.Done(string(st.State))
 		printStatus(w, st)
 	default:
-		p.Done("gave up waiting")
+		p.Done(gaveUp(err))
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -60,4 +61,14 @@ func withUploadProgress(ctx context.Context, p *progress.Printer, what string) (
 		p.Bytes(label, u.Packed, u.Total)
 	})
 	return ctx, any.Load
+}
+
+// gaveUp is the last progress line of a wait that ended with err and no
+// state: a dashboard that never answered says so, anything else is a wait
+// given up.
+func gaveUp(err error) string {
+	if errors.Is(err, ray.ErrUnreachable) {
+		return "cannot reach the Ray dashboard"
+	}
+	return "gave up waiting"
 }

@@ -4,19 +4,29 @@
 package venvtest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/raytpu/raytpu/internal/pyenv"
 )
 
-// Python returns the interpreter of $RAYTPU_VENV, or of .venv at the root
-// of the repository (the first directory above the working directory that
-// holds go.mod).
+// Python returns the interpreter of $RAYTPU_VENV, else of .venv at the
+// root of the repository (the first directory above the working directory
+// that holds go.mod) when it exists, else of the raytpu cache's complete
+// virtualenv for python3 (package pyenv): the order raycluster finds Ray
+// in.
 func Python(tb testing.TB) string {
 	tb.Helper()
 	venv := os.Getenv("RAYTPU_VENV")
 	if venv == "" {
 		venv = filepath.Join(RepoRoot(tb), ".venv")
+		if _, err := os.Stat(venv); err != nil {
+			if v, err := pyenv.Dir(context.Background(), "python3"); err == nil && pyenv.Complete(v) {
+				venv = v
+			}
+		}
 	}
 	py := filepath.Join(venv, "bin", "python")
 	if _, err := os.Stat(py); err != nil {
