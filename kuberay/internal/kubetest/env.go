@@ -25,9 +25,10 @@ import (
 // control plane's logs to stderr (they are discarded otherwise).
 const EnvLog = "RAYTPU_KUBE_LOG"
 
-// StartTimeout bounds the start of etcd and kube-apiserver each; a loaded
-// 2-core machine needs far more than envtest's 20s default.
-const StartTimeout = 2 * time.Minute
+// StartTimeout bounds the start of etcd and kube-apiserver each: envtest
+// waits on their health endpoints (a readiness signal, not a fixed delay),
+// and a loaded 2-core machine can need far more than its 20s default.
+const StartTimeout = 5 * time.Minute
 
 // Env is a running control plane with the KubeRay operator.
 type Env struct {

@@ -74,14 +74,19 @@ func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 	}
 	op := &operator{cancel: cancel, done: make(chan error, 1)}
 	go func() { op.done <- mgr.Start(ctx) }()
-	sync, stop := context.WithTimeout(ctx, time.Minute)
+	// The caches' sync is the operator's readiness; a loaded machine may
+	// take minutes to list every watched type.
+	sync, stop := context.WithTimeout(ctx, cacheSyncTimeout)
 	defer stop()
 	if !mgr.GetCache().WaitForCacheSync(sync) {
 		cancel()
-		return nil, errors.Join(errors.New("kubetest: the operator's caches did not sync within a minute"), <-op.done)
+		return nil, errors.Join(fmt.Errorf("kubetest: the operator's caches did not sync within %v", cacheSyncTimeout), <-op.done)
 	}
 	return op, nil
 }
+
+// cacheSyncTimeout bounds the wait for the operator's informer caches.
+const cacheSyncTimeout = 3 * time.Minute
 
 // stop stops the manager; stopping it again returns the first answer.
 func (o *operator) stop() error {
