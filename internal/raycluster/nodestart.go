@@ -124,7 +124,9 @@ func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
 
 // waitSummary waits until the dashboard's node summary (GET
 // /nodes?view=summary, what `raytpu top`, `serve wait`'s diagnosis and the
-// Serve checks read) lists want ALIVE nodes, and every node in tpus (IP to
+// Serve checks read) lists want ALIVE nodes, each with physical stats from
+// its dashboard agent (the agent that serves the node's logs and metrics
+// is up), and every node in tpus (IP to
 // chips; the posing hosts with a device-plugin emulator) reports that many
 // TPU chips in its physical stats, which its agent reads from the emulator
 // every few seconds. The summary fills in from the dashboard's own feeds,
@@ -208,6 +210,12 @@ func summaryGap(nodes []summaryNode, want int, tpus map[string]int) string {
 			continue
 		}
 		alive++
+		if n.TPUs < 0 {
+			// No physical stats yet: the node's dashboard agent, which
+			// also serves its logs (the log API answers "Agent for node id
+			// ... doesn't exist" until it registers), is not up.
+			return fmt.Sprintf("node %s: its dashboard agent has not reported yet", n.IP)
+		}
 		if chips, ok := tpus[n.IP]; ok && n.TPUs != chips {
 			return fmt.Sprintf("node %s reports %d TPU chips in its stats, want %d", n.IP, max(n.TPUs, 0), chips)
 		}
