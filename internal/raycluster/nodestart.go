@@ -41,16 +41,22 @@ func startState(p *proc) (started bool, failed error) {
 }
 
 // startHead spawns the head under the machine-wide start lock and waits
-// until its dashboard answers. A head that does not come up is a
-// *headError, which Start answers by starting the cluster once more.
+// until its `ray start` reports it registered (the dashboard starts first,
+// the raylet then gets Ray's fixed 30 s to register) and its dashboard
+// answers. A head that does not come up is a *headError, which Start
+// answers by starting the cluster again.
 func (c *Cluster) startHead(ctx context.Context, ip string, args []string, cfg Config) error {
 	slot, err := acquireStartSlot(ctx)
 	if err != nil {
 		return err
 	}
 	defer slot.release()
-	if _, err := c.spawn(ctx, "head", ip, "h", args, cfg.HeadEnv, cfg.Detach); err != nil {
+	p, err := c.spawn(ctx, "head", ip, "h", args, cfg.HeadEnv, cfg.Detach)
+	if err != nil {
 		return err
+	}
+	if err := c.waitStarted(ctx, p); err != nil {
+		return &headError{c.startError("head did not come up", err)}
 	}
 	if err := c.waitDashboard(ctx); err != nil {
 		return &headError{c.startError("head did not come up", err)}

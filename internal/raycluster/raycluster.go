@@ -166,24 +166,30 @@ type Cluster struct {
 // `raytpu top` and the Serve diagnosis read). On failure it stops what it
 // started and returns an error with the tail of the Ray logs.
 //
-// A head that does not come up is started once more, on fresh ports:
+// A head that does not come up is started again (maxHeadStarts), on fresh
+// ports:
 // Ray's `ray start --head` gives its raylet a fixed 30 s to register
 // (ray/_private/node.py), which a loaded 2-core machine can miss; a worker
 // node whose `ray start` exits is started again on the same address
 // (maxRestarts), without giving up the cluster.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
-	c, err := start(ctx, cfg)
-	var he *headError
-	if errors.As(err, &he) && ctx.Err() == nil {
-		if cfg.Logger != nil {
-			cfg.Logger.Warn("ray head did not come up; starting the cluster once more", "error", he.err)
+	for attempt := 1; ; attempt++ {
+		c, err := start(ctx, cfg)
+		var he *headError
+		if !errors.As(err, &he) || ctx.Err() != nil || attempt == maxHeadStarts {
+			return c, err
 		}
-		return start(ctx, cfg)
+		if cfg.Logger != nil {
+			cfg.Logger.Warn("ray head did not come up; starting the cluster again on fresh ports", "attempt", attempt, "error", he.err)
+		}
 	}
-	return c, err
 }
 
-// headError is a head that did not come up, which Start tries once more.
+// maxHeadStarts bounds how often Start starts a cluster whose head did not
+// come up.
+const maxHeadStarts = 3
+
+// headError is a head that did not come up, which Start tries again.
 type headError struct{ err error }
 
 func (e *headError) Error() string { return e.err.Error() }
