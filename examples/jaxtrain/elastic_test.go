@@ -17,8 +17,16 @@ import (
 // two workers on the intact slice; the host then comes back, and at the
 // next resize check Ray Train restarts the group with four workers on both
 // slices, from the latest checkpoint.
+//
+// The host lost is the broken slice's worker 0, which carries the slice's
+// head resource (TPU-v4-16-head): Ray reserves a slice through that
+// resource, so only the intact slice can be reserved. Had worker 1 been
+// lost, the broken slice's head would still be free, and Ray Train may
+// reserve it first and wait out its worker-group start timeout
+// (RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S, 60 s) before it tries the
+// other slice.
 func TestElasticGroupGrowsWhenASliceReturns(t *testing.T) {
-	const lost = "v4-16-1-w1"
+	const lost = "v4-16-1-w0"
 	loss, err := cluster.LoseHost(t.Context(), lost)
 	if err != nil {
 		t.Fatal(err)

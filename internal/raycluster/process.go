@@ -104,6 +104,24 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		// The head's `ray start` gives the dashboard 240 s (Ray's default
 		// RAY_DASHBOARD_STARTUP_TIMEOUT_S is 60) to publish its address.
 		"RAY_DASHBOARD_STARTUP_TIMEOUT_S=240",
+		// Ray Train's controller polls its workers every
+		// RAY_TRAIN_HEALTH_CHECK_INTERVAL_S (default 2 s), and a worker's
+		// ray.train.report() returns only after the next poll took its
+		// result: each report costs up to one interval. Local clusters run
+		// short loops that report every step, so they poll every 0.5 s
+		// (a 12-step run: 26 s of reports become 6 s). A poll that a
+		// loaded machine answers late is not a failure: a worker is
+		// declared dead only after RAY_TRAIN_WORKER_HEALTH_CHECK_TIMEOUT_S
+		// (10 min) without an answer.
+		"RAY_TRAIN_HEALTH_CHECK_INTERVAL_S=0.5",
+		// The GCS checks each raylet every health_check_period_ms (Ray's
+		// default 3000) and marks a node dead after
+		// health_check_failure_threshold (5) failed checks in a row: a
+		// killed host is DEAD after about 15 s. Checking every second
+		// makes that 5 s. A raylet that is slow to answer is not
+		// affected: a check fails only when it is refused or gets no
+		// answer within health_check_timeout_ms (10 s, unchanged).
+		"RAY_health_check_period_ms=1000",
 		// Workers and actors inherit the raylet's environment. Ray code
 		// that finds "the" cluster by itself (Ray Train's
 		// PlacementGroupCleaner, for one) fails when several clusters
