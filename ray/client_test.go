@@ -41,6 +41,7 @@ func TestRetryPolicy(t *testing.T) {
 		{"404 is final", []int{404}, "Job x does not exist", 1, ray.ErrNotFound},
 		{"500 traceback is final", []int{500}, "Traceback (most recent call last):\n  File \"x\"\nRuntimeError: boom\n", 1, ray.ErrUnavailable},
 		{"500 try again later", []int{500, 200}, `{"version":"4"}`, 2, nil},
+		{"500 actor died", []int{500, 500, 200}, `{"version":"4"}`, 3, nil},
 		{"400 is final", []int{400}, "bad", 1, ray.ErrInvalid},
 	}
 	for _, tt := range tests {
@@ -56,6 +57,8 @@ func TestRetryPolicy(t *testing.T) {
 					io.WriteString(w, tt.body)
 				case tt.name == "500 try again later":
 					io.WriteString(w, "No available agent to submit job, please try again later.")
+				case tt.name == "500 actor died":
+					io.WriteString(w, "Traceback (most recent call last):\n  File \"x\"\nray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n")
 				default:
 					io.WriteString(w, tt.body)
 				}

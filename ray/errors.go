@@ -105,8 +105,12 @@ func (e *APIError) retryable() bool {
 	case http.StatusInternalServerError:
 		// Ray answers 500 both for its own transient trouble ("No available
 		// agent to submit job, please try again later.") and for errors a
-		// retry cannot fix (a traceback). Retry only the former.
-		return strings.Contains(e.Body, "try again later")
+		// retry cannot fix (a traceback). Retry only the former, and an
+		// actor that died under the request: the Serve controller that a
+		// PUT reaches while it shuts down after the last application was
+		// deleted ("ray.exceptions.ActorDiedError"); the next attempt
+		// starts a fresh one.
+		return strings.Contains(e.Body, "try again later") || strings.Contains(e.Body, "ActorDiedError")
 	}
 	return false
 }

@@ -14,8 +14,6 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/cli"
-	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -110,20 +108,22 @@ func findings(d placement.Diagnosis, code string) []placement.Finding {
 // Live diagnosis on a real cluster posing as two v4-16 slices and a v4-8:
 // per-chip bundles that land on two slices (as the simulator predicted
 // before deploying), a topology no slice can hold (Wait stops with the
-// pending head reservation named, and so does the CLI), a constructor that
-// raises (DEPLOY_FAILED through the CLI), and scaling a slice deployment
-// down and away without leaking placement groups.
+// pending head reservation named, and so does the CLI), and a constructor
+// that raises (DEPLOY_FAILED through the CLI). Diagnosing replicas that
+// own whole slices, and scaling them down and away without leaking
+// placement groups, is TestServeReplicasOwnSlices's part (same cluster).
 func TestServeLiveDiagnosis(t *testing.T) {
 	const spec = "2*v4-16,v4-8"
 	parsed, err := sim.ParseSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster := raytest.Start(t, raycluster.Config{Nodes: raycluster.NodesFor(parsed, 1)})
+	cluster := sliceCluster.Get(t)
 	client, err := ray.NewClient(cluster.DashboardURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireClean(t, client)
 	b := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
 	dir := t.TempDir()
 	for name, code := range map[string]string{"hello.py": helloModule, "summer.py": sliceModule} {
@@ -292,84 +292,5 @@ func TestServeLiveDiagnosis(t *testing.T) {
 		}
 		waitGone(t, b, "broken")
 	})
-
-	t.Run("scale down and delete leak nothing", func(t *testing.T) {
-		startServe(t, cluster, client)
-		app := func(replicas int) serve.Application {
-			return serve.Application{
-				Name: "summer", RoutePrefix: "/summer", ImportPath: "summer:app",
-				RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
-				Deployments: []serve.Deployment{{
-					Name: "Summer", NumReplicas: serve.NumReplicas(replicas),
-					RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
-					AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: 25 * time.Second},
-				}},
-			}
-		}
-		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-		defer cancel()
-		if _, err := app(2).Run(ctx, b); err != nil {
-			t.Fatalf("Run with 2 replicas: %v", err)
-		}
-		st, err := b.Diagnose(t.Context(), "summer")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Diagnosis.HasErrors() {
-			t.Errorf("diagnosis of two running slice replicas: %v, want no error", st.Diagnosis)
-		}
-		held := map[int]map[string]bool{} // landing group -> slices
-		for _, l := range st.Landings {
-			if held[l.Group] == nil {
-				held[l.Group] = map[string]bool{}
-			}
-			held[l.Group][l.SliceName] = true
-		}
-		if len(held) != 2 || len(held[0]) != 1 || len(held[1]) != 1 || fmt.Sprint(held[0]) == fmt.Sprint(held[1]) {
-			t.Fatalf("replicas hold slices %v, want one whole slice each, two slices", held)
-		}
-
-		if _, err := app(1).Run(ctx, b); err != nil {
-			t.Fatalf("Run with 1 replica: %v", err)
-		}
-		ids := replicaIDs(t, client, "summer", "Summer")
-		if len(ids) != 1 {
-			t.Fatalf("replicas %v, want 1", ids)
-		}
-		kept := "raytpu-slice:summer:Summer:" + ids[0]
-		nodes := slicesOfNodes(t, client)
-		live := waitGroups(t, client, "only the kept replica's", func(l []ray.PlacementGroupState) bool {
-			for _, pg := range l {
-				if pg.Name != "" && pg.Name != kept {
-					return false
-				}
-			}
-			return len(l) == 2 // the kept slice group and its head reservation
-		})
-		var keptSlice string
-		for _, pg := range live {
-			if pg.Name == kept {
-				keptSlice = nodes[pg.Bundles[0].NodeID]
-			}
-		}
-		for _, pg := range live {
-			for _, bd := range pg.Bundles {
-				if s := nodes[bd.NodeID]; s != keptSlice {
-					t.Errorf("placement group %s (%q) holds a bundle on %s after scaling down; only %s should be held", pg.ID, pg.Name, s, keptSlice)
-				}
-			}
-		}
-		// The same config again changes nothing.
-		if _, err := app(1).Run(ctx, b); err != nil {
-			t.Fatalf("re-Run: %v", err)
-		}
-		if again := replicaIDs(t, client, "summer", "Summer"); !slices.Equal(again, ids) {
-			t.Errorf("replicas after redeploying the same config %v, want %v", again, ids)
-		}
-		if err := b.Delete(t.Context(), "summer"); err != nil {
-			t.Fatal(err)
-		}
-		waitGone(t, b, "summer")
-		waitGroups(t, client, "none", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
-	})
+	waitGroups(t, client, "none (the shared cluster left clean)", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
 }

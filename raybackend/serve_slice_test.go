@@ -16,13 +16,10 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
-	"github.com/raytpu/raytpu/sim"
 )
 
 // sliceModule is a deployment whose replicas own a TPU slice: every host
@@ -183,22 +180,12 @@ func waitGone(t *testing.T, b *raybackend.Backend, name string) {
 // and deleting free the slices; a topology no slice can hold leaves the
 // application DEPLOYING with the runtime's message.
 func TestServeReplicasOwnSlices(t *testing.T) {
-	spec, err := sim.ParseSpec("2*v4-16,v4-8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster := raytest.Start(t, raycluster.Config{
-		Nodes: raycluster.NodesFor(spec, 1),
-		// Serve's proxy (on the head) sends every request to a replica on
-		// its own node when there is one; the replicas here are CPU-only
-		// orchestrators that may land on the head. Route over all replicas
-		// so that both answer.
-		HeadEnv: map[string]string{"RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0"},
-	})
+	cluster := sliceCluster.Get(t)
 	client, err := ray.NewClient(cluster.DashboardURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireClean(t, client)
 	b := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "summer.py"), []byte(sliceModule), 0o644); err != nil {
@@ -228,8 +215,22 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 			t.Fatalf("Run(toobig) = %v, want a *backend.ServiceError for a wait cut short while DEPLOYING", err)
 		}
 		t.Logf("status when the wait ended: %s", se.Status.Message)
-		if !strings.Contains(se.Status.Message, "raytpu: slice reservation pending") || !strings.Contains(se.Status.Message, "v4 2x2x4") {
-			t.Errorf("message %q, want the runtime's \"slice reservation pending\" for the v4 2x2x4 slice", se.Status.Message)
+		// On a loaded machine the replica may not have reported yet when
+		// the wait ends: read the status until it does.
+		msg := se.Status.Message
+		for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(msg, "raytpu: slice reservation pending") && time.Now().Before(deadline); {
+			time.Sleep(time.Second)
+			st, err := b.Status(t.Context(), "toobig")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.State != backend.ServiceDeploying {
+				t.Fatalf("toobig is %s (%s), want DEPLOYING while its slice reservation is pending", st.State, st.Message)
+			}
+			msg = st.Message
+		}
+		if !strings.Contains(msg, "raytpu: slice reservation pending") || !strings.Contains(msg, "v4 2x2x4") {
+			t.Errorf("message %q, want the runtime's \"slice reservation pending\" for the v4 2x2x4 slice", msg)
 		}
 		if err := b.Delete(t.Context(), "toobig"); err != nil {
 			t.Fatal(err)
@@ -287,6 +288,25 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 		if named != 2 {
 			t.Errorf("%d slice placement groups of summer live (%+v), want 2", named, live)
 		}
+		// The live diagnosis sees the same: one whole slice per replica,
+		// two slices, nothing wrong.
+		st, err := b.Diagnose(t.Context(), "summer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Diagnosis.HasErrors() {
+			t.Errorf("diagnosis of two running slice replicas: %v, want no error", st.Diagnosis)
+		}
+		held := map[int]map[string]bool{} // landing group -> slices
+		for _, l := range st.Landings {
+			if held[l.Group] == nil {
+				held[l.Group] = map[string]bool{}
+			}
+			held[l.Group][l.SliceName] = true
+		}
+		if len(held) != 2 || len(held[0]) != 1 || len(held[1]) != 1 || fmt.Sprint(held[0]) == fmt.Sprint(held[1]) {
+			t.Errorf("diagnosis: replicas hold slices %v, want one whole slice each, two slices", held)
+		}
 
 		// Scale to one replica: the other replica's slice is freed.
 		if _, err := app("summer", 1, "2x2x2").Run(t.Context(), b); err != nil {
@@ -303,6 +323,23 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 		}
 		if a := askSlice(t, proxy+"/summer"); a.Replica != kept {
 			t.Errorf("answer from %s, want the replica holding the live slice %s", a.Replica, kept)
+		}
+		// Both groups left, the slice group and its head reservation, hold
+		// bundles on the kept replica's slice only.
+		nodes := slicesOfNodes(t, client)
+		var keptSlice string
+		groups := liveGroups(t, client)
+		for _, pg := range groups {
+			if pg.Name == kept && len(pg.Bundles) > 0 {
+				keptSlice = nodes[pg.Bundles[0].NodeID]
+			}
+		}
+		for _, pg := range groups {
+			for _, bd := range pg.Bundles {
+				if s := nodes[bd.NodeID]; s != keptSlice || s == "" {
+					t.Errorf("placement group %s (%q) holds a bundle on %q after scaling down; only the kept slice %q should be held", pg.ID, pg.Name, s, keptSlice)
+				}
+			}
 		}
 		ids := replicaIDs(t, client, "summer", "Summer")
 		if len(ids) != 1 {
