@@ -55,32 +55,14 @@ func runLogged(t *testing.T, cfg config) (*report, error) {
 	return rep, err
 }
 
-// 10,000 rows in 4 Parquet files through 2 model actors of 4 TPU chips
-// each: every row is written once with the model's prediction, and both
-// actors (one per v4 host) predicted some.
-func TestBatchInference(t *testing.T) {
-	cfg := testConfig(t, "batchinfer")
-	rep, err := runLogged(t, cfg)
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if rep.Written != cfg.Rows {
-		t.Errorf("%d rows written, want %d", rep.Written, cfg.Rows)
-	}
-	if len(rep.PerActor) != cfg.Actors {
-		t.Errorf("rows per actor process %v, want %d actors", rep.PerActor, cfg.Actors)
-	}
-	r := rep.Result
-	if r.Kind != "Pipeline" || r.Sink != "write_parquet" || r.Path != filepath.Join(cfg.Dir, "output") || len(r.Files) == 0 {
-		t.Errorf("result %+v, want write_parquet to %s with its files listed", r, filepath.Join(cfg.Dir, "output"))
-	}
-}
-
-// Killing one actor's worker process mid-run: Ray restarts the actor and
-// retries its calls (Ray Data's default max_restarts=-1 and
-// max_task_retries=-1, which the launcher leaves as they are, as a
-// hand-written pipeline does), and the output still holds every row
-// exactly once.
+// The example end to end: 10,000 rows in 4 Parquet files through 2 model
+// actors of 4 TPU chips each (one per v4 host), written to Parquet with
+// the model's prediction, every row once; and one actor's worker process
+// killed mid-run: Ray restarts the actor and retries its calls (Ray Data's
+// default max_restarts=-1 and max_task_retries=-1, which the launcher
+// leaves as they are, as a hand-written pipeline does), and the output
+// still holds every row exactly once. (A run without the kill proves
+// nothing this one does not: the same pipeline, the same checks.)
 func TestBatchInferenceSurvivesActorKill(t *testing.T) {
 	cfg := testConfig(t, "batchinfer-kill")
 	cfg.MarkerDir = t.TempDir()
@@ -109,6 +91,16 @@ func TestBatchInferenceSurvivesActorKill(t *testing.T) {
 	pids, _ := filepath.Glob(filepath.Join(cfg.MarkerDir, "actor-*.pid"))
 	if len(pids) <= cfg.Actors {
 		t.Errorf("actor processes %v: want more than %d (the killed actor %d restarted in a new process)", pids, cfg.Actors, pid)
+	}
+	// Both actors of the pool (one per host) predicted rows: the killed
+	// one had finished a block before the kill. (The restarted process
+	// may find no block left to take.)
+	if len(rep.PerActor) < cfg.Actors {
+		t.Errorf("rows per actor process %v, want rows from each of the pool's %d actors", rep.PerActor, cfg.Actors)
+	}
+	r := rep.Result
+	if r.Kind != "Pipeline" || r.Sink != "write_parquet" || r.Path != filepath.Join(cfg.Dir, "output") || len(r.Files) == 0 {
+		t.Errorf("result %+v, want write_parquet to %s with its files listed", r, filepath.Join(cfg.Dir, "output"))
 	}
 	t.Logf("killed actor process %d; rows per actor process: %v", pid, rep.PerActor)
 }
