@@ -219,6 +219,15 @@ func runDataPlan(w io.Writer, path, format string) error {
 	if len(errs) > 0 {
 		return errs
 	}
+	// The prediction needs the row count: a readParquet source is counted
+	// here first, so a path missing here, a file that is not Parquet or an
+	// empty directory is an error naming the path, never "unknown".
+	if rp := f.Source.ReadParquet; rp != nil {
+		if _, err := data.ParquetRows(rp.Paths...); err != nil {
+			return field.ErrorList{field.Invalid(dataPath.Child("source", "readParquet", "paths"), strings.Join(rp.Paths, ", "),
+				"data plan needs the row count from the Parquet footers on this machine: "+err.Error())}
+		}
+	}
 	pr, perrs := data.Predict(dataPath, ds, it, f.Hosts)
 	if pr == nil {
 		return perrs
@@ -232,6 +241,9 @@ func runDataPlan(w io.Writer, path, format string) error {
 	}
 	if len(perrs) > 0 {
 		return perrs
+	}
+	if pr.Rows < 0 {
+		return field.ErrorList{field.Invalid(dataPath.Child("source"), desc, "data plan needs the row count, which is unknown before running")}
 	}
 	return nil
 }

@@ -90,6 +90,9 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
+	if f.cluster != "" && f.clusterYML != "" {
+		return usagef("--cluster and --cluster-file both give the simulated cluster: keep one")
+	}
 	if f.file != "" {
 		if f.spec.Accelerator != "" || f.spec.Topology != "" || f.compare {
 			return usagef("-f takes the slices from the application file: drop --accelerator, --topology and --compare")
@@ -185,7 +188,7 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 	case f.clusterYML != "":
 		b, err := readFile(f.clusterYML)
 		if err != nil {
-			return sim.Spec{}, usagef("--cluster-file: %v", err)
+			return sim.Spec{}, fmt.Errorf("--cluster-file: %w", err)
 		}
 		return sim.ParseSpecYAML(b)
 	case f.cluster != "":
