@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 )
 
 // Exit codes.
@@ -53,8 +54,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		return ExitUsage
 	}
 	if errs := field.Errors(err); len(errs) > 0 {
+		// One line per problem; a problem in a file names the file and
+		// the kind of file expected.
+		prefix := ""
+		var ke *fieldfile.KindError
+		if errors.As(err, &ke) {
+			prefix = fmt.Sprintf("not a valid %s: ", ke.Want)
+			if ke.File != "" {
+				prefix = ke.File + ": " + prefix
+			}
+		}
 		for _, e := range errs {
-			fmt.Fprintf(stderr, "raytpu: %v\n", e)
+			fmt.Fprintf(stderr, "raytpu: %s%v\n", prefix, e)
 		}
 		return ExitInvalid
 	}
@@ -161,7 +172,16 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 	}
 }
 
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+// readFile reads a file a user names, up to one byte past
+// fieldfile.MaxFileSize (the loader refuses a larger one).
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, fieldfile.MaxFileSize+1))
+}
 
 // checkTimeout refuses a negative --timeout as a usage error, the same on
 // every command: 0 means no limit.

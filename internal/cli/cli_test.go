@@ -183,14 +183,14 @@ func TestApplicationFileErrors(t *testing.T) {
 		code   int
 		stderr []string
 	}{
-		{"unknown key", []string{"plan", "-f", "testdata/apps/typo.yaml"}, cli.ExitInvalid, []string{`unknown field "num_replica"`}},
-		{"invalid topology", []string{"plan", "-f", "testdata/apps/invalid.yaml"}, cli.ExitInvalid, []string{"app.deployments[LLM].acceleratorConfig.topology", "2x2x3"}},
-		{"deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"acceleratorConfig.topology"}},
+		{"unknown key", []string{"plan", "-f", "testdata/apps/typo.yaml"}, cli.ExitInvalid, []string{"app.deployments[0].num_replica (line 5)", `unknown field: did you mean "num_replicas"?`}},
+		{"invalid topology", []string{"plan", "-f", "testdata/apps/invalid.yaml"}, cli.ExitInvalid, []string{"testdata/apps/invalid.yaml: not a valid Serve application: app.deployments[LLM].accelerator_config.topology", "2x2x3"}},
+		{"deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"accelerator_config.topology"}},
 		{"deploy needs a file", []string{"serve", "deploy", "--address", "http://127.0.0.1:1"}, cli.ExitUsage, []string{"-f APP.yaml"}},
 		{"missing file", []string{"plan", "-f", "testdata/apps/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
 		{"head_reservation_timeout is seconds now", []string{"plan", "-f", "testdata/apps/head-timeout-old.yaml"}, cli.ExitInvalid, []string{"head_reservation_timeout_s"}},
-		{"huge num_replicas", []string{"plan", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].numReplicas", "20000"}},
-		{"huge num_replicas render", []string{"render", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].numReplicas"}},
+		{"huge num_replicas", []string{"plan", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].num_replicas", "20000"}},
+		{"huge num_replicas render", []string{"render", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].num_replicas"}},
 		{"huge num-slices", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "99999999999"}, cli.ExitInvalid, []string{"numSlices", "1024"}},
 		{"topology as a chip count", []string{"plan", "--accelerator", "v6e", "--topology", "16"}, cli.ExitInvalid, []string{"topology", "a chip count", "4x4"}},
 		{"slice as a chip count", []string{"slice", "v6e", "16"}, cli.ExitInvalid, []string{"a chip count", "4x4"}},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
@@ -190,7 +191,11 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 		if err != nil {
 			return sim.Spec{}, fmt.Errorf("--cluster-file: %w", err)
 		}
-		return sim.ParseSpecYAML(b)
+		s, err := sim.ParseSpecYAML(b)
+		if err != nil {
+			return s, fileError(f.clusterYML, fieldfile.ClusterSpec, err, nil)
+		}
+		return s, nil
 	case f.cluster != "":
 		return sim.ParseSpec(f.cluster)
 	}

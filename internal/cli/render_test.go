@@ -60,7 +60,7 @@ func TestRenderErrors(t *testing.T) {
 		{"no file", []string{"render"}, cli.ExitUsage, "-f FILE is required"},
 		{"bad output", []string{"render", "-f", "testdata/apps/chat.yaml", "-o", "yml"}, cli.ExitUsage, `did you mean "yaml"?`},
 		{"local working_dir", []string{"render", "-f", local}, cli.ExitInvalid, "plan.job.runtimeEnv.workingDir"},
-		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `unknown field "slicez"`},
+		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `not a valid compiled plan: slicez (line 5): Unsupported value: "slicez": unknown field: did you mean "slices"?`},
 		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitInvalid, "metadata.name"},
 		{"apply without file", []string{"apply"}, cli.ExitUsage, "-f FILE is required"},
 		{"apply without a cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, "kubeconfig"},

@@ -51,11 +51,7 @@ To see where an application's replicas would land, use
 			if err := checkTimeout("timeout", timeout); err != nil {
 				return err
 			}
-			app, err := readApplication(file)
-			if err != nil {
-				return err
-			}
-			plan, err := app.Compile() // every problem, before any request
+			plan, err := loadApplication(file) // every problem, before any request
 			if err != nil {
 				return err
 			}
