@@ -196,6 +196,12 @@ func TestBadInvocations(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "emptydir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// An application whose RayService is over etcd's 1.5 MiB request limit.
+	huge := "name: huge\nimport_path: a:b\nargs:\n  blob: " + strings.Repeat("x", 2<<20) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "app-huge.yaml"), []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a", 70)
 	const usage, invalid = 2, 1
 	a := "--address=" + unreachable
 	cases := []struct {
@@ -290,6 +296,15 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"render", "-f", "app-int-topology.yaml"}, invalid, "topology"},
 		{[]string{"render", "-f", "missing.yaml"}, invalid, "missing.yaml"},
 		{[]string{"apply", "-f", "app-typo.yaml", "--kubeconfig", "kubeconfig"}, invalid, "num_replica"},
+		// Kubernetes names: a name the user gives is used as it is or refused,
+		// by render and apply alike; an object too large is refused first.
+		{[]string{"render", "-f", "app.yaml", "--name", "Bad_Name"}, invalid, `--name "Bad_Name": not a valid RayService name`},
+		{[]string{"apply", "-f", "app.yaml", "--name", "Bad_Name", "--kubeconfig", "kubeconfig"}, invalid, `--name "Bad_Name": not a valid RayService name`},
+		{[]string{"render", "-f", "app.yaml", "--name", long}, invalid, "at most 47 characters"},
+		{[]string{"apply", "-f", "app.yaml", "--name", long, "--kubeconfig", "kubeconfig"}, invalid, "at most 47 characters"},
+		{[]string{"render", "-f", "plan.json", "--name", "9lives"}, invalid, "not a valid RayCluster name"},
+		{[]string{"render", "-f", "app-huge.yaml"}, invalid, "RayService: Too many"},
+		{[]string{"apply", "-f", "app-huge.yaml", "--kubeconfig", "kubeconfig"}, invalid, "RayService: Too many"},
 		{[]string{"serve", "deploy", "-f", "app-typo.yaml", a}, invalid, "num_replica"},
 		{[]string{"serve", "deploy", "-f", "app-bad-topology.yaml", a}, invalid, "topology"},
 

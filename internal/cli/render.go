@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -23,7 +25,7 @@ type kubeFlags struct {
 func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML), or a compiled plan (JSON or YAML, as `raytpu plan -o json` prints it)")
-	fl.StringVar(&f.name, "name", "", "name of the object (default: from the plan's name)")
+	fl.StringVar(&f.name, "name", "", "name of the object, used as it is or refused when it is not a valid KubeRay name (default: derived from the plan's name, with a hash of it when it had to change)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
 }
@@ -103,9 +105,36 @@ func readWorkload(f kubeFlags) (*placement.Plan, error) {
 		return nil, err
 	}
 	if f.name != "" {
+		// A name the user gives is used as it is, by render and apply
+		// alike, or refused: never changed.
+		if msgs := kuberay.CheckName(f.name, maxName(p.Kind)); len(msgs) > 0 {
+			return nil, fmt.Errorf("--name %q: not a valid %s name: %s (e.g. %q)", f.name, kindOf(p.Kind), strings.Join(msgs, "; "), kuberay.SuggestName(f.name, maxName(p.Kind)))
+		}
 		p.Name = f.name
 	}
 	return p, nil
+}
+
+// kindOf is the KubeRay kind a plan of kind k runs as, and maxName its
+// name's limit.
+func kindOf(k placement.Kind) string {
+	switch k {
+	case placement.KindApplication:
+		return kuberay.KindRayService
+	case placement.KindSlicePlacementGroup:
+		return kuberay.KindRayCluster
+	}
+	return kuberay.KindRayJob
+}
+
+func maxName(k placement.Kind) int {
+	switch k {
+	case placement.KindApplication:
+		return kuberay.MaxRayServiceName
+	case placement.KindSlicePlacementGroup:
+		return kuberay.MaxRayClusterName
+	}
+	return kuberay.MaxRayJobName
 }
 
 // planReportFile is the JSON of `raytpu plan -o json` (a slice plan or an
