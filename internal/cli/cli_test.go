@@ -33,7 +33,10 @@ func TestGolden(t *testing.T) {
 		"plan-v6e-2x4x4.txt":      {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"}, cli.ExitOK},
 		"plan-v4-per-slice.json":  {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--pg-per-slice", "--name", "t", "-o", "json"}, cli.ExitOK},
 		"plan-v4.svg":             {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "2*v4-16,v4-8", "-o", "svg"}, cli.ExitOK},
-		"plan-pending.txt":        {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
+		// A 3-D slice's panels are its first dimension: v4 2x2x4 draws x=0
+		// and x=1, each 2 rows (y) of 4 columns (z).
+		"plan-v4-2x2x4.svg": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x4", "-o", "svg"}, cli.ExitOK},
+		"plan-pending.txt":  {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
 		// A plan whose diagnosis has an error still prints in full, and exits 1.
 		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
 		// A Serve application file: every replica's slice on the simulator.
