@@ -7,7 +7,7 @@
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: test test-under-load venv kube tools vet unit bench dev-cluster-up dev-cluster-down
+.PHONY: test test-under-load venv kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
 
 test: venv kube tools vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
@@ -35,9 +35,23 @@ vet:
 # The packages whose tests need nothing but Go (no Python, no Ray); tests
 # named ...OnRealRay (internal/cli's `raytpu top` on a live cluster) are left
 # to `make test`.
-UNIT_PKGS = . ./field ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./internal/cli ./internal/launcher ./internal/golden ./observe ./internal/progress ./internal/tpuplugin
+UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./internal/cli ./internal/launcher ./internal/golden ./observe ./internal/progress ./internal/tpuplugin
 unit:
 	$(GO) test -race -count=1 -skip 'OnRealRay$$' $(UNIT_PKGS)
+
+# Every fuzz target (every parser of user input: topologies, workload and
+# cluster spec files, compiled plans, manifests, ...) for FUZZTIME each,
+# one after the other; `make test` runs only their seed corpora. A failing
+# input is saved under the package's testdata/fuzz and fails the run.
+FUZZTIME ?= 30s
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		pkg=./$$(dirname $${f#./}); \
+		for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "== $$pkg $$fn ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./tpu ./placement ./sim ./serve ./data ./observe

@@ -24,7 +24,8 @@ var ErrRowsUnknown = errors.New("row count unknown before running")
 // exclude_prefixes), as _SUCCESS and .crc files are.
 //
 // It returns an error wrapping ErrRowsUnknown for a remote path or a local
-// path missing here, and any other error for a file that is not Parquet.
+// path missing here, and any other error for a file that is not Parquet or
+// a directory that holds no Parquet file (read_parquet fails on both).
 func ParquetRows(paths ...string) (int, error) {
 	files, err := parquetFiles(paths)
 	if err != nil {
@@ -77,6 +78,9 @@ func parquetFiles(paths []string) ([]string, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: a directory with no Parquet file read_parquet reads (names ending in .parquet, none under a name starting with . or _); Ray's read_parquet fails on it", p)
 		}
 		slices.Sort(found)
 		out = append(out, found...)

@@ -133,3 +133,15 @@ func TestPredictReadsParquetFooters(t *testing.T) {
 		t.Errorf("remote source: prediction %+v, want rows unknown and no groups", pr)
 	}
 }
+
+// A directory with no file read_parquet reads is an error (Ray's
+// read_parquet fails on it), never 0 rows.
+func TestParquetRowsEmptyDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeRows(t, filepath.Join(dir, "_tmp", "d.parquet"), 0, 11, 11)
+	n, err := data.ParquetRows(dir)
+	if err == nil || errors.Is(err, data.ErrRowsUnknown) {
+		t.Fatalf("ParquetRows(empty dir) = %d, %v; want an error that is not ErrRowsUnknown", n, err)
+	}
+}

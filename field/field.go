@@ -108,14 +108,22 @@ type Error struct {
 	ValidValues []string
 	// Suggestion is the valid value nearest to BadValue, if any.
 	Suggestion string
+	// Line is the line of the file the value was read from, when it was
+	// read from one (1-based; 0 for a spec built in Go).
+	Line int
 }
 
-// Error renders the problem on one line:
+// Error renders the problem on one line, with the file's line when it has
+// one:
 //
 //	train.scaling.topology: Unsupported value: "4x5": did you mean "4x4"? (supported: "2x2", "4x4")
+//	app.deployments[0].num_replica (line 5): Unsupported value: "num_replica": unknown field: did you mean "num_replicas"? (supported: ...)
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Field)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", e.Line)
+	}
 	b.WriteString(": ")
 	switch e.Type {
 	case TypeRequired:

@@ -2,8 +2,12 @@ package kuberay
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // MaxRayJobName is KubeRay's limit on a RayJob name: the RayCluster it
@@ -21,13 +25,36 @@ const MaxRayServiceName = 47
 // (MaxRayClusterNameLength).
 const MaxRayClusterName = 53
 
-// NameFor makes a plan name a valid RayJob name: lower case, runs of other
-// characters as one "-", starting with a letter, at most MaxRayJobName
-// characters. An empty result is "raytpu".
+// NameFor derives the name of the KubeRay object (RayJob, RayService,
+// RayCluster) a plan named planName runs as; render and apply both use it.
+// A name that already is a valid object name (a DNS-1035 label of at most
+// MaxRayJobName characters) is kept as it is. Any other is lower-cased,
+// each run of other characters becomes one "-", it is cut to fit, and "-"
+// and 8 hex digits of the SHA-256 of planName are appended: two plan names
+// never derive the same object name (chät-模型 and chöt-模型 differ), and
+// a derived name never collides with a name kept as it is unless that
+// name ends in the same hash. An empty name is "raytpu".
 func NameFor(planName string) string {
+	if planName == "" {
+		return "raytpu"
+	}
+	if len(CheckName(planName, MaxRayJobName)) == 0 {
+		return planName
+	}
+	sum := sha256.Sum256([]byte(planName))
+	suffix := hex.EncodeToString(sum[:4])
+	return SuggestName(planName, MaxRayJobName-len(suffix)-1) + "-" + suffix
+}
+
+// SuggestName is a valid name of at most max characters made from name:
+// lower case, each run of other characters as one "-", starting with a
+// letter, cut to fit; "raytpu" when nothing is left. Unlike NameFor it
+// adds no hash, so two names can give the same suggestion: it is what an
+// error offers a user to write, never a name raytpu picks.
+func SuggestName(name string, max int) string {
 	var b strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(planName) {
+	for _, r := range strings.ToLower(name) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9' && b.Len() > 0:
 			b.WriteRune(r)
@@ -38,13 +65,30 @@ func NameFor(planName string) string {
 		}
 	}
 	s := strings.TrimRight(b.String(), "-")
-	if len(s) > MaxRayJobName {
-		s = strings.TrimRight(s[:MaxRayJobName], "-")
+	if len(s) > max {
+		s = strings.TrimRight(s[:max], "-")
 	}
 	if s == "" {
 		return "raytpu"
 	}
 	return s
+}
+
+// CheckName returns what is wrong with name as the name of a KubeRay
+// object of at most max characters (MaxRayJobName, MaxRayServiceName,
+// MaxRayClusterName): nothing for a valid name; otherwise one message per
+// rule broken, the last suggesting the name NameFor derives.
+func CheckName(name string, max int) []string {
+	var msgs []string
+	if len(name) > max {
+		msgs = append(msgs, fmt.Sprintf("at most %d characters (KubeRay's limit; the objects it creates append suffixes), got %d", max, len(name)))
+	}
+	for _, m := range validation.IsDNS1035Label(name) {
+		if !strings.Contains(m, "must be no more than") {
+			msgs = append(msgs, "a DNS-1035 label: "+m)
+		}
+	}
+	return msgs
 }
 
 // NewName is NameFor(planName) with a random 6-hex-digit suffix, for a run

@@ -1,6 +1,7 @@
 package kuberay
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -41,6 +42,7 @@ import (
 //     only into containers that already carry it.
 func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 	errs := validateMeta(deref(job.Name), deref(job.Namespace), "RayJob", MaxRayJobName)
+	errs = append(errs, checkSize(job, "RayJob")...)
 	spec := field.NewPath("spec")
 	if job.Spec == nil {
 		return append(errs, field.Required(spec, "a RayJob spec"))
@@ -67,14 +69,12 @@ func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 func validateMeta(name, ns, kind string, max int) field.ErrorList {
 	var errs field.ErrorList
 	meta := field.NewPath("metadata")
-	switch {
-	case name == "":
+	if name == "" {
 		errs = append(errs, field.Required(meta.Child("name"), "the "+kind+" name"))
-	case len(name) > max:
-		errs = append(errs, field.Invalid(meta.Child("name"), name, fmt.Sprintf("at most %d characters (KubeRay's limit for a %s; the objects it creates append suffixes), got %d", max, kind, len(name))))
-	default:
-		for _, m := range validation.IsDNS1035Label(name) {
-			errs = append(errs, field.Invalid(meta.Child("name"), name, "a DNS-1035 label: "+m))
+	}
+	for _, m := range CheckName(name, max) {
+		if name != "" {
+			errs = append(errs, field.Invalid(meta.Child("name"), name, m))
 		}
 	}
 	if ns != "" {
@@ -266,4 +266,23 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// MaxObjectBytes is the largest object raytpu renders or applies: etcd's
+// default request size limit (--max-request-bytes, 1.5 MiB), above which
+// the apiserver cannot store an object.
+const MaxObjectBytes = 3 << 19
+
+// checkSize refuses an object whose JSON is over MaxObjectBytes, before it
+// is printed or sent.
+func checkSize(obj any, kind string) field.ErrorList {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath(kind), nil, "cannot be written as JSON: "+err.Error())}
+	}
+	if len(b) > MaxObjectBytes {
+		return field.ErrorList{field.TooMany(field.NewPath(kind), fmt.Sprintf("%d bytes", len(b)), MaxObjectBytes,
+			"bytes: etcd's request size limit, above which the apiserver cannot store the object; split the workload")}
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 // the cluster under spec.rayClusterConfig with every rule of Validate.
 func ValidateService(svc *rayv1ac.RayServiceApplyConfiguration) error {
 	errs := validateMeta(deref(svc.Name), deref(svc.Namespace), "RayService", MaxRayServiceName)
+	errs = append(errs, checkSize(svc, "RayService")...)
 	spec := field.NewPath("spec")
 	if svc.Spec == nil {
 		return append(errs, field.Required(spec, "a RayService spec"))
@@ -50,6 +51,7 @@ func ValidateService(svc *rayv1ac.RayServiceApplyConfiguration) error {
 // Validate.
 func ValidateCluster(rc *rayv1ac.RayClusterApplyConfiguration) error {
 	errs := validateMeta(deref(rc.Name), deref(rc.Namespace), "RayCluster", MaxRayClusterName)
+	errs = append(errs, checkSize(rc, "RayCluster")...)
 	if rc.Spec == nil {
 		return append(errs, field.Required(field.NewPath("spec"), "a RayCluster spec"))
 	}

@@ -19,6 +19,10 @@ type acceleratorConfigJSON struct {
 	HeadReservationTimeoutS *float64 `json:"head_reservation_timeout_s,omitempty"`
 }
 
+// FileShape is AcceleratorConfig as files spell it (see
+// field.FileShaper): its keys and their types, for the strict file loader.
+func (AcceleratorConfig) FileShape() any { return acceleratorConfigJSON{} }
+
 // MarshalJSON writes the head reservation timeout as
 // head_reservation_timeout_s, in seconds.
 func (a AcceleratorConfig) MarshalJSON() ([]byte, error) {

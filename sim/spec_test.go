@@ -153,11 +153,13 @@ func TestParseSpecYAMLErrors(t *testing.T) {
 	}{
 		{"empty", "", []string{"nodes Required"}},
 		{"no nodes", "nodes: []\n", []string{"nodes Required"}},
-		{"unknown field", "nodes:\n- podType: v6e-16\n  chips: 4\n", []string{"nodes NotSupported"}},
-		{"unknown top-level field", "slices: []\n", []string{"spec NotSupported"}},
-		{"not a list", "nodes: 3\n", []string{"spec Invalid"}},
-		{"not yaml", "nodes: [\n", []string{"spec Invalid"}},
-		{"two documents", "nodes: [{podType: cpu}]\n---\nnodes: []\n", []string{"spec Invalid"}},
+		{"unknown field", "nodes:\n- podType: v6e-16\n  chips: 4\n", []string{"nodes[0].chips NotSupported"}},
+		{"unknown top-level field", "slices: []\n", []string{"slices NotSupported"}},
+		{"not a list", "nodes: 3\n", []string{"nodes Invalid"}},
+		{"not yaml", "nodes: [\n", []string{"file Invalid"}},
+		{"two documents", "nodes: [{podType: cpu}]\n---\nnodes: []\n", []string{"file Invalid"}},
+		{"keys are case-sensitive", "nodes:\n- PodType: cpu\n", []string{"nodes[0].PodType NotSupported"}},
+		{"a number where a string goes", "nodes:\n- podType: cpu\n  topology: 16\n", []string{"nodes[0].topology Invalid"}},
 		{"every item", "nodes:\n- {podType: v6e-12}\n- {podType: cpu, count: 0, topology: 2x2}\n- {podType: v6e-16, memory: big}\n",
 			[]string{"nodes[1].count Invalid", "nodes[2].memory Invalid", "nodes[0].podType NotSupported", "nodes[1].topology Forbidden"}},
 	}

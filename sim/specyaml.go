@@ -1,30 +1,26 @@
 package sim
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
+	"math"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 )
 
 // yamlSpec is the YAML form of a Spec.
 type yamlSpec struct {
-	Nodes []yamlItem `yaml:"nodes"`
+	Nodes []yamlItem `json:"nodes"`
 }
 
 type yamlItem struct {
-	Count        *int      `yaml:"count"`
-	PodType      string    `yaml:"podType"`
-	Topology     string    `yaml:"topology"`
-	ChipsPerHost int       `yaml:"chipsPerHost"`
-	CPU          *int      `yaml:"cpu"`
-	Memory       yaml.Node `yaml:"memory"`
+	Count        *int   `json:"count"`
+	PodType      string `json:"podType"`
+	Topology     string `json:"topology"`
+	ChipsPerHost int    `json:"chipsPerHost"`
+	CPU          *int   `json:"cpu"`
+	// Memory is bytes (a number) or a size such as 64Gi (a string).
+	Memory any `json:"memory"`
 }
 
 // ParseSpecYAML parses the YAML form of a cluster spec: a list of items
@@ -40,22 +36,20 @@ type yamlItem struct {
 //	    cpu: 16           # optional, default 8
 //	    memory: 32Gi      # optional, default 32Gi
 //
-// Unknown fields are errors. Errors are a field.ErrorList with paths
-// nodes[i].podType, nodes[i].topology, ...
+// The file is read strictly, as every file a user writes: keys match
+// case-sensitively, an unknown key is an error naming its line and the
+// nearest key, a value of the wrong type names the type wanted, and a
+// second YAML document is an error. Errors are a field.ErrorList with
+// paths nodes[i].podType, nodes[i].topology, ... ("file" for the file as
+// a whole).
 func ParseSpecYAML(b []byte) (Spec, error) {
 	root := field.NewPath("nodes")
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
 	var ys yamlSpec
-	if err := dec.Decode(&ys); err != nil {
-		if errors.Is(err, io.EOF) {
+	if errs := fieldfile.Decode(b, nil, &ys); len(errs) > 0 {
+		if len(errs) == 1 && errs[0].Type == field.TypeRequired {
 			return Spec{}, field.ErrorList{field.Required(root, "a list of nodes, e.g. nodes: [{podType: v6e-16, count: 2}]")}
 		}
-		return Spec{}, yamlErrors(err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return Spec{}, field.ErrorList{field.Invalid(field.NewPath("spec"), "---", "holds more than one YAML document")}
+		return Spec{}, errs
 	}
 	if len(ys.Nodes) == 0 {
 		return Spec{}, field.ErrorList{field.Required(root, "at least one item, e.g. nodes: [{podType: v6e-16, count: 2}]")}
@@ -77,10 +71,10 @@ func ParseSpecYAML(b []byte) (Spec, error) {
 			}
 			it.CPU = *y.CPU
 		}
-		if y.Memory.Kind != 0 {
-			m, err := memoryOf(&y.Memory)
+		if y.Memory != nil {
+			m, err := memoryOf(y.Memory)
 			if err != nil || m < 1 {
-				errs = append(errs, field.Invalid(p.Child("memory"), y.Memory.Value, "want a positive size: bytes, or a number with Ki, Mi, Gi, Ti, K, M, G or T (64Gi)"))
+				errs = append(errs, field.Invalid(p.Child("memory"), fmt.Sprint(y.Memory), "want a positive size: bytes, or a number with Ki, Mi, Gi, Ti, K, M, G or T (64Gi)"))
 			} else {
 				it.Memory = m
 			}
@@ -94,43 +88,16 @@ func ParseSpecYAML(b []byte) (Spec, error) {
 	return specOf(rs), nil
 }
 
-func memoryOf(n *yaml.Node) (Bytes, error) {
-	if n.Kind != yaml.ScalarNode {
-		return 0, fmt.Errorf("memory is not a scalar")
-	}
-	if n.Tag == "!!int" {
-		v, err := strconv.ParseInt(n.Value, 0, 64)
-		return Bytes(v), err
-	}
-	return ParseBytes(n.Value)
-}
-
-var yamlItemFields = []string{"count", "podType", "topology", "chipsPerHost", "cpu", "memory"}
-
-// yamlErrors turns a decoding error into field errors: one per problem
-// the decoder reports, naming the line.
-func yamlErrors(err error) field.ErrorList {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return field.ErrorList{field.Invalid(field.NewPath("spec"), strings.TrimPrefix(err.Error(), "yaml: "), "not valid YAML")}
-	}
-	var out field.ErrorList
-	for _, msg := range te.Errors {
-		line, rest, _ := strings.Cut(msg, ": ")
-		if name, ok := strings.CutPrefix(rest, "field "); ok {
-			if name, in, ok := strings.Cut(name, " not found in type "); ok {
-				p := field.NewPath("nodes")
-				valid := yamlItemFields
-				if strings.HasSuffix(in, "yamlSpec") {
-					p, valid = field.NewPath("spec"), []string{"nodes"}
-				}
-				e := field.NotSupported(p, name, valid)
-				e.Detail = "unknown field on " + line
-				out = append(out, e)
-				continue
-			}
+// memoryOf reads memory: bytes as a whole number, or a size string.
+func memoryOf(v any) (Bytes, error) {
+	switch v := v.(type) {
+	case float64:
+		if v != math.Trunc(v) || v < 0 || v >= math.MaxInt64 {
+			return 0, fmt.Errorf("memory %v is not a whole number of bytes", v)
 		}
-		out = append(out, field.Invalid(field.NewPath("spec"), msg, "want a mapping with a list under \"nodes\", each item a mapping of "+strings.Join(yamlItemFields, ", ")))
+		return Bytes(v), nil
+	case string:
+		return ParseBytes(v)
 	}
-	return out
+	return 0, fmt.Errorf("memory is not a number or a size")
 }

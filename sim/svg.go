@@ -27,8 +27,9 @@ var (
 )
 
 // RenderSVG draws every TPU slice of the cluster as its chip grid (a 2D
-// topology as rows x columns; a 3D one as its first dimension's layers side
-// by side), chips filled by host, and outlines the chips each bundle of the
+// topology AxB as A rows of B columns; a 3D one AxBxC as A panels side by
+// side, labelled x=0, x=1, ..., each B rows (y) of C columns (z)), chips
+// filled by host, and outlines the chips each bundle of the
 // given placements holds, in its group's colour, labelled with the bundle
 // index. A bundle of n TPU takes its host's next n chips in the drawing's
 // order; a host's chips form a block as Ray lays workers out (2x2 for four
@@ -115,8 +116,12 @@ func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
 		it := s.item
 		fmt.Fprintf(bw, `<g id="%s">`+"\n", esc(s.name))
 		fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>`, svgMargin, p.y+14, esc(s.name))
-		fmt.Fprintf(bw, `<text x="%d" y="%d" fill="#555555">%s %s, %s of %d chips</text>`+"\n",
-			svgMargin+len(s.name)*8+12, p.y+14, esc(it.gen.Name), it.topo, plural(int(s.hosts), "host"), it.item.ChipsPerHost)
+		layout := ""
+		if p.dims[0] > 1 {
+			layout = "; panels x, rows y, columns z"
+		}
+		fmt.Fprintf(bw, `<text x="%d" y="%d" fill="#555555">%s %s, %s of %d chips%s</text>`+"\n",
+			svgMargin+len(s.name)*8+12, p.y+14, esc(it.gen.Name), it.topo, plural(int(s.hosts), "host"), it.item.ChipsPerHost, layout)
 		gridTop := p.y + svgTitle
 		if p.dims[0] > 1 {
 			gridTop += 14
@@ -128,14 +133,16 @@ func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
 		for wk := range int(s.hosts) {
 			bundles = append(bundles, perHost[s.first+int32(wk)])
 		}
-		for z := range p.dims[0] {
-			x0 := svgMargin + z*(gridW+svgLayerGap)
+		for layer := range p.dims[0] {
+			x0 := svgMargin + layer*(gridW+svgLayerGap)
 			if p.dims[0] > 1 {
-				fmt.Fprintf(bw, `<text x="%d" y="%d" fill="#555555">z=%d</text>`+"\n", x0, gridTop-4, z)
+				// A 3-D slice AxBxC draws one panel per position on its
+				// first dimension (x), each with y as rows and z as columns.
+				fmt.Fprintf(bw, `<text x="%d" y="%d" fill="#555555">x=%d</text>`+"\n", x0, gridTop-4, layer)
 			}
 			for r := range p.dims[1] {
 				for col := range p.dims[2] {
-					wk, local := chipOwner([3]int{z, r, col}, p.dims, p.block, p.linear, chipsPerHost)
+					wk, local := chipOwner([3]int{layer, r, col}, p.dims, p.block, p.linear, chipsPerHost)
 					x, yy := x0+col*(svgCell+svgGap), gridTop+r*(svgCell+svgGap)
 					fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#999999" stroke-width="0.5"><title>%s chip %d</title></rect>`+"\n",
 						x, yy, svgCell, svgCell, hostColors[wk%len(hostColors)], esc(hostName(s.name, wk)), local)

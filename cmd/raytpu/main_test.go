@@ -2,12 +2,50 @@ package main_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// binDir holds the raytpu binary the tests build once (see buildRaytpu).
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "raytpu-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	buildOnce sync.Once
+	buildErr  error
+	buildOut  []byte
+)
+
+// buildRaytpu builds the command once per test binary and returns its
+// path; every test that runs the binary shares it.
+func buildRaytpu(t *testing.T) string {
+	t.Helper()
+	readSources(t)
+	bin := filepath.Join(binDir, "raytpu")
+	buildOnce.Do(func() {
+		buildOut, buildErr = exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
+	}
+	return bin
+}
 
 // readSources reads every Go file of the command and of the module's
 // packages it imports. The test builds the command with go build, which
@@ -34,11 +72,7 @@ func readSources(t *testing.T) {
 // TestExitStatus runs the built command and checks the process exit status
 // and streams, not just cli.Main's return value.
 func TestExitStatus(t *testing.T) {
-	readSources(t)
-	bin := filepath.Join(t.TempDir(), "raytpu")
-	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildRaytpu(t)
 	cases := []struct {
 		args   []string
 		status int

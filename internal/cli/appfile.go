@@ -1,36 +1,59 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
+	"errors"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
 )
 
-// readApplication reads a Serve application file: YAML (or JSON) with the
-// field names of serve.Application's JSON form. A key the application does
-// not have is an error naming it, never dropped.
+// appPath is the root of a Serve application's paths, as serve reports them.
+var appPath = field.NewPath("app")
+
+// appSpelling spells serve's paths as an application file does
+// (accelerator_config, not acceleratorConfig).
+var appSpelling = field.JSONSpelling(appPath.String(), serve.Application{})
+
+// readApplication reads a Serve application file strictly (see package
+// fieldfile): YAML (or JSON) with the field names of serve.Application's
+// JSON form, which are Ray's.
 func readApplication(path string) (serve.Application, error) {
 	var app serve.Application
-	raw, err := readFile(path)
+	err := fieldfile.Load(path, fieldfile.ServeApplication, appPath, &app)
+	return app, err
+}
+
+// compileApplication compiles an application read from path, with every
+// problem in the file's spelling and naming the file.
+func compileApplication(path string, app serve.Application) (*placement.Plan, error) {
+	p, err := app.Compile()
 	if err != nil {
-		return app, err
+		return nil, fileError(path, fieldfile.ServeApplication, err, appSpelling)
 	}
-	var doc any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return app, fmt.Errorf("%s: %w", path, err)
-	}
-	js, err := json.Marshal(doc)
+	return p, nil
+}
+
+// loadApplication reads and compiles a Serve application file.
+func loadApplication(path string) (*placement.Plan, error) {
+	app, err := readApplication(path)
 	if err != nil {
-		return app, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&app); err != nil {
-		return app, fmt.Errorf("%s: not a Serve application: %w", path, err)
+	return compileApplication(path, app)
+}
+
+// fileError names the file and its kind on the validation errors of a
+// spec read from it, respelled as the file spells its keys. Other errors
+// pass unchanged.
+func fileError(path string, k fieldfile.Kind, err error, s field.Spelling) error {
+	if len(field.Errors(err)) == 0 {
+		return err
 	}
-	return app, nil
+	var ke *fieldfile.KindError
+	if errors.As(err, &ke) {
+		return err
+	}
+	return &fieldfile.KindError{File: path, Want: k, Err: field.Respell(err, s)}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -33,6 +32,9 @@ else $KUBECONFIG, else ~/.kube/config; --context picks a context, and the
 namespace is --namespace, else the context's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkTimeout("timeout", timeout); err != nil {
+				return err
+			}
 			p, err := readWorkload(f)
 			if err != nil {
 				return err
@@ -67,7 +69,7 @@ namespace is --namespace, else the context's.`,
 				printKubeLinks(w, ref)
 				return nil
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			ctx, cancel := withTimeout(cmd.Context(), timeout)
 			defer cancel()
 			return waitKube(ctx, w, b, ref, p.Name)
 		},
@@ -77,6 +79,6 @@ namespace is --namespace, else the context's.`,
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current context)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "server-side dry run: the apiserver validates the object and stores nothing")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the object until KubeRay reports the job finished, the service RUNNING or the cluster ready, with its states and ready counts as progress; exit 1 if it fails or --timeout passes")
-	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait (0: no limit)")
 	return cmd
 }

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 )
 
 // Exit codes.
@@ -52,8 +54,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		return ExitUsage
 	}
 	if errs := field.Errors(err); len(errs) > 0 {
+		// One line per problem; a problem in a file names the file and
+		// the kind of file expected.
+		prefix := ""
+		var ke *fieldfile.KindError
+		if errors.As(err, &ke) {
+			prefix = fmt.Sprintf("not a valid %s: ", ke.Want)
+			if ke.File != "" {
+				prefix = ke.File + ": " + prefix
+			}
+		}
 		for _, e := range errs {
-			fmt.Fprintf(stderr, "raytpu: %v\n", e)
+			fmt.Fprintf(stderr, "raytpu: %s%v\n", prefix, e)
 		}
 		return ExitInvalid
 	}
@@ -83,7 +95,38 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newCatalogCmd(), newSliceCmd(), newPlanCmd(), newServeCmd(), newJobCmd(), newDevClusterCmd(), newDataCmd())
 	root.AddCommand(newTopCmd(), newProfileCmd())
 	root.AddCommand(newRenderCmd(), newApplyCmd())
+	requireSubcommands(root)
 	return root
+}
+
+// requireSubcommands makes every command that only groups others (raytpu,
+// raytpu job, raytpu serve, ...) refuse an unknown or a missing
+// subcommand with a usage error (exit 2) instead of printing its help and
+// exiting 0.
+func requireSubcommands(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		requireSubcommands(c)
+	}
+	if !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		if len(args) == 0 {
+			return usagef("%s needs a command: %s", cmd.CommandPath(), strings.Join(names, ", "))
+		}
+		msg := fmt.Sprintf("unknown command %q for %q (valid: %s)", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+		if s := field.Nearest(args[0], names); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return usageError{errors.New(msg)}
+	}
 }
 
 // output is the -o flag.
@@ -129,4 +172,30 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 	}
 }
 
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+// readFile reads a file a user names, up to one byte past
+// fieldfile.MaxFileSize (the loader refuses a larger one).
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, fieldfile.MaxFileSize+1))
+}
+
+// checkTimeout refuses a negative --timeout as a usage error, the same on
+// every command: 0 means no limit.
+func checkTimeout(flag string, d time.Duration) error {
+	if d < 0 {
+		return usagef("--%s %v: want a positive duration, or 0 for no limit", flag, d)
+	}
+	return nil
+}
+
+// withTimeout bounds ctx by d; 0 is no limit.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}

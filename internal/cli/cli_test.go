@@ -33,7 +33,10 @@ func TestGolden(t *testing.T) {
 		"plan-v6e-2x4x4.txt":      {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--compare"}, cli.ExitOK},
 		"plan-v4-per-slice.json":  {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--pg-per-slice", "--name", "t", "-o", "json"}, cli.ExitOK},
 		"plan-v4.svg":             {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "2*v4-16,v4-8", "-o", "svg"}, cli.ExitOK},
-		"plan-pending.txt":        {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
+		// A 3-D slice's panels are its first dimension: v4 2x2x4 draws x=0
+		// and x=1, each 2 rows (y) of 4 columns (z).
+		"plan-v4-2x2x4.svg": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x4", "-o", "svg"}, cli.ExitOK},
+		"plan-pending.txt":  {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
 		// A plan whose diagnosis has an error still prints in full, and exits 1.
 		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
 		// A Serve application file: every replica's slice on the simulator.
@@ -183,14 +186,14 @@ func TestApplicationFileErrors(t *testing.T) {
 		code   int
 		stderr []string
 	}{
-		{"unknown key", []string{"plan", "-f", "testdata/apps/typo.yaml"}, cli.ExitInvalid, []string{`unknown field "num_replica"`}},
-		{"invalid topology", []string{"plan", "-f", "testdata/apps/invalid.yaml"}, cli.ExitInvalid, []string{"app.deployments[LLM].acceleratorConfig.topology", "2x2x3"}},
-		{"deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"acceleratorConfig.topology"}},
+		{"unknown key", []string{"plan", "-f", "testdata/apps/typo.yaml"}, cli.ExitInvalid, []string{"app.deployments[0].num_replica (line 5)", `unknown field: did you mean "num_replicas"?`}},
+		{"invalid topology", []string{"plan", "-f", "testdata/apps/invalid.yaml"}, cli.ExitInvalid, []string{"testdata/apps/invalid.yaml: not a valid Serve application: app.deployments[LLM].accelerator_config.topology", "2x2x3"}},
+		{"deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"accelerator_config.topology"}},
 		{"deploy needs a file", []string{"serve", "deploy", "--address", "http://127.0.0.1:1"}, cli.ExitUsage, []string{"-f APP.yaml"}},
 		{"missing file", []string{"plan", "-f", "testdata/apps/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
 		{"head_reservation_timeout is seconds now", []string{"plan", "-f", "testdata/apps/head-timeout-old.yaml"}, cli.ExitInvalid, []string{"head_reservation_timeout_s"}},
-		{"huge num_replicas", []string{"plan", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].numReplicas", "20000"}},
-		{"huge num_replicas render", []string{"render", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].numReplicas"}},
+		{"huge num_replicas", []string{"plan", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].num_replicas", "20000"}},
+		{"huge num_replicas render", []string{"render", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].num_replicas"}},
 		{"huge num-slices", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "99999999999"}, cli.ExitInvalid, []string{"numSlices", "1024"}},
 		{"topology as a chip count", []string{"plan", "--accelerator", "v6e", "--topology", "16"}, cli.ExitInvalid, []string{"topology", "a chip count", "4x4"}},
 		{"slice as a chip count", []string{"slice", "v6e", "16"}, cli.ExitInvalid, []string{"a chip count", "4x4"}},

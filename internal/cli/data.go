@@ -1,19 +1,18 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 )
 
 func newDataCmd() *cobra.Command {
@@ -50,14 +49,43 @@ type dataFile struct {
 	Name   string     `json:"name"`
 	Source dataSource `json:"source"`
 	Iter   dataIter   `json:"iter"`
-	Hosts  data.Hosts `json:"hosts"`
+	Hosts  dataHosts  `json:"hosts"`
 }
+
+// dataHosts is data.Hosts as the file spells it.
+type dataHosts struct {
+	Workers      int    `json:"workers"`
+	Accelerator  string `json:"accelerator"`
+	ChipsPerHost int    `json:"chipsPerHost"`
+	LocalDevices int    `json:"localDevices"`
+	NotSplit     bool   `json:"notSplit"`
+}
+
+func (h dataHosts) hosts() data.Hosts { return data.Hosts(h) }
 
 // dataSource holds exactly one source.
 type dataSource struct {
-	Range       *data.Range       `json:"range"`
-	FromItems   *data.FromItems   `json:"fromItems"`
-	ReadParquet *data.ReadParquet `json:"readParquet"`
+	Range       *dataRange       `json:"range"`
+	FromItems   *dataFromItems   `json:"fromItems"`
+	ReadParquet *dataReadParquet `json:"readParquet"`
+}
+
+// dataRange, dataFromItems and dataReadParquet are data's sources as the
+// file spells them.
+type dataRange struct {
+	N                 int `json:"n"`
+	OverrideNumBlocks int `json:"overrideNumBlocks"`
+}
+
+type dataFromItems struct {
+	Items             []any `json:"items"`
+	OverrideNumBlocks int   `json:"overrideNumBlocks"`
+}
+
+type dataReadParquet struct {
+	Paths             []string `json:"paths"`
+	Columns           []string `json:"columns"`
+	OverrideNumBlocks int      `json:"overrideNumBlocks"`
 }
 
 // dataIter is data.IterJaxBatches with the ragged policy spelled out.
@@ -90,15 +118,15 @@ func (f dataFile) compile() (data.Dataset, data.IterJaxBatches, string, field.Er
 	sp := dataPath.Child("source")
 	if s := f.Source.Range; s != nil {
 		n++
-		src, desc = *s, fmt.Sprintf("range(n=%d%s)", s.N, blocksArg(s.OverrideNumBlocks))
+		src, desc = data.Range(*s), fmt.Sprintf("range(n=%d%s)", s.N, blocksArg(s.OverrideNumBlocks))
 	}
 	if s := f.Source.FromItems; s != nil {
 		n++
-		src, desc = *s, fmt.Sprintf("from_items(%d items%s)", len(s.Items), blocksArg(s.OverrideNumBlocks))
+		src, desc = data.FromItems(*s), fmt.Sprintf("from_items(%d items%s)", len(s.Items), blocksArg(s.OverrideNumBlocks))
 	}
 	if s := f.Source.ReadParquet; s != nil {
 		n++
-		src, desc = *s, "read_parquet("+strings.Join(s.Paths, ", ")+")"
+		src, desc = data.ReadParquet(*s), "read_parquet("+strings.Join(s.Paths, ", ")+")"
 	}
 	switch {
 	case n == 0:
@@ -140,25 +168,12 @@ func blocksArg(n int) string {
 	return fmt.Sprintf(", override_num_blocks=%d", n)
 }
 
-// readDataFile reads a dataset file (YAML or JSON).
+// readDataFile reads a dataset file strictly (package fieldfile): YAML (or
+// JSON) with the names of dataFile.
 func readDataFile(path string) (dataFile, error) {
 	var f dataFile
-	raw, err := readFile(path)
-	if err != nil {
+	if err := fieldfile.Load(path, fieldfile.DataPipeline, dataPath, &f); err != nil {
 		return f, err
-	}
-	var doc any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return f, fmt.Errorf("%s: %w", path, err)
-	}
-	js, err := json.Marshal(doc)
-	if err != nil {
-		return f, fmt.Errorf("%s: %w", path, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return f, fmt.Errorf("%s: not a dataset file: %w", path, err)
 	}
 	if rp := f.Source.ReadParquet; rp != nil {
 		rp.Paths = slices.Clone(rp.Paths)
@@ -169,6 +184,37 @@ func readDataFile(path string) (dataFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// dataSpelling spells data.Predict's paths (pipeline.batchSize,
+// pipeline.workers, pipeline.dataset) as the dataset file does
+// (pipeline.iter.batchSize, pipeline.hosts.workers, pipeline.source).
+func dataSpelling(p string) string {
+	rest, ok := strings.CutPrefix(p, dataPath.String()+".")
+	if !ok {
+		return p
+	}
+	name := rest
+	if i := strings.IndexAny(rest, ".["); i >= 0 {
+		name = rest[:i]
+	}
+	has := func(t reflect.Type) bool {
+		for _, f := range field.FileFields(t) {
+			if n, _ := field.FileName(f); n == name {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case name == "dataset":
+		return dataPath.String() + ".source" + rest[len(name):]
+	case has(reflect.TypeFor[dataIter]()):
+		return dataPath.String() + ".iter." + rest
+	case has(reflect.TypeFor[dataHosts]()):
+		return dataPath.String() + ".hosts." + rest
+	}
+	return p
 }
 
 func newDataPlanCmd() *cobra.Command {
@@ -215,13 +261,26 @@ func runDataPlan(w io.Writer, path, format string) error {
 	if err != nil {
 		return err
 	}
+	fail := func(err error) error { return fileError(path, fieldfile.DataPipeline, err, dataSpelling) }
 	ds, it, desc, errs := f.compile()
 	if len(errs) > 0 {
-		return errs
+		return fail(errs)
 	}
-	pr, perrs := data.Predict(dataPath, ds, it, f.Hosts)
+	// The prediction needs the row count: a readParquet source is counted
+	// here first, so a path missing here, a file that is not Parquet or an
+	// empty directory is an error naming the path, never "unknown".
+	if rp := f.Source.ReadParquet; rp != nil {
+		if _, err := data.ParquetRows(rp.Paths...); err != nil {
+			return fail(field.ErrorList{field.Invalid(dataPath.Child("source", "readParquet", "paths"), strings.Join(rp.Paths, ", "),
+				"data plan needs the row count from the Parquet footers on this machine: "+err.Error())})
+		}
+	}
+	pr, perrs := data.Predict(dataPath, ds, it, f.Hosts.hosts())
 	if pr == nil {
-		return perrs
+		return fail(perrs)
+	}
+	for i := range pr.Findings {
+		pr.Findings[i].Field = dataSpelling(pr.Findings[i].Field)
 	}
 	if format == "json" {
 		if err := writeJSON(w, pr); err != nil {
@@ -231,7 +290,10 @@ func runDataPlan(w io.Writer, path, format string) error {
 		printPrediction(w, f, desc, pr)
 	}
 	if len(perrs) > 0 {
-		return perrs
+		return fail(perrs)
+	}
+	if pr.Rows < 0 {
+		return fail(field.ErrorList{field.Invalid(dataPath.Child("source"), desc, "data plan needs the row count, which is unknown before running")})
 	}
 	return nil
 }

@@ -50,14 +50,14 @@ func TestDataPlanErrors(t *testing.T) {
 		stderr []string
 	}{
 		{"raise names the numbers", []string{"data", "plan", "-f", "testdata/data/raise.yaml"}, cli.ExitInvalid,
-			[]string{"pipeline.ragged", "501 rows", "last batch of 53 rows"}},
-		{"unknown key", []string{"data", "plan", "-f", "testdata/data/typo.yaml"}, cli.ExitInvalid, []string{`unknown field "batch_size"`}},
+			[]string{"pipeline.iter.ragged", "501 rows", "last batch of 53 rows"}},
+		{"unknown key", []string{"data", "plan", "-f", "testdata/data/typo.yaml"}, cli.ExitInvalid, []string{"pipeline.iter.batch_size (line 4)", `unknown field: did you mean "batchSize"?`}},
 		{"every problem at once", []string{"data", "plan", "-f", "testdata/data/invalid.yaml"}, cli.ExitInvalid,
 			[]string{"pipeline.source: Forbidden", `pipeline.iter.ragged: Unsupported value: "shuffle"`}},
 		{"shuffle short batch names the batch and the fix", []string{"data", "plan", "-f", "testdata/data/shuffle-short.yaml"}, cli.ExitInvalid,
-			[]string{"pipeline.localShuffleBufferSize", "The local batch size (10)", "at batch 5", "at least 30"}},
+			[]string{"pipeline.iter.localShuffleBufferSize", "The local batch size (10)", "at batch 5", "at least 30"}},
 		{"localDevices on CPU named as configured", []string{"data", "plan", "-f", "testdata/data/cpu-devices.yaml"}, cli.ExitInvalid,
-			[]string{"pipeline.batchSize", "localDevices: 4 on each CPU worker"}},
+			[]string{"pipeline.iter.batchSize", "localDevices: 4 on each CPU worker"}},
 		{"needs a file", []string{"data", "plan"}, cli.ExitUsage, []string{"-f DATASET.yaml"}},
 		{"missing file", []string{"data", "plan", "-f", "testdata/data/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
 		{"bad output", []string{"data", "plan", "-f", "testdata/data/raise.yaml", "-o", "svg"}, cli.ExitUsage, []string{`--output "svg"`}},

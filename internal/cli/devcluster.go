@@ -51,6 +51,9 @@ minutes; needs python3 with venv and pip, and PyPI).`,
 		Short: "Start the cluster, showing its nodes coming up, and print its dashboard URL",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cpus < 1 {
+				return usagef("--cpus-per-node %d: want at least 1", cpus)
+			}
 			s, err := sim.ParseSpec(spec)
 			if err != nil {
 				return err

@@ -43,8 +43,8 @@ place; otherwise every change is a line starting with a UTC timestamp.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.timeout < 0 {
-				return usagef("--timeout %v: want a positive duration, or 0 for no limit", f.timeout)
+			if err := checkTimeout("timeout", f.timeout); err != nil {
+				return err
 			}
 			c, err := client()
 			if err != nil {
@@ -99,8 +99,8 @@ func newJobWaitCmd(client func() (*ray.Client, error)) *cobra.Command {
 		Short: "Follow a job's states until it ends, with its dashboard links; exit 1 unless it SUCCEEDED",
 		Args:  exactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if timeout < 0 {
-				return usagef("--timeout %v: want a positive duration, or 0 for no limit", timeout)
+			if err := checkTimeout("timeout", timeout); err != nil {
+				return err
 			}
 			c, err := client()
 			if err != nil {

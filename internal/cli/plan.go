@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
@@ -89,6 +90,9 @@ type planReport struct {
 func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
+	}
+	if f.cluster != "" && f.clusterYML != "" {
+		return usagef("--cluster and --cluster-file both give the simulated cluster: keep one")
 	}
 	if f.file != "" {
 		if f.spec.Accelerator != "" || f.spec.Topology != "" || f.compare {
@@ -185,9 +189,13 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 	case f.clusterYML != "":
 		b, err := readFile(f.clusterYML)
 		if err != nil {
-			return sim.Spec{}, usagef("--cluster-file: %v", err)
+			return sim.Spec{}, fmt.Errorf("--cluster-file: %w", err)
 		}
-		return sim.ParseSpecYAML(b)
+		s, err := sim.ParseSpecYAML(b)
+		if err != nil {
+			return s, fileError(f.clusterYML, fieldfile.ClusterSpec, err, nil)
+		}
+		return s, nil
 	case f.cluster != "":
 		return sim.ParseSpec(f.cluster)
 	}

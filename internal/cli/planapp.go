@@ -27,11 +27,7 @@ func runPlanApp(cmd *cobra.Command, f *planFlags) error {
 	if f.out.value == "svg" {
 		return usagef("-o svg draws one slice placement; with -f use table or json")
 	}
-	app, err := readApplication(f.file)
-	if err != nil {
-		return err
-	}
-	plan, err := app.Compile()
+	plan, err := loadApplication(f.file)
 	if err != nil {
 		return err
 	}

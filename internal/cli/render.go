@@ -1,13 +1,15 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
 )
@@ -23,7 +25,7 @@ type kubeFlags struct {
 func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl := cmd.Flags()
 	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML), or a compiled plan (JSON or YAML, as `raytpu plan -o json` prints it)")
-	fl.StringVar(&f.name, "name", "", "name of the object (default: from the plan's name)")
+	fl.StringVar(&f.name, "name", "", "name of the object, used as it is or refused when it is not a valid KubeRay name (default: derived from the plan's name, with a hash of it when it had to change)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
 }
@@ -77,7 +79,9 @@ files travel in a ConfigMap that 'raytpu apply' writes.`,
 
 // readWorkload reads -f: a compiled plan (apiVersion raytpu.dev/v1alpha1),
 // a `raytpu plan -o json` report (its "plan"), or a Serve application file,
-// compiled. --name renames the plan.
+// compiled. A file with an apiVersion is taken for a compiled plan, one
+// with a "plan" for a report; anything else is a Serve application. Each
+// is read strictly (package fieldfile). --name renames the plan.
 func readWorkload(f kubeFlags) (*placement.Plan, error) {
 	if f.file == "" {
 		return nil, usagef("-f FILE is required: a Serve application file or a compiled plan")
@@ -86,48 +90,111 @@ func readWorkload(f kubeFlags) (*placement.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.file, err)
-	}
+	var probe map[string]any
+	_ = yaml.Unmarshal(raw, &probe) // only picks the kind; the loader reports what is wrong
 	var p *placement.Plan
 	switch {
-	case doc["apiVersion"] == placement.APIVersion:
-		p, err = decodePlan(f.file, doc)
-	case doc["plan"] != nil:
-		inner, ok := doc["plan"].(map[string]any)
-		if !ok || inner["apiVersion"] != placement.APIVersion {
-			return nil, fmt.Errorf("%s: \"plan\" is not a raytpu plan (apiVersion %s)", f.file, placement.APIVersion)
-		}
-		p, err = decodePlan(f.file, inner)
+	case probe["apiVersion"] != nil:
+		p, err = decodePlan(f.file, raw)
+	case probe["plan"] != nil:
+		p, err = decodePlanReport(f.file, raw)
 	default:
-		app, aerr := readApplication(f.file)
-		if aerr != nil {
-			return nil, aerr
-		}
-		p, err = app.Compile()
+		p, err = loadApplication(f.file)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if f.name != "" {
+		// A name the user gives is used as it is, by render and apply
+		// alike, or refused: never changed.
+		if msgs := kuberay.CheckName(f.name, maxName(p.Kind)); len(msgs) > 0 {
+			return nil, fmt.Errorf("--name %q: not a valid %s name: %s (e.g. %q)", f.name, kindOf(p.Kind), strings.Join(msgs, "; "), kuberay.SuggestName(f.name, maxName(p.Kind)))
+		}
 		p.Name = f.name
 	}
 	return p, nil
 }
 
-// decodePlan decodes a plan document strictly: a key the plan does not
-// have is an error naming it.
-func decodePlan(path string, doc map[string]any) (*placement.Plan, error) {
-	js, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+// kindOf is the KubeRay kind a plan of kind k runs as, and maxName its
+// name's limit.
+func kindOf(k placement.Kind) string {
+	switch k {
+	case placement.KindApplication:
+		return kuberay.KindRayService
+	case placement.KindSlicePlacementGroup:
+		return kuberay.KindRayCluster
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
+	return kuberay.KindRayJob
+}
+
+func maxName(k placement.Kind) int {
+	switch k {
+	case placement.KindApplication:
+		return kuberay.MaxRayServiceName
+	case placement.KindSlicePlacementGroup:
+		return kuberay.MaxRayClusterName
+	}
+	return kuberay.MaxRayJobName
+}
+
+// planReportFile is the JSON of `raytpu plan -o json` (a slice plan or an
+// application's): the plan, and what render does not read.
+type planReportFile struct {
+	Plan       *placement.Plan `json:"plan"`
+	Cluster    any             `json:"cluster"`
+	Placement  any             `json:"placement"`
+	Comparison any             `json:"comparison"`
+	Request    any             `json:"comparisonRequest"`
+	Status     any             `json:"status"`
+}
+
+// decodePlan decodes a compiled plan strictly; its apiVersion and kind
+// must be ones this raytpu knows.
+func decodePlan(path string, raw []byte) (*placement.Plan, error) {
 	var p placement.Plan
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: not a raytpu plan: %w", path, err)
+	if errs := fieldfile.Decode(raw, nil, &p); len(errs) > 0 {
+		return nil, &fieldfile.KindError{File: path, Want: fieldfile.CompiledPlan, Err: errs}
+	}
+	if errs := checkPlanHeader(nil, &p); len(errs) > 0 {
+		return nil, &fieldfile.KindError{File: path, Want: fieldfile.CompiledPlan, Err: errs}
 	}
 	return &p, nil
+}
+
+// decodePlanReport decodes the plan of a `raytpu plan -o json` report.
+func decodePlanReport(path string, raw []byte) (*placement.Plan, error) {
+	var r planReportFile
+	if errs := fieldfile.Decode(raw, nil, &r); len(errs) > 0 {
+		return nil, &fieldfile.KindError{File: path, Want: fieldfile.CompiledPlan, Err: errs}
+	}
+	if errs := checkPlanHeader(field.NewPath("plan"), r.Plan); len(errs) > 0 {
+		return nil, &fieldfile.KindError{File: path, Want: fieldfile.CompiledPlan, Err: errs}
+	}
+	return r.Plan, nil
+}
+
+// checkPlanHeader checks a decoded plan's apiVersion and kind.
+func checkPlanHeader(root *field.Path, p *placement.Plan) field.ErrorList {
+	at := func(name string) *field.Path {
+		if root == nil {
+			return field.NewPath(name)
+		}
+		return root.Child(name)
+	}
+	var errs field.ErrorList
+	if p == nil {
+		return field.ErrorList{field.Required(at("apiVersion"), placement.APIVersion)}
+	}
+	if p.APIVersion != placement.APIVersion {
+		errs = append(errs, field.NotSupported(at("apiVersion"), p.APIVersion, []string{placement.APIVersion}).
+			WithDetail("a compiled plan of this raytpu (as raytpu plan -o json prints it)"))
+	}
+	kinds := make([]string, 0, len(placement.Kinds()))
+	for _, k := range placement.Kinds() {
+		kinds = append(kinds, string(k))
+	}
+	if !slices.Contains(kinds, string(p.Kind)) {
+		errs = append(errs, field.NotSupported(at("kind"), string(p.Kind), kinds))
+	}
+	return errs
 }

@@ -60,8 +60,9 @@ func TestRenderErrors(t *testing.T) {
 		{"no file", []string{"render"}, cli.ExitUsage, "-f FILE is required"},
 		{"bad output", []string{"render", "-f", "testdata/apps/chat.yaml", "-o", "yml"}, cli.ExitUsage, `did you mean "yaml"?`},
 		{"local working_dir", []string{"render", "-f", local}, cli.ExitInvalid, "plan.job.runtimeEnv.workingDir"},
-		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `unknown field "slicez"`},
-		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitInvalid, "metadata.name"},
+		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `not a valid compiled plan: slicez (line 5): Unsupported value: "slicez": unknown field: did you mean "slices"?`},
+		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitInvalid, `--name "Chat_App": not a valid RayService name`},
+		{"bad name on apply too", []string{"apply", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, `(e.g. "chat-app")`},
 		{"apply without file", []string{"apply"}, cli.ExitUsage, "-f FILE is required"},
 		{"apply without a cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, "kubeconfig"},
 	}

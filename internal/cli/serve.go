@@ -48,11 +48,10 @@ To see where an application's replicas would land, use
 			if file == "" {
 				return usagef("deploy needs -f APP.yaml")
 			}
-			app, err := readApplication(file)
-			if err != nil {
+			if err := checkTimeout("timeout", timeout); err != nil {
 				return err
 			}
-			plan, err := app.Compile() // every problem, before any request
+			plan, err := loadApplication(file) // every problem, before any request
 			if err != nil {
 				return err
 			}
@@ -82,7 +81,7 @@ To see where an application's replicas would land, use
 	}
 	deploy.Flags().StringVarP(&file, "file", "f", "", "application file (YAML)")
 	deploy.Flags().BoolVar(&wait, "wait", false, "wait until the application is RUNNING")
-	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait")
+	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait (0: no limit)")
 	deploy.Flags().DurationVar(&stuckAfter, "stuck-after", backend.DefaultStuckAfter, "with --wait: diagnose an application still DEPLOYING after this long, and stop if it is stuck (negative: never)")
 
 	status := &cobra.Command{
@@ -109,6 +108,9 @@ To see where an application's replicas would land, use
 		Short: "Wait until an application is RUNNING, printing each change; exit 1 if it fails or the timeout passes",
 		Args:  exactArgs("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTimeout("timeout", waitTimeout); err != nil {
+				return err
+			}
 			s, err := server()
 			if err != nil {
 				return err
@@ -116,7 +118,7 @@ To see where an application's replicas would land, use
 			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, dash, args[0], waitTimeout, waitStuck)
 		},
 	}
-	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait")
+	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait (0: no limit)")
 	waitCmd.Flags().DurationVar(&waitStuck, "stuck-after", backend.DefaultStuckAfter, "diagnose an application still DEPLOYING after this long from the cluster's placement groups and nodes, and stop if it is stuck (negative: never)")
 
 	del := &cobra.Command{

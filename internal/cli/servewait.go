@@ -23,7 +23,7 @@ const replicaPoll = time.Second
 // application found stuck prints the last status (Ray's messages and the
 // diagnosis say why) and fails the command.
 func waitApp(ctx context.Context, w io.Writer, s backend.Server, dash links, name string, timeout, stuckAfter time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	p := newProgress(w)
 	p.Link("application", dash.ServeApp(name))
