@@ -107,34 +107,25 @@ func readWorkload(f kubeFlags) (*placement.Plan, error) {
 	if f.name != "" {
 		// A name the user gives is used as it is, by render and apply
 		// alike, or refused: never changed.
-		if msgs := kuberay.CheckName(f.name, maxName(p.Kind)); len(msgs) > 0 {
-			return nil, fmt.Errorf("--name %q: not a valid %s name: %s (e.g. %q)", f.name, kindOf(p.Kind), strings.Join(msgs, "; "), kuberay.SuggestName(f.name, maxName(p.Kind)))
+		kind, maxName := kubeKind(p.Kind)
+		if msgs := kuberay.CheckName(f.name, maxName); len(msgs) > 0 {
+			return nil, fmt.Errorf("--name %q: not a valid %s name: %s (e.g. %q)", f.name, kind, strings.Join(msgs, "; "), kuberay.SuggestName(f.name, maxName))
 		}
 		p.Name = f.name
 	}
 	return p, nil
 }
 
-// kindOf is the KubeRay kind a plan of kind k runs as, and maxName its
-// name's limit.
-func kindOf(k placement.Kind) string {
+// kubeKind is the KubeRay kind a plan of kind k runs as, and the longest
+// name that kind takes.
+func kubeKind(k placement.Kind) (kind string, maxName int) {
 	switch k {
 	case placement.KindApplication:
-		return kuberay.KindRayService
+		return kuberay.KindRayService, kuberay.MaxRayServiceName
 	case placement.KindSlicePlacementGroup:
-		return kuberay.KindRayCluster
+		return kuberay.KindRayCluster, kuberay.MaxRayClusterName
 	}
-	return kuberay.KindRayJob
-}
-
-func maxName(k placement.Kind) int {
-	switch k {
-	case placement.KindApplication:
-		return kuberay.MaxRayServiceName
-	case placement.KindSlicePlacementGroup:
-		return kuberay.MaxRayClusterName
-	}
-	return kuberay.MaxRayJobName
+	return kuberay.KindRayJob, kuberay.MaxRayJobName
 }
 
 // planReportFile is the JSON of `raytpu plan -o json` (a slice plan or an
