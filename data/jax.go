@@ -161,9 +161,13 @@ func (it IterJaxBatches) compile(p *field.Path) (IterKwargs, field.ErrorList) {
 	}
 	if it.PrefetchBatches < 0 {
 		errs = append(errs, field.Invalid(p.Child("prefetchBatches"), it.PrefetchBatches, "must be positive, or 0 for 1"))
+	} else if it.PrefetchBatches > placement.MaxPrefetchBatches {
+		errs = append(errs, field.TooMany(p.Child("prefetchBatches"), it.PrefetchBatches, placement.MaxPrefetchBatches, placement.SourcePrefetchBatches))
 	}
 	if it.LocalShuffleBufferSize < 0 {
 		errs = append(errs, field.Invalid(p.Child("localShuffleBufferSize"), it.LocalShuffleBufferSize, "must be positive, or 0 for no local shuffle"))
+	} else if it.LocalShuffleBufferSize > placement.MaxRows {
+		errs = append(errs, field.TooMany(p.Child("localShuffleBufferSize"), it.LocalShuffleBufferSize, placement.MaxRows, placement.SourceRows))
 	} else if it.LocalShuffleBufferSize > 0 {
 		n := it.LocalShuffleBufferSize
 		kw.LocalShuffleBufferSize = &n

@@ -11,8 +11,9 @@ import (
 	"github.com/raytpu/raytpu/internal/alloctest"
 )
 
-// TestHugeDataLimit: a batch size, row count or worker count past its
-// limit is a TooMany error at its path, and the check allocates little.
+// TestHugeDataLimit: a batch size, row count, worker count, prefetch
+// depth, shuffle buffer, concurrency or actor pool size past its limit is
+// a TooMany error at its path, and the check allocates little.
 // Not parallel: it measures the heap.
 func TestHugeDataLimit(t *testing.T) {
 	p := field.NewPath("iter")
@@ -37,6 +38,25 @@ func TestHugeDataLimit(t *testing.T) {
 				_, errs := data.Predict(p, data.From(data.Range{N: n | 1<<50}), data.IterJaxBatches{}, data.Hosts{Workers: 1})
 				return errs.Err()
 			}, []field.Ref{{Field: "iter.dataset.source.n", Type: field.TypeTooMany}}},
+			{"prefetch batches", func() error {
+				_, errs := data.Predict(p, small, data.IterJaxBatches{PrefetchBatches: n}, data.Hosts{Workers: 1})
+				return errs.Err()
+			}, []field.Ref{{Field: "iter.prefetchBatches", Type: field.TypeTooMany}}},
+			// 2^40 and 99999999999 rows of buffer are allowed, as rows are.
+			{"local shuffle buffer", func() error {
+				_, errs := data.Predict(p, small, data.IterJaxBatches{LocalShuffleBufferSize: n | 1<<50}, data.Hosts{Workers: 1})
+				return errs.Err()
+			}, []field.Ref{{Field: "iter.localShuffleBufferSize", Type: field.TypeTooMany}}},
+			{"map_batches concurrency", func() error {
+				ds := small.MapBatches(data.MapBatches{Fn: "m:f", Concurrency: n}).Write(data.WriteJSON{Path: "/tmp/out"})
+				_, err := data.Pipeline{Name: "p", Dataset: ds}.Compile()
+				return err
+			}, []field.Ref{{Field: "pipeline.dataset.steps[0].concurrency", Type: field.TypeTooMany}}},
+			{"actor pool size", func() error {
+				ds := small.MapBatches(data.MapBatches{Fn: "m:f", ActorPool: &data.ActorPool{MinSize: 1, MaxSize: n}}).Write(data.WriteJSON{Path: "/tmp/out"})
+				_, err := data.Pipeline{Name: "p", Dataset: ds}.Compile()
+				return err
+			}, []field.Ref{{Field: "pipeline.dataset.steps[0].actorPool.maxSize", Type: field.TypeTooMany}}},
 			{"map_batches batchSize", func() error {
 				ds := small.MapBatches(data.MapBatches{Fn: "m:f", BatchSize: n}).Write(data.WriteJSON{Path: "/tmp/out"})
 				_, err := data.Pipeline{Name: "p", Dataset: ds}.Compile()

@@ -155,6 +155,8 @@ func (m MapBatches) checkCompute(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if m.Concurrency < 0 {
 		errs = append(errs, field.Invalid(p.Child("concurrency"), m.Concurrency, "must be positive, or 0 for Ray's default"))
+	} else if m.Concurrency > placement.MaxActors {
+		errs = append(errs, field.TooMany(p.Child("concurrency"), m.Concurrency, placement.MaxActors, placement.SourceActors))
 	}
 	a := m.ActorPool
 	if a == nil {
@@ -170,6 +172,8 @@ func (m MapBatches) checkCompute(p *field.Path) field.ErrorList {
 	}{{"size", a.Size}, {"minSize", a.MinSize}, {"maxSize", a.MaxSize}, {"initialSize", a.InitialSize}, {"maxTasksInFlightPerActor", a.MaxTasksInFlightPerActor}} {
 		if c.v < 0 {
 			errs = append(errs, field.Invalid(ap.Child(c.name), c.v, "cannot be negative"))
+		} else if c.name != "maxTasksInFlightPerActor" && c.v > placement.MaxActors {
+			errs = append(errs, field.TooMany(ap.Child(c.name), c.v, placement.MaxActors, placement.SourceActors))
 		}
 	}
 	switch {

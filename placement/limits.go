@@ -21,13 +21,17 @@ import "github.com/raytpu/raytpu/tpu"
 //	                                Multislice runs (tens of thousands of chips, ~12.7k 4-chip hosts)
 //	MaxWorkers             16384    Ray Train: one worker per bundle (MaxBundles)
 //	MaxReplicas            20000    Ray's scalability envelope: 20k+ actors; a Serve replica is an actor
+//	MaxActors              20000    the same envelope for Ray Data's tasks and actors at once
+//	                                (map_batches concurrency, actor pool sizes)
 //	MaxSliceReplicas       1024     Kubernetes: an object is at most 1.5 MiB (etcd's max request size);
 //	                                KubeRay renders one worker group (~1 KiB) per replica that owns a
 //	                                slice into the RayService; also Ray's 1k+ placement groups
 //	MaxNameLength          253      Kubernetes: the longest object name (a DNS-1123 subdomain)
 //	MaxBatchSize           16777216 Ray Data: a batch is built in one block; 2^24 rows of 8 bytes fill
 //	                                DataContext.target_max_block_size (128 MiB)
-//	MaxRows                2^48     raytpu's batching model: rows × MaxWorkers stays exact in int64
+//	MaxRows                2^48     raytpu's batching model: rows × MaxWorkers stays exact in int64;
+//	                                also a local shuffle buffer (rows)
+//	MaxPrefetchBatches     65536    raytpu's batching model: prefetch × MaxBatchSize stays within MaxRows
 //
 // Ray's scalability envelope is release/benchmarks/README.md in the Ray
 // repository: the sizes Ray's release tests run at.
@@ -44,6 +48,8 @@ const (
 	MaxNameLength         = 253
 	MaxBatchSize          = 1 << 24
 	MaxRows               = 1 << 48
+	MaxActors             = MaxReplicas
+	MaxPrefetchBatches    = MaxRows / MaxBatchSize
 )
 
 // The sources of the limits, as errors name them.
@@ -57,4 +63,6 @@ const (
 	SourceNameLength         = "characters: Kubernetes' longest object name"
 	SourceBatchSize          = "rows: Ray Data builds a batch in one block, 128 MiB by default"
 	SourceRows               = "rows: raytpu's batching model keeps rows × workers exact"
+	SourceActors             = "Ray's scalability envelope: 20k+ tasks and actors at once"
+	SourcePrefetchBatches    = "batches: raytpu's batching model keeps prefetched rows (batches × the largest batch) within its row limit"
 )
