@@ -258,6 +258,8 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"profile", "--job", "x", a}, usage, "--out-dir"},
 		{[]string{"profile", "-o", "logs", a}, usage, "--job"},
 		{[]string{"profile", "--job", "x", "--deployment", "d", "-o", "logs", a}, usage, "--deployment"},
+		{[]string{"profile", "--job", "x", "--worker", "-1", "-o", "logs", a}, usage, "--worker -1"},
+		{[]string{"profile", "--app", "x", "--deployment", "d", "--host", "-2", "-o", "logs", a}, usage, "--host -2"},
 		{[]string{"dev-cluster", "up", "--cpus-per-node", "0"}, usage, "--cpus-per-node"},
 
 		// Invalid values of flags and arguments that are specs.

@@ -78,6 +78,14 @@ without events is refused and not written.`,
 				return usagef("--%s does not go with the mode given (--job takes --worker; --app takes --deployment, --replica, --host)", f.flag)
 			}
 		}
+		for _, f := range []struct {
+			flag string
+			v    int
+		}{{"worker", worker}, {"host", host}} {
+			if f.v < 0 {
+				return usagef("--%s %d: must be 0 or more (a rank)", f.flag, f.v)
+			}
+		}
 		opts := profiler.Options{Duration: duration, HostTracerLevel: &hostLevel, PythonTracer: python, NoDeviceTracer: noDevice}
 		if err := opts.Validate(nil); err != nil {
 			return usageError{err}
