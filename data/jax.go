@@ -114,8 +114,12 @@ func kindOf(r RaggedPolicy) raggedKind {
 	return r.ragged()
 }
 
-// DTypeNames are the JAX dtype names accepted in DType and DTypes.
-var DTypeNames = []string{
+// DTypeNames returns the JAX dtype names accepted in DType and DTypes, in
+// order; a fresh slice each call, so no caller can change what validation
+// accepts.
+func DTypeNames() []string { return slices.Clone(dtypeNames) }
+
+var dtypeNames = []string{
 	"bfloat16", "bool", "complex128", "complex64", "float16", "float32", "float64",
 	"float8_e4m3fn", "float8_e5m2", "int16", "int32", "int4", "int64", "int8",
 	"uint16", "uint32", "uint4", "uint64", "uint8",
@@ -182,14 +186,14 @@ func (it IterJaxBatches) compile(p *field.Path) (IterKwargs, field.ErrorList) {
 	case it.DType != "" && len(it.DTypes) > 0:
 		errs = append(errs, field.Forbidden(p.Child("dTypes"), "set dType (every column) or dTypes (by column), not both"))
 	case it.DType != "":
-		if !slices.Contains(DTypeNames, it.DType) {
-			errs = append(errs, field.NotSupported(p.Child("dType"), it.DType, DTypeNames))
+		if !slices.Contains(dtypeNames, it.DType) {
+			errs = append(errs, field.NotSupported(p.Child("dType"), it.DType, DTypeNames()))
 		}
 		kw.DTypes = it.DType
 	case len(it.DTypes) > 0:
 		for _, c := range slices.Sorted(maps.Keys(it.DTypes)) {
-			if v := it.DTypes[c]; !slices.Contains(DTypeNames, v) {
-				errs = append(errs, field.NotSupported(p.Child("dTypes").Key(c), v, DTypeNames))
+			if v := it.DTypes[c]; !slices.Contains(dtypeNames, v) {
+				errs = append(errs, field.NotSupported(p.Child("dTypes").Key(c), v, DTypeNames()))
 			}
 		}
 		kw.DTypes = it.DTypes

@@ -77,8 +77,11 @@ type ActorPool struct {
 	MaxTasksInFlightPerActor int `json:"max_tasks_in_flight_per_actor,omitempty"`
 }
 
-// BatchFormats are map_batches' batch formats.
-var BatchFormats = []string{"default", "numpy", "pandas", "pyarrow"}
+// BatchFormats returns map_batches' batch formats, in order; a fresh slice
+// each call.
+func BatchFormats() []string { return slices.Clone(batchFormats) }
+
+var batchFormats = []string{"default", "numpy", "pandas", "pyarrow"}
 
 // validTPUChips are Ray's TPU_VALID_CHIP_OPTIONS: the TPU counts a task or
 // actor may request.
@@ -125,8 +128,8 @@ func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
 	} else if m.BatchSize > placement.MaxBatchSize {
 		errs = append(errs, field.TooMany(p.Child("batchSize"), m.BatchSize, placement.MaxBatchSize, placement.SourceBatchSize))
 	}
-	if m.BatchFormat != "" && !slices.Contains(BatchFormats, m.BatchFormat) {
-		errs = append(errs, field.NotSupported(p.Child("batchFormat"), m.BatchFormat, BatchFormats))
+	if m.BatchFormat != "" && !slices.Contains(batchFormats, m.BatchFormat) {
+		errs = append(errs, field.NotSupported(p.Child("batchFormat"), m.BatchFormat, BatchFormats()))
 	}
 	if m.MaxRestarts != nil && *m.MaxRestarts < -1 {
 		errs = append(errs, field.Invalid(p.Child("maxRestarts"), *m.MaxRestarts, "must be -1 (unbounded), 0 (no restart) or positive"))

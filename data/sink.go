@@ -6,8 +6,11 @@ import (
 	"github.com/raytpu/raytpu/field"
 )
 
-// SaveModes are Ray's SaveMode values for writes.
-var SaveModes = []string{"append", "overwrite", "create", "ignore", "error"}
+// SaveModes returns Ray's SaveMode values for writes, in order; a fresh
+// slice each call.
+func SaveModes() []string { return slices.Clone(saveModes) }
+
+var saveModes = []string{"append", "overwrite", "create", "ignore", "error"}
 
 // WriteParquet mirrors Dataset.write_parquet.
 type WriteParquet struct {
@@ -37,8 +40,8 @@ func checkSink(p *field.Path, path, mode string, counts ...count) field.ErrorLis
 	if path == "" {
 		errs = append(errs, field.Required(p.Child("path"), "an output directory (local, gs://, s3://)"))
 	}
-	if mode != "" && !slices.Contains(SaveModes, mode) {
-		errs = append(errs, field.NotSupported(p.Child("mode"), mode, SaveModes))
+	if mode != "" && !slices.Contains(saveModes, mode) {
+		errs = append(errs, field.NotSupported(p.Child("mode"), mode, SaveModes()))
 	}
 	for _, c := range counts {
 		if c.v < 0 {
