@@ -106,7 +106,7 @@ func (o *RayActorOptions) validate(dp *field.Path) field.ErrorList {
 			errs = append(errs, quantity(rp, v)...)
 		}
 	}
-	errs = append(errs, validateSelector(p.Child("labelSelector"), o.LabelSelector)...)
+	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), o.LabelSelector)...)
 	errs = append(errs, validateRuntimeEnv(p.Child("runtimeEnv"), &o.RuntimeEnv)...)
 	return errs
 }
@@ -175,7 +175,7 @@ func (d *Deployment) validatePlacement(p *field.Path) field.ErrorList {
 			fmt.Sprintf("must hold one selector for every bundle, or one per bundle (%d)", bundles)))
 	}
 	for i, sel := range d.PlacementGroupBundleLabelSelector {
-		errs = append(errs, validateSelector(p.Child("placementGroupBundleLabelSelector").Index(i), sel)...)
+		errs = append(errs, placement.ValidateLabelSelector(p.Child("placementGroupBundleLabelSelector").Index(i), sel)...)
 	}
 	errs = append(errs, d.actorFitsBundle0(p)...)
 	return errs
