@@ -39,8 +39,8 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 	}
 	if a := d.AutoscalingConfig; a != nil {
 		// Without a path first, so that a valid config builds none.
-		if aerrs := a.validate(nil, d.NumReplicas == Auto); len(aerrs) > 0 {
-			errs = append(errs, a.validate(p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
+		if aerrs := validateAutoscaling(a, nil, d.NumReplicas == Auto); len(aerrs) > 0 {
+			errs = append(errs, validateAutoscaling(a, p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
 		}
 	}
 	if d.MaxOngoingRequests < 0 {
