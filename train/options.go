@@ -93,7 +93,7 @@ func startTimeoutValue(d time.Duration) string {
 // checkControllerLimit validates FailureConfig.ControllerFailureLimit.
 func checkControllerLimit(p *field.Path, n int) *field.Error {
 	if n < -1 {
-		return field.Invalid(p, n, fmt.Sprintf("must be -1 or 0 (retry forever, Ray's default) or a positive count, not %d", n))
+		return field.Invalid(p, n, fmt.Sprintf("must be -1 (retry forever, Ray's default), 0 (no retries) or a positive count, not %d", n))
 	}
 	return nil
 }

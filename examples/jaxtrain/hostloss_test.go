@@ -213,8 +213,10 @@ func TestTrainSurvivesHostLoss(t *testing.T) {
 // Without a spare slice, a two-slice group cannot start again after a host
 // loss: Ray Train waits for a second intact slice, each start timing out
 // (a controller failure) until ControllerFailureLimit runs out. (With Ray's
-// default limit, -1, it would wait forever.) raytpu's error says which host
-// was lost, what the group needs and what to do.
+// default limit, -1, it would wait forever.) The limit here is 0: the
+// first start that times out ends the run, as every later one would.
+// raytpu's error says which host was lost, what the group needs and what
+// to do.
 func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	cfg := testConfig(t, "host-loss-no-spare")
 	cfg.NumSlices = 2
@@ -222,7 +224,7 @@ func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	cfg.PauseAt = 12
 	cfg.MaxFailures = 1
 	cfg.Adjust = func(tr *train.JaxTrainer) {
-		tr.RunConfig.Failure.ControllerFailureLimit = new(1)
+		tr.RunConfig.Failure.ControllerFailureLimit = new(0)
 		tr.RunConfig.WorkerGroupStartTimeout = 15 * time.Second
 	}
 	lossc := loseHostWhenPaused(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10, 1)

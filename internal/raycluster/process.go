@@ -122,6 +122,14 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		// affected: a check fails only when it is refused or gets no
 		// answer within health_check_timeout_ms (10 s, unchanged).
 		"RAY_health_check_period_ms=1000",
+		// A raylet prestarts idle Python workers, one per CPU, when the
+		// first driver registers (prestart_worker_first_driver) and when
+		// a lease's runtime_env asks (enable_worker_prestart), and the
+		// driver's registration waits for them. On a machine that runs
+		// many posing nodes those workers are CPU spent on processes
+		// nobody leases yet; workers start on demand instead.
+		"RAY_prestart_worker_first_driver=0",
+		"RAY_enable_worker_prestart=0",
 		// Workers and actors inherit the raylet's environment. Ray code
 		// that finds "the" cluster by itself (Ray Train's
 		// PlacementGroupCleaner, for one) fails when several clusters
