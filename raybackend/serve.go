@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -30,25 +31,39 @@ var _ backend.Server = (*Backend)(nil)
 // A deployment with a topology (its user_config carries a slice
 // reservation, and the plan one slice group per replica) needs raytpu's
 // replica runtime: Deploy checks that the reservations and the slice groups
-// agree and that the runtime reads their format (ray.ErrInvalid before
-// anything is sent otherwise), uploads the runtime as a single-file
+// agree and that the runtime reads their format (a
+// *backend.InvalidPlanError with a field error per disagreement before
+// anything is sent otherwise, which matches backend.ErrInvalidPlan and
+// ray.ErrInvalid), uploads the runtime as a single-file
 // py_module and adds it to the application's runtime_env.py_modules (and to
 // a slice deployment's own py_modules, which Serve would put in their
 // place). The deployment's code imports it (see package serve).
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
-	if p == nil || p.Kind != placement.KindApplication || p.Serve == nil {
-		return nil, fmt.Errorf("raybackend: Deploy: %w: want a plan of kind %s with a Serve application", backend.ErrUnsupported, placement.KindApplication)
+	st, err := b.deploy(ctx, p)
+	return st, neutral(err)
+}
+
+func (b *Backend) deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
+	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
+		return nil, err
 	}
 	var app map[string]json.RawMessage
-	if err := json.Unmarshal(p.Serve.Config, &app); err != nil {
+	if err := json.Unmarshal(p.Serve.Config, &app); err != nil { // CheckPlan read it as an object
 		return nil, fmt.Errorf("raybackend: the plan's Serve config is not a JSON object: %w", err)
 	}
 	sliceDeps, err := sliceDeployments(p, app)
 	if err != nil {
 		return nil, err
 	}
+	env, err := serveEnv(p, app)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	config := p.Serve.Config
-	if changed, err := b.uploadServeEnv(ctx, app); err != nil {
+	if changed, err := b.uploadServeEnv(ctx, app, env); err != nil {
 		return nil, err
 	} else if changed || len(sliceDeps) > 0 {
 		if len(sliceDeps) > 0 {
@@ -70,22 +85,30 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	return b.Status(ctx, p.Name)
 }
 
-// uploadServeEnv packages the local directories of the application's
-// runtime_env and puts their URIs into app; it reports whether it did.
-func (b *Backend) uploadServeEnv(ctx context.Context, app map[string]json.RawMessage) (bool, error) {
+// serveEnv reads the application's runtime_env; nil when it has none.
+func serveEnv(p *placement.Plan, app map[string]json.RawMessage) (*runtimeenv.RuntimeEnv, error) {
 	raw, ok := app["runtime_env"]
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
 	var env runtimeenv.RuntimeEnv
 	if err := json.Unmarshal(raw, &env); err != nil {
-		return false, fmt.Errorf("raybackend: the Serve config's runtime_env: %w", err)
+		return nil, refuse(p, field.Invalid(field.NewPath("plan", "serve", "config", "runtime_env"), string(raw), "must be a runtime_env: "+err.Error()))
+	}
+	return &env, nil
+}
+
+// uploadServeEnv packages the local directories of the application's
+// runtime_env env and puts their URIs into app; it reports whether it did.
+func (b *Backend) uploadServeEnv(ctx context.Context, app map[string]json.RawMessage, env *runtimeenv.RuntimeEnv) (bool, error) {
+	if env == nil {
+		return false, nil
 	}
 	local := env.WorkingDir != "" && !ray.IsURI(env.WorkingDir) || slices.ContainsFunc(env.PyModules, func(m string) bool { return !ray.IsURI(m) })
 	if !local {
 		return false, nil
 	}
-	prepared, err := b.client.PrepareRuntimeEnv(ctx, &env, b.pkg)
+	prepared, err := b.client.PrepareRuntimeEnv(ctx, env, b.pkg)
 	if err != nil {
 		return false, err
 	}

@@ -145,7 +145,11 @@ func newBackend(cfg config) (backend.Runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		return raybackend.New(client, raybackend.WithPollInterval(cfg.Poll)), nil
+		b, err := raybackend.New(client, raybackend.WithPollInterval(cfg.Poll))
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 	return nil, fmt.Errorf("--backend %q: want sim or ray", cfg.Backend)
 }
