@@ -145,7 +145,11 @@ func newBackend(cfg config) (backend.Runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := raybackend.New(client, raybackend.WithPollInterval(cfg.Poll))
+		var opts []raybackend.Option
+		if cfg.Poll != 0 {
+			opts = append(opts, raybackend.WithPollInterval(cfg.Poll))
+		}
+		b, err := raybackend.New(client, opts...)
 		if err != nil {
 			return nil, err
 		}
