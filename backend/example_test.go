@@ -28,5 +28,5 @@ func ExampleCheckPlan() {
 	// true
 	// plan.job.entrypoint Required
 	// true
-	// mybackend: not supported by this backend: plan "reserve" is of kind SlicePlacementGroup; this backend runs JaxTrainer, Pipeline, BatchInference
+	// mybackend: not supported by this backend: plan "reserve" is of kind SlicePlacementGroup; this call takes JaxTrainer, Pipeline, BatchInference
 }

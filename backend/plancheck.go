@@ -65,7 +65,7 @@ func CheckPlan(backendName string, p *placement.Plan, runs ...placement.Kind) er
 	}
 	errs := checkKind(root, p.Kind)
 	if len(errs) == 0 && !slices.Contains(runs, p.Kind) {
-		return fmt.Errorf("%s: %w: plan %q is of kind %s; this backend runs %s", backendName, ErrUnsupported, p.Name, p.Kind, kindList(runs))
+		return fmt.Errorf("%s: %w: plan %q is of kind %s; this call takes %s", backendName, ErrUnsupported, p.Name, p.Kind, kindList(runs))
 	}
 	if p.APIVersion != placement.APIVersion {
 		errs = append(errs, field.NotSupported(root.Child("apiVersion"), p.APIVersion, []string{placement.APIVersion}))
@@ -99,7 +99,7 @@ func checkKind(root *field.Path, k placement.Kind) field.ErrorList {
 
 func kindList(kinds []placement.Kind) string {
 	if len(kinds) == 0 {
-		return "no plans"
+		return "no plan"
 	}
 	s := make([]string, len(kinds))
 	for i, k := range kinds {

@@ -102,14 +102,8 @@ func ServeConfigV2(p *placement.Plan) (string, error) {
 // checkServicePlan refuses plans RenderService cannot deploy; packed says
 // whether an application-level local working_dir was packed.
 func checkServicePlan(p *placement.Plan, packed bool) error {
-	switch {
-	case p == nil:
-		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
-	case p.Kind != placement.KindApplication:
-		return fmt.Errorf("kuberay: %w: plan %q of kind %s is not a Serve application (kind %s)",
-			backend.ErrUnsupported, p.Name, p.Kind, placement.KindApplication)
-	case p.Serve == nil || len(p.Serve.Config) == 0:
-		return fmt.Errorf("kuberay: %w: plan %q has no Serve config", backend.ErrUnsupported, p.Name)
+	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
+		return err
 	}
 	var app struct {
 		RuntimeEnv  *runtimeenv.RuntimeEnv `json:"runtime_env"`
