@@ -55,7 +55,8 @@ func (e *InvalidPlanError) Unwrap() error { return e.Errs }
 //   - a plan that runs to completion has a job with an entrypoint or a
 //     launcher, and no Serve application;
 //   - an Application plan has a Serve application whose config is a JSON
-//     object named as the plan, and no job;
+//     object with a name (the plan's, unless a tool renamed the plan), and
+//     no job;
 //   - a SlicePlacementGroup plan has at least one slice group, and neither
 //     a job nor a Serve application.
 func CheckPlan(backendName string, p *placement.Plan, runs ...placement.Kind) error {
@@ -182,12 +183,12 @@ func checkServeConfig(path *field.Path, config json.RawMessage, name string) fie
 	}
 	raw, ok := app["name"]
 	if !ok {
-		return field.ErrorList{field.Required(path.Child("name"), fmt.Sprintf("the application's name, the plan's: %q", name))}
+		return field.ErrorList{field.Required(path.Child("name"), fmt.Sprintf("the application's name (the plan's is %q)", name))}
 	}
 	var got any
 	json.Unmarshal(raw, &got)
-	if got != name {
-		return field.ErrorList{field.Invalid(path.Child("name"), got, fmt.Sprintf("must be the plan's name, %q", name))}
+	if s, ok := got.(string); !ok || s == "" {
+		return field.ErrorList{field.Invalid(path.Child("name"), got, "must be the application's name: a string that is not empty")}
 	}
 	return nil
 }

@@ -42,6 +42,11 @@ func TestCheckPlanAcceptsValidPlans(t *testing.T) {
 	if err := backend.CheckPlan("b", backendtest.AppPlan("chat"), placement.KindApplication); err != nil {
 		t.Errorf("an application plan: %v", err)
 	}
+	renamed := backendtest.AppPlan("chat") // raytpu render --name chat-prod
+	renamed.Name = "chat-prod"
+	if err := backend.CheckPlan("b", renamed, placement.KindApplication); err != nil {
+		t.Errorf("an application plan renamed: %v", err)
+	}
 	if err := backend.CheckPlan("b", backendtest.SlicePlan("reserve"), placement.KindSlicePlacementGroup); err != nil {
 		t.Errorf("a slice plan: %v", err)
 	}
@@ -60,6 +65,8 @@ func TestCheckPlanRefuses(t *testing.T) {
 	badSlice.Slices[0].Groups = append(badSlice.Slices[0].Groups, placement.Group{})
 	unnamed := backendtest.AppPlan("chat")
 	unnamed.Serve.Config = json.RawMessage(`{"import_path": "m:app"}`)
+	emptyName := backendtest.AppPlan("chat")
+	emptyName.Serve.Config = json.RawMessage(`{"name": ""}`)
 	reserveNothing := backendtest.SlicePlan("r")
 	reserveNothing.Slices = nil
 	reserveNothing.Job = backendtest.JobPlan("r", placement.KindPipeline).Job
@@ -82,6 +89,7 @@ func TestCheckPlanRefuses(t *testing.T) {
 			ref("plan.slices[0].groups[0].bundles[0].slice", field.TypeInvalid), ref("plan.slices[0].groups[1].bundles", field.TypeRequired),
 		}},
 		{"an application config without a name", unnamed, []placement.Kind{placement.KindApplication}, []field.Ref{ref("plan.serve.config.name", field.TypeRequired)}},
+		{"an application config whose name is empty", emptyName, []placement.Kind{placement.KindApplication}, []field.Ref{ref("plan.serve.config.name", field.TypeInvalid)}},
 		{"a slice plan that reserves nothing and runs a job", reserveNothing, []placement.Kind{placement.KindSlicePlacementGroup}, []field.Ref{
 			ref("plan.slices", field.TypeRequired), ref("plan.job", field.TypeForbidden),
 		}},

@@ -127,9 +127,9 @@ func invalidPlans(k placement.Kind, valid func(name string) *placement.Plan, nam
 		invalid{"a Serve config that is not an object", edit("array", func(p *placement.Plan) {
 			p.Serve = &placement.ServeApplication{Config: json.RawMessage(`["app"]`)}
 		}), ref("plan.serve.config", field.TypeInvalid)},
-		invalid{"a Serve config named otherwise", edit("rename", func(p *placement.Plan) {
-			p.Serve = AppPlan(p.Name + "-other").Serve
-		}), ref("plan.serve.config.name", field.TypeInvalid)},
+		invalid{"a Serve config without a name", edit("noappname", func(p *placement.Plan) {
+			p.Serve = &placement.ServeApplication{Config: json.RawMessage(`{"import_path": "backendtest:app"}`)}
+		}), ref("plan.serve.config.name", field.TypeRequired)},
 		invalid{"a job in a Serve plan", edit("job", func(p *placement.Plan) {
 			p.Job = JobPlan(p.Name, placement.KindJaxTrainer).Job
 		}), ref("plan.job", field.TypeForbidden)},
