@@ -81,9 +81,9 @@ func (b Backend) withDefaults() (Backend, error) {
 
 func (b *Backend) runs(k placement.Kind) bool { return slices.Contains(b.RunKinds, k) }
 
-// T is what the suite's rules report to: a *testing.T, or a recorder in
-// the suite's own tests.
-type T interface {
+// reporter is what the suite's rules report to: a *testing.T, or a
+// recorder in the suite's own tests.
+type reporter interface {
 	Helper()
 	Context() context.Context
 	Logf(format string, args ...any)
@@ -96,7 +96,7 @@ type T interface {
 type rule struct {
 	name  string
 	needs string // "Runner" or "Server"
-	check func(t T, b *Backend, name namer)
+	check func(t reporter, b *Backend, name namer)
 }
 
 // rules lists every rule the suite checks, in the order of the package doc.

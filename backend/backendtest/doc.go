@@ -5,7 +5,8 @@
 //
 //	func TestConformance(t *testing.T) {
 //		backendtest.Run(t, func(t *testing.T) backendtest.Backend {
-//			c, err := sim.NewCluster(spec) // a fresh backend per rule
+//			spec, _ := sim.ParseSpec("v4-8,cpu:1") // a host for the suite's job plans
+//			c, err := sim.NewCluster(spec)         // a fresh backend per rule
 //			if err != nil {
 //				t.Fatal(err)
 //			}

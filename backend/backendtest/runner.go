@@ -45,7 +45,7 @@ func run(ctx context.Context, b *Backend, p *placement.Plan, id string) (*backen
 }
 
 // checkOutcome checks the Run of a valid plan under id.
-func checkOutcome(t T, b *Backend, id string, out *backend.Outcome, err error, o *observed) {
+func checkOutcome(t reporter, b *Backend, id string, out *backend.Outcome, err error, o *observed) {
 	t.Helper()
 	if out == nil {
 		t.Fatalf("Run(%s) = no outcome, %v; the Run of a valid plan reports an *Outcome", id, err)
@@ -75,7 +75,7 @@ func checkOutcome(t T, b *Backend, id string, out *backend.Outcome, err error, o
 
 // runsValidPlans: a valid plan of every kind the Runner runs ends with an
 // outcome; a retried Run (same id, same plan) reports the same run.
-func runsValidPlans(t T, b *Backend, n namer) {
+func runsValidPlans(t reporter, b *Backend, n namer) {
 	for _, k := range b.RunKinds {
 		// The run's id differs from the plan's name: the outcome's ID is
 		// the id.
@@ -91,7 +91,7 @@ func runsValidPlans(t T, b *Backend, n namer) {
 
 // submissionIDTaken: a second plan under a taken id is ErrAlreadyExists
 // on a backend that keeps its runs, and runs on one that keeps nothing.
-func submissionIDTaken(t T, b *Backend, n namer) {
+func submissionIDTaken(t reporter, b *Backend, n namer) {
 	k, id := b.RunKinds[0], n.name("taken")
 	out, o, err := run(t.Context(), b, b.JobPlan(n.name("first"), k), id)
 	checkOutcome(t, b, id, out, err, o)
@@ -109,7 +109,7 @@ func submissionIDTaken(t T, b *Backend, n namer) {
 
 // refused checks a Run or a Deploy refused with want: no result, nothing
 // reported, and the field error when want is ErrInvalidPlan.
-func refused(t T, what string, gotResult bool, err, want error, ref field.Ref) bool {
+func refused(t reporter, what string, gotResult bool, err, want error, ref field.Ref) bool {
 	t.Helper()
 	if !errors.Is(err, want) || gotResult {
 		t.Errorf("%s: got a result: %v, error %v; want none and an error matching backend.%s", what, gotResult, err, sentinelName(want))
@@ -126,7 +126,7 @@ func refused(t T, what string, gotResult bool, err, want error, ref field.Ref) b
 // Runner does not run ErrUnsupported, each before anything is done: no
 // outcome, status or log, and nothing left under the run id, which a valid
 // plan then takes.
-func runnerRefuses(t T, b *Backend, n namer) {
+func runnerRefuses(t reporter, b *Backend, n namer) {
 	k, id := b.RunKinds[0], n.name("refused")
 	check := func(what string, p *placement.Plan, want error, ref field.Ref) {
 		out, o, err := run(t.Context(), b, p, id)
@@ -153,7 +153,7 @@ func runnerRefuses(t T, b *Backend, n namer) {
 
 // runnerContextDone: a Run whose context has ended returns the context's
 // error and no outcome.
-func runnerContextDone(t T, b *Backend, n namer) {
+func runnerContextDone(t reporter, b *Backend, n namer) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	id := n.name("ctx")

@@ -12,7 +12,7 @@ import (
 )
 
 // checkStatus checks a status the Server returned for application name.
-func checkStatus(t T, b *Backend, what, name string, st *backend.ServiceStatus, err error) {
+func checkStatus(t reporter, b *Backend, what, name string, st *backend.ServiceStatus, err error) {
 	t.Helper()
 	if err != nil || st == nil {
 		t.Fatalf("%s(%s) = %+v, %v; want the application's status", what, name, st, err)
@@ -24,7 +24,7 @@ func checkStatus(t T, b *Backend, what, name string, st *backend.ServiceStatus, 
 
 // waitRunning checks Wait on a deployed application: RUNNING (SIMULATED),
 // or on a control plane only, a *ServiceError once the context ends.
-func waitRunning(t T, b *Backend, name string) {
+func waitRunning(t reporter, b *Backend, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), b.Patience)
 	defer cancel()
@@ -55,7 +55,7 @@ func waitRunning(t T, b *Backend, name string) {
 
 // gone polls Status until the application is ErrNotFound: Delete may
 // return while the backend still removes it (DELETING).
-func gone(t T, b *Backend, name string) {
+func gone(t reporter, b *Backend, name string) {
 	t.Helper()
 	deadline := time.Now().Add(b.Patience)
 	for {
@@ -75,7 +75,7 @@ func gone(t T, b *Backend, name string) {
 // deployFollowDelete: Deploy, a second Deploy of the same plan, Status and
 // Wait; Delete removes one application and leaves the other; a second
 // Delete is ErrNotFound.
-func deployFollowDelete(t T, b *Backend, n namer) {
+func deployFollowDelete(t reporter, b *Backend, n namer) {
 	one, two := n.name("one"), n.name("two")
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -113,7 +113,7 @@ func deployFollowDelete(t T, b *Backend, n namer) {
 
 // unknownNames: Status, Wait and Delete of a name never deployed are
 // ErrNotFound.
-func unknownNames(t T, b *Backend, n namer) {
+func unknownNames(t reporter, b *Backend, n namer) {
 	name := n.name("never")
 	if st, err := b.Server.Status(t.Context(), name); !errors.Is(err, backend.ErrNotFound) || st != nil {
 		t.Errorf("Status(%s) = %+v, %v; want no status and backend.ErrNotFound", name, st, err)
@@ -130,7 +130,7 @@ func unknownNames(t T, b *Backend, n namer) {
 
 // serverRefuses: invalid plans are ErrInvalidPlan and plans that are not
 // applications ErrUnsupported, each before anything is deployed.
-func serverRefuses(t T, b *Backend, n namer) {
+func serverRefuses(t reporter, b *Backend, n namer) {
 	check := func(what string, p *placement.Plan, want error, ref field.Ref) {
 		st, err := b.Server.Deploy(t.Context(), p)
 		if !refused(t, "Deploy of "+what, st != nil, err, want, ref) || p == nil || p.Name == "" {
@@ -152,7 +152,7 @@ func serverRefuses(t T, b *Backend, n namer) {
 
 // serverContextDone: a Deploy whose context has ended returns the
 // context's error and deploys nothing.
-func serverContextDone(t T, b *Backend, n namer) {
+func serverContextDone(t reporter, b *Backend, n namer) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	name := n.name("ctx")

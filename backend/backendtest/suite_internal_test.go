@@ -130,7 +130,7 @@ func TestFakePasses(t *testing.T) {
 	Run(t, func(*testing.T) Backend { return fakeBackend(faults{}) })
 }
 
-// recorder is a T that collects failures; Fatalf ends the rule's goroutine.
+// recorder is a reporter that collects failures; Fatalf ends the rule's goroutine.
 type recorder struct {
 	ctx      context.Context
 	mu       sync.Mutex
