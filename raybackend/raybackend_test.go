@@ -137,6 +137,10 @@ func TestRunOnRealRay(t *testing.T) {
 		if out, err := b.Run(t.Context(), other, backend.RunOptions{SubmissionID: "raybackend-ok"}); !errors.Is(err, ray.ErrAlreadyExists) || !errors.Is(err, backend.ErrAlreadyExists) || out != nil {
 			t.Errorf("Run of another plan under raybackend-ok = %+v, %v; want backend.ErrAlreadyExists and ray.ErrAlreadyExists", out, err)
 		}
+		// A job Ray does not know is the contract's ErrNotFound too.
+		if out, err := b.WaitRun(t.Context(), "raybackend-never-submitted", backend.RunOptions{}); !errors.Is(err, backend.ErrNotFound) || !errors.Is(err, ray.ErrNotFound) || out != nil {
+			t.Errorf("WaitRun of an unknown job = %+v, %v; want backend.ErrNotFound and ray.ErrNotFound", out, err)
+		}
 	})
 
 	t.Run("fails", func(t *testing.T) {
