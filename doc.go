@@ -53,6 +53,8 @@
 //	field       validation errors with field paths, types and suggestions
 //	rayvocab    Ray's names: resources, ray.io labels, TPU_* and MEGASCALE_* env
 //	runtimeenv  Ray's runtime_env, the one type every package uses
+//	serveconfig Ray Serve's application config, typed: compiled by serve,
+//	            carried by the Plan, read and sent by the backends
 //	tpu         the TPU generation catalog, topology parsing, slice shapes
 //	placement   slice placement groups as Ray builds them; the compiled Plan
 //	backend     the contract between front ends and backends

@@ -1,13 +1,13 @@
 package backend
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // InvalidPlanError is a plan a backend refused before doing anything: it
@@ -54,9 +54,9 @@ func (e *InvalidPlanError) Unwrap() error { return e.Errs }
 //     one of the group's slices;
 //   - a plan that runs to completion has a job with an entrypoint or a
 //     launcher, and no Serve application;
-//   - an Application plan has a Serve application whose config is a JSON
-//     object with a name (the plan's, unless a tool renamed the plan), and
-//     no job;
+//   - an Application plan has a Serve application whose config names the
+//     application (the plan's name, unless a tool renamed the plan) and
+//     its ingress (import_path), and no job;
 //   - a SlicePlacementGroup plan has at least one slice group, and neither
 //     a job nor a Serve application.
 func CheckPlan(backendName string, p *placement.Plan, runs ...placement.Kind) error {
@@ -153,7 +153,7 @@ func checkPayload(root *field.Path, p *placement.Plan) field.ErrorList {
 		if p.Serve == nil {
 			errs = append(errs, field.Required(serve, "a plan of kind "+string(placement.KindApplication)+" deploys a Serve application"))
 		} else {
-			errs = append(errs, checkServeConfig(serve.Child("config"), p.Serve.Config, p.Name)...)
+			errs = append(errs, checkServeConfig(serve.Child("config"), &p.Serve.Config, p.Name)...)
 		}
 		if p.Job != nil {
 			errs = append(errs, field.Forbidden(job, "a Serve application runs no job"))
@@ -172,25 +172,15 @@ func checkPayload(root *field.Path, p *placement.Plan) field.ErrorList {
 	return errs
 }
 
-func checkServeConfig(path *field.Path, config json.RawMessage, name string) field.ErrorList {
-	var app map[string]json.RawMessage
-	if err := json.Unmarshal(config, &app); err != nil || app == nil {
-		shown := string(config)
-		if len(shown) > 64 {
-			shown = shown[:64] + "..."
-		}
-		return field.ErrorList{field.Invalid(path, shown, "must be a JSON object: one entry of the applications of Serve's config")}
+func checkServeConfig(path *field.Path, app *serveconfig.Application, name string) field.ErrorList {
+	var errs field.ErrorList
+	if app.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), fmt.Sprintf("the application's name (the plan's is %q)", name)))
 	}
-	raw, ok := app["name"]
-	if !ok {
-		return field.ErrorList{field.Required(path.Child("name"), fmt.Sprintf("the application's name (the plan's is %q)", name))}
+	if app.ImportPath == "" {
+		errs = append(errs, field.Required(path.Child("import_path"), `the ingress to import, "module:app" or "module.app"`))
 	}
-	var got any
-	json.Unmarshal(raw, &got)
-	if s, ok := got.(string); !ok || s == "" {
-		return field.ErrorList{field.Invalid(path.Child("name"), got, "must be the application's name: a string that is not empty")}
-	}
-	return nil
+	return errs
 }
 
 // RunKinds lists the kinds of plans that run to completion

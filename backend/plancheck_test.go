@@ -1,7 +1,6 @@
 package backend_test
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/raytpu/raytpu/backend/backendtest"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 func refs(err error) []field.Ref {
@@ -64,9 +64,11 @@ func TestCheckPlanRefuses(t *testing.T) {
 	badSlice.Slices[0].Groups[0].Bundles[0].Slice = 1
 	badSlice.Slices[0].Groups = append(badSlice.Slices[0].Groups, placement.Group{})
 	unnamed := backendtest.AppPlan("chat")
-	unnamed.Serve.Config = json.RawMessage(`{"import_path": "m:app"}`)
-	emptyName := backendtest.AppPlan("chat")
-	emptyName.Serve.Config = json.RawMessage(`{"name": ""}`)
+	unnamed.Serve.Config = serveconfig.Application{ImportPath: "m:app"}
+	noIngress := backendtest.AppPlan("chat")
+	noIngress.Serve.Config = serveconfig.Application{Name: "chat"}
+	empty := backendtest.AppPlan("chat")
+	empty.Serve.Config = serveconfig.Application{}
 	reserveNothing := backendtest.SlicePlan("r")
 	reserveNothing.Slices = nil
 	reserveNothing.Job = backendtest.JobPlan("r", placement.KindPipeline).Job
@@ -89,7 +91,10 @@ func TestCheckPlanRefuses(t *testing.T) {
 			ref("plan.slices[0].groups[0].bundles[0].slice", field.TypeInvalid), ref("plan.slices[0].groups[1].bundles", field.TypeRequired),
 		}},
 		{"an application config without a name", unnamed, []placement.Kind{placement.KindApplication}, []field.Ref{ref("plan.serve.config.name", field.TypeRequired)}},
-		{"an application config whose name is empty", emptyName, []placement.Kind{placement.KindApplication}, []field.Ref{ref("plan.serve.config.name", field.TypeInvalid)}},
+		{"an application config without an ingress", noIngress, []placement.Kind{placement.KindApplication}, []field.Ref{ref("plan.serve.config.import_path", field.TypeRequired)}},
+		{"an empty application config", empty, []placement.Kind{placement.KindApplication}, []field.Ref{
+			ref("plan.serve.config.name", field.TypeRequired), ref("plan.serve.config.import_path", field.TypeRequired),
+		}},
 		{"a slice plan that reserves nothing and runs a job", reserveNothing, []placement.Kind{placement.KindSlicePlacementGroup}, []field.Ref{
 			ref("plan.slices", field.TypeRequired), ref("plan.job", field.TypeForbidden),
 		}},

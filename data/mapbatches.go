@@ -50,7 +50,9 @@ type MapBatches struct {
 	// (v6e, TPU-V6E, v5litepod), Ray's accelerator_type. Optional; with
 	// Resources[TPU] it bounds the chips by the generation's host size.
 	Accelerator string
-	// LabelSelector constrains the nodes. Optional.
+	// LabelSelector constrains the nodes, in Ray's syntax ("v", "!v",
+	// "in(a,b)", "!in(a,b)"; placement.LabelSelector), checked as Ray checks
+	// it when it submits the tasks or actors. Optional.
 	LabelSelector map[string]string
 	// MaxCalls restarts a task worker after this many calls. Optional.
 	MaxCalls int
@@ -123,6 +125,7 @@ func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
 		f := false
 		kw.UDFModifyingRowCnt = &f
 	}
+	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), m.LabelSelector)...)
 	if m.BatchSize < 0 {
 		errs = append(errs, field.Invalid(p.Child("batchSize"), m.BatchSize, "must be positive, or 0 for Ray's default"))
 	} else if m.BatchSize > placement.MaxBatchSize {

@@ -1,6 +1,7 @@
 package data_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -108,6 +109,17 @@ func TestCompileErrors(t *testing.T) {
 			{Field: "pipeline.dataset.steps[0].maxRestarts", Type: field.TypeInvalid},
 			{Field: "pipeline.dataset.steps[0].resources[TPU]", Type: field.TypeInvalid},
 		}},
+		// Ray checks the selector when it submits the tasks; raytpu at
+		// compile time, every bad entry at its key.
+		{"bad label selector", data.Pipeline{Name: "x", Dataset: data.From(data.Range{N: 1}).
+			MapBatches(data.MapBatches{Fn: "m:f", LabelSelector: map[string]string{
+				"ray.io/accelerator-type": "TPU-V6E", "zone": "!!a", "-bad": "x", "pool": "in()", "ok": "in(a, b)",
+			}}).
+			Write(data.WriteJSON{Path: "/o"})}, []field.Ref{
+			{Field: "pipeline.dataset.steps[0].labelSelector[-bad]", Type: field.TypeInvalid},
+			{Field: "pipeline.dataset.steps[0].labelSelector[pool]", Type: field.TypeInvalid},
+			{Field: "pipeline.dataset.steps[0].labelSelector[zone]", Type: field.TypeInvalid},
+		}},
 		{"filter and repartition", data.Pipeline{Name: "x", Dataset: data.From(data.Range{N: 1}).
 			Filter(data.Filter{}).Filter(data.Filter{Fn: "m:f", Expr: "x"}).Repartition(data.Repartition{}).
 			Write(data.WriteJSON{Path: "/o"})}, []field.Ref{
@@ -124,6 +136,34 @@ func TestCompileErrors(t *testing.T) {
 				t.Errorf("errors (-want +got):\n%s\n%v", diff, err)
 			}
 		})
+	}
+}
+
+// Every selector Ray 2.60 accepts compiles, and reaches Ray unchanged.
+func TestCompileLabelSelector(t *testing.T) {
+	t.Parallel()
+	sel := map[string]string{
+		"ray.io/accelerator-type": "TPU-V6E", "zone": "in(us-a, us-b)", "spot": "!true",
+		"pool": "!in(a,b)", "odd": "(a,b)", "empty": "",
+	}
+	plan, err := data.Pipeline{Name: "x", Dataset: data.From(data.Range{N: 1}).
+		MapBatches(data.MapBatches{Fn: "m:f", LabelSelector: sel}).
+		Write(data.WriteJSON{Path: "/o"})}.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg data.LauncherConfig
+	if err := json.Unmarshal(plan.Job.LauncherConfig, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var kw struct {
+		LabelSelector map[string]string `json:"label_selector"`
+	}
+	if err := json.Unmarshal(cfg.Steps[0].Kwargs, &kw); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sel, kw.LabelSelector); diff != "" {
+		t.Errorf("label_selector (-want +got):\n%s", diff)
 	}
 }
 

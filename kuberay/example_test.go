@@ -32,7 +32,12 @@ func ExampleRenderService() {
 		return
 	}
 	fmt.Println(*svc.Name, *svc.Namespace)
-	fmt.Println(*svc.Spec.ServeConfigV2 == "applications:\n- "+string(plan.Serve.Config)+"\n")
+	cfg, err := plan.Serve.Config.MarshalJSON() // the compiled config, as Ray is sent it
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(*svc.Spec.ServeConfigV2 == "applications:\n- "+string(cfg)+"\n")
 	for _, g := range svc.Spec.RayClusterSpec.WorkerGroupSpecs {
 		fmt.Println(*g.GroupName, "replicas", *g.Replicas, "hosts", *g.NumOfHosts, g.Template.Spec.NodeSelector)
 	}

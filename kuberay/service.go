@@ -1,10 +1,8 @@
 package kuberay
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -41,10 +39,8 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 	}
 	shown := p
 	if wd := o.WorkingDir; wd != nil {
-		if env, _ := appRuntimeEnv(p.Serve.Config); env != nil && isLocal(env.WorkingDir) {
-			if shown, err = withPackedWorkingDir(p, wd); err != nil {
-				return nil, err
-			}
+		if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
+			shown = withPackedWorkingDir(p, wd)
 			sum := sha256.Sum256([]byte(digest + wd.SHA256))
 			digest = hex.EncodeToString(sum[:8])
 			mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
@@ -71,32 +67,27 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 
 // ServeConfigV2 is the Serve config a RayService deploys for a Serve plan:
 // a YAML document whose one application is the plan's compiled config,
-// written as its own JSON bytes (JSON is YAML's flow style), so the
-// application KubeRay decodes and sends to Ray's Serve REST API is the
+// written as its own compact JSON bytes (JSON is YAML's flow style), so
+// the application KubeRay decodes and sends to Ray's Serve REST API is the
 // compiled one:
 //
 //	applications:
 //	- {"name":"chat","import_path":"chat:app",...}
-//
-// A config that is not compact JSON is compacted first (KubeRay reads
-// the whole document as YAML, where a flow mapping may not span lines
-// below a block sequence entry).
 func ServeConfigV2(p *placement.Plan) (string, error) {
-	if p == nil || p.Serve == nil || len(p.Serve.Config) == 0 {
+	if !hasServeConfig(p) {
 		return "", fmt.Errorf("kuberay: %w: the plan has no Serve config", backend.ErrUnsupported)
 	}
-	raw := []byte(p.Serve.Config)
-	if bytes.ContainsAny(raw, "\n\r\t") {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, raw); err != nil {
-			return "", fmt.Errorf("kuberay: plan %q Serve config: %w", p.Name, err)
-		}
-		raw = buf.Bytes()
-	}
-	if !json.Valid(raw) || raw[0] != '{' {
-		return "", fmt.Errorf("kuberay: plan %q Serve config is not a JSON object", p.Name)
+	raw, err := p.Serve.Config.MarshalJSON()
+	if err != nil {
+		return "", fmt.Errorf("kuberay: plan %q Serve config: %w", p.Name, err)
 	}
 	return "applications:\n- " + string(raw) + "\n", nil
+}
+
+// hasServeConfig reports whether p holds a Serve application config: one
+// that names its ingress (import_path, which Ray requires).
+func hasServeConfig(p *placement.Plan) bool {
+	return p != nil && p.Serve != nil && p.Serve.Config.ImportPath != ""
 }
 
 // checkServicePlan refuses plans RenderService cannot deploy; packed says
@@ -105,18 +96,7 @@ func checkServicePlan(p *placement.Plan, packed bool) error {
 	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
 		return err
 	}
-	var app struct {
-		RuntimeEnv  *runtimeenv.RuntimeEnv `json:"runtime_env"`
-		Deployments []struct {
-			Name    string `json:"name"`
-			Options *struct {
-				RuntimeEnv *runtimeenv.RuntimeEnv `json:"runtime_env"`
-			} `json:"ray_actor_options"`
-		} `json:"deployments"`
-	}
-	if err := json.Unmarshal(p.Serve.Config, &app); err != nil {
-		return fmt.Errorf("kuberay: plan %q Serve config: %w", p.Name, err)
-	}
+	app := &p.Serve.Config
 	cfg := field.NewPath("plan", "serve", "config")
 	var errs field.ErrorList
 	for _, e := range localDirs(cfg.Child("runtime_env"), app.RuntimeEnv) {
@@ -125,8 +105,8 @@ func checkServicePlan(p *placement.Plan, packed bool) error {
 		}
 	}
 	for _, d := range app.Deployments {
-		if d.Options != nil {
-			errs = append(errs, localDirs(cfg.Child("deployments").Key(d.Name).Child("ray_actor_options", "runtime_env"), d.Options.RuntimeEnv)...)
+		if d.RayActorOptions != nil {
+			errs = append(errs, localDirs(cfg.Child("deployments").Key(d.Name).Child("ray_actor_options", "runtime_env"), d.RayActorOptions.RuntimeEnv)...)
 		}
 	}
 	if len(errs) > 0 {

@@ -49,7 +49,7 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	}
 	o := b.opts
 	o.Name = ServiceName(p.Name)
-	if env, _ := appRuntimeEnv(p.Serve.Config); env != nil && isLocal(env.WorkingDir) {
+	if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
 		if b.kube == nil {
 			return nil, fmt.Errorf("kuberay: %w: application %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 		}

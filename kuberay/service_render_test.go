@@ -71,16 +71,27 @@ func decodeAsKubeRay(t *testing.T, cfg string) []any {
 // KubeRay decodes it.
 func serveConfigMatches(t *testing.T, cfg string, p *placement.Plan) {
 	t.Helper()
-	if want := "applications:\n- " + string(p.Serve.Config) + "\n"; cfg != want {
+	raw := compiledConfig(t, p)
+	if want := "applications:\n- " + string(raw) + "\n"; cfg != want {
 		t.Errorf("serveConfigV2\n%s\nwant the compiled config verbatim\n%s", cfg, want)
 	}
 	var compiled any
-	if err := json.Unmarshal(p.Serve.Config, &compiled); err != nil {
+	if err := json.Unmarshal(raw, &compiled); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]any{compiled}, decodeAsKubeRay(t, cfg)); diff != "" {
 		t.Errorf("the applications KubeRay sends differ from the compiled config (-compiled +sent):\n%s", diff)
 	}
+}
+
+// compiledConfig is the plan's Serve config as Ray is sent it.
+func compiledConfig(t *testing.T, p *placement.Plan) []byte {
+	t.Helper()
+	raw, err := p.Serve.Config.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 func TestRenderService(t *testing.T) {
@@ -129,23 +140,23 @@ func TestRenderServiceRefusals(t *testing.T) {
 	}
 }
 
-// A Serve config that is indented JSON is compacted, so the YAML stays
-// decodable; its value is unchanged.
-func TestServeConfigV2Compacts(t *testing.T) {
+// serveConfigV2 holds the application on one line of compact JSON, even
+// when its values hold newlines, tabs and YAML's own syntax, so the YAML
+// stays decodable (a flow mapping may not span lines below a block
+// sequence entry); its value is the compiled one.
+func TestServeConfigV2IsOneLine(t *testing.T) {
 	t.Parallel()
-	p := compileApp(t, chatApp(1, nil))
+	p := compileApp(t, chatApp(1, map[string]any{"prompt": "line one\nline two\t- item: {a: b}", "nested": map[string]any{"k": []any{"x\ny", 1.5}}}))
 	var v any
-	if err := json.Unmarshal(p.Serve.Config, &v); err != nil {
+	if err := json.Unmarshal(compiledConfig(t, p), &v); err != nil {
 		t.Fatal(err)
 	}
-	indented, err := json.MarshalIndent(v, "", "\t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Serve.Config = indented
 	cfg, err := kuberay.ServeConfigV2(p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := strings.Count(cfg, "\n"); n != 2 {
+		t.Errorf("serveConfigV2 has %d lines, want the applications key and one entry:\n%s", n, cfg)
 	}
 	if diff := cmp.Diff([]any{v}, decodeAsKubeRay(t, cfg)); diff != "" {
 		t.Errorf("(-compiled +decoded):\n%s", diff)
@@ -171,10 +182,11 @@ func TestRenderServicePackedWorkingDir(t *testing.T) {
 	}
 	oldEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"excludes":["*.bin"],"working_dir":"` + dir + `"}`
 	newEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"working_dir":"` + wd.URI() + `"}`
-	if !strings.Contains(string(p.Serve.Config), oldEnv) {
-		t.Fatalf("compiled config %s lacks %s", p.Serve.Config, oldEnv)
+	compiled := string(compiledConfig(t, p))
+	if !strings.Contains(compiled, oldEnv) {
+		t.Fatalf("compiled config %s lacks %s", compiled, oldEnv)
 	}
-	want := "applications:\n- " + strings.Replace(string(p.Serve.Config), oldEnv, newEnv, 1) + "\n"
+	want := "applications:\n- " + strings.Replace(compiled, oldEnv, newEnv, 1) + "\n"
 	if got := *svc.Spec.ServeConfigV2; got != want {
 		t.Errorf("serveConfigV2\n%s\nwant\n%s", got, want)
 	}

@@ -23,6 +23,14 @@
 // resolved shape. The TPU catalog is consulted once, and every error is
 // built at the caller's path: none is renamed or filtered afterwards.
 //
+// # Label selectors
+//
+// [LabelSelector] is Ray's label_selector and bundle_label_selector rule,
+// the one every front end validates with ([ValidateLabelSelector], under
+// its own field path) and every backend matches with
+// ([LabelSelector.Matches]): Ray 2.60's accepted syntax and its raylet's
+// reading of it, quirks included.
+//
 // A Plan is plain data: it marshals to JSON with a stable field order and is
 // byte-identical from run to run.
 package placement

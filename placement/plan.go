@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // APIVersion is the version of the Plan format.
@@ -87,8 +88,10 @@ type Job struct {
 // takes it.
 type ServeApplication struct {
 	// Config is one entry of "applications" in the body of Serve's
-	// PUT /api/serve/applications/, exactly as Ray accepts it.
-	Config json.RawMessage `json:"config"`
+	// PUT /api/serve/applications/: typed, for a backend to read, and
+	// marshalled (serveconfig.Application.MarshalJSON) to the bytes Ray
+	// is sent.
+	Config serveconfig.Application `json:"config"`
 }
 
 // MarshalIndent renders p as indented JSON with a trailing newline. The

@@ -98,6 +98,9 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 	if n := len(s.BundleLabelSelector); n > MaxBundles {
 		errs = append(errs, field.TooMany(f.BundleLabelSelector, n, MaxBundles, SourceBundles))
 	}
+	for i, sel := range s.BundleLabelSelector[:min(len(s.BundleLabelSelector), MaxBundles)] {
+		errs = append(errs, ValidateLabelSelector(f.BundleLabelSelector.Index(i), sel)...)
+	}
 	sl, serrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology, ChipsPerHost: s.ChipsPerHost}.
 		Resolve(tpu.TargetRay, tpu.SliceFields{
 			Generation:   f.Accelerator,

@@ -73,8 +73,8 @@ type SliceSpec struct {
 	// Name of the placement group. Optional. Default: "" (unnamed).
 	Name string `json:"name,omitempty"`
 	// BundleLabelSelector gives one label selector per bundle, merged under
-	// the slice-name pin. Optional; when set its length must equal the
-	// number of bundles.
+	// the slice-name pin, in Ray's syntax (see [LabelSelector]). Optional;
+	// when set its length must equal the number of bundles.
 	BundleLabelSelector []map[string]string `json:"bundleLabelSelector,omitempty"`
 	// HeadReservationTimeout bounds the wait for each slice head.
 	// Optional. Default: 100s. Negative: wait indefinitely.

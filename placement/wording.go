@@ -212,9 +212,14 @@ func NoResourceReason(bundle string, missing []string) string {
 }
 
 // NoLabelsReason says why a bundle can never be placed: no node carries
-// the labels its selector asks for.
+// the labels its selector asks for. When the selector names a value no
+// node label can hold (see [LabelCondition.Unmatchable]), it says so.
 func NoLabelsReason(bundle string, selector map[string]string) string {
-	return fmt.Sprintf("%s: no node has labels %s", bundle, FormatSelector(selector))
+	s := fmt.Sprintf("%s: no node has labels %s", bundle, FormatSelector(selector))
+	if note := NewLabelSelector(selector).UnmatchableNote(); note != "" {
+		s += " (" + note + ")"
+	}
+	return s
 }
 
 // NoFitReason says why a bundle can never be placed: no node that matches

@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+
+	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // Ray's Serve REST API has no call that deploys or deletes one
@@ -93,22 +96,25 @@ func checkServeApp(field string, raw json.RawMessage) error {
 }
 
 func checkRemoteEnv(field string, env map[string]any) error {
-	local := func(f, p string) error {
-		return fmt.Errorf("%s: %w: %q is a local path, and Ray's Serve config accepts only remote URIs "+
-			"(gcs://, https://, s3://, ...) or local:// URIs here; upload it first with Client.PrepareRuntimeEnv "+
-			"and put the gcs:// URI it returns in its place", f, ErrInvalid, p)
-	}
 	if wd, ok := env["working_dir"].(string); ok && !isURI(wd) {
-		return local(field+".working_dir", wd)
+		return localPathError(field+".working_dir", wd)
 	}
 	if mods, ok := env["py_modules"].([]any); ok {
 		for i, m := range mods {
 			if s, ok := m.(string); ok && !isURI(s) {
-				return local(fmt.Sprintf("%s.py_modules[%d]", field, i), s)
+				return localPathError(fmt.Sprintf("%s.py_modules[%d]", field, i), s)
 			}
 		}
 	}
 	return nil
+}
+
+// localPathError is the error for a local path p at field f of a Serve
+// config's runtime_env.
+func localPathError(f, p string) error {
+	return fmt.Errorf("%s: %w: %q is a local path, and Ray's Serve config accepts only remote URIs "+
+		"(gcs://, https://, s3://, ...) or local:// URIs here; upload it first with Client.PrepareRuntimeEnv "+
+		"and put the gcs:// URI it returns in its place", f, ErrInvalid, p)
 }
 
 // keptApps returns the deployed configs of every application Ray holds a
@@ -169,7 +175,67 @@ func (c *Client) DeployServeApplication(ctx context.Context, app json.RawMessage
 	if err != nil {
 		return fmt.Errorf("ray: DeployServeApplication: app: %w", err)
 	}
-	return c.rewriteServe(ctx, "DeployServeApplication", func(d ServeDetails, _ int) (*ServeDeployConfig, error) {
+	return c.deployServeApp(ctx, "DeployServeApplication", name, app)
+}
+
+// DeployServeConfig is DeployServeApplication for a typed application
+// config, such as a compiled plan's: the client reads its name and its
+// runtime_envs from the fields, checks them as DeployServeApplication
+// does, and sends the config's JSON (serveconfig.Application.MarshalJSON).
+func (c *Client) DeployServeConfig(ctx context.Context, app *serveconfig.Application) error {
+	if app == nil {
+		return fmt.Errorf("ray: DeployServeConfig: app: %w: no application", ErrInvalid)
+	}
+	if err := checkServeConfig("app", app); err != nil {
+		return fmt.Errorf("ray: DeployServeConfig: %w", err)
+	}
+	raw, err := app.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("ray: DeployServeConfig: app: %w: %v", ErrInvalid, err)
+	}
+	return c.deployServeApp(ctx, "DeployServeConfig", app.Name, raw)
+}
+
+// checkServeConfig is checkServeApp for a typed config: a name that is
+// not empty, and no local working_dir or py_modules path.
+func checkServeConfig(field string, app *serveconfig.Application) error {
+	if app.Name == "" {
+		return fmt.Errorf("%s.name: %w: application names must be non-empty", field, ErrInvalid)
+	}
+	if err := checkRemoteRuntimeEnv(field+".runtime_env", app.RuntimeEnv); err != nil {
+		return err
+	}
+	for i, d := range app.Deployments {
+		if d.RayActorOptions != nil {
+			f := fmt.Sprintf("%s.deployments[%d].ray_actor_options.runtime_env", field, i)
+			if err := checkRemoteRuntimeEnv(f, d.RayActorOptions.RuntimeEnv); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkRemoteRuntimeEnv is checkRemoteEnv for a typed runtime_env.
+func checkRemoteRuntimeEnv(field string, env *runtimeenv.RuntimeEnv) error {
+	if env == nil {
+		return nil
+	}
+	if wd := env.WorkingDir; wd != "" && !isURI(wd) {
+		return localPathError(field+".working_dir", wd)
+	}
+	for i, m := range env.PyModules {
+		if !isURI(m) {
+			return localPathError(fmt.Sprintf("%s.py_modules[%d]", field, i), m)
+		}
+	}
+	return nil
+}
+
+// deployServeApp replaces or adds the application name with app, keeping
+// every other one (see DeployServeApplication).
+func (c *Client) deployServeApp(ctx context.Context, op, name string, app json.RawMessage) error {
+	return c.rewriteServe(ctx, op, func(d ServeDetails, _ int) (*ServeDeployConfig, error) {
 		apps := keptApps(d, name)
 		apps = append(apps, app)
 		cfg := envelopeOf(d, apps)

@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // These tests inject faults a real dashboard cannot be made to produce on
@@ -182,6 +184,61 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 			}
 			if strings.Contains(tt.field, "runtime_env") && !strings.Contains(err.Error(), "PrepareRuntimeEnv") {
 				t.Errorf("err = %v, want it to point to PrepareRuntimeEnv", err)
+			}
+			if n := len(f.requests()); n != 0 {
+				t.Errorf("%d requests sent for a refused config", n)
+			}
+		})
+	}
+}
+
+// A typed config is sent as its own JSON, and refused on the same
+// grounds as a raw one, before any request.
+func TestDeployServeConfig(t *testing.T) {
+	t.Parallel()
+	app := &serveconfig.Application{Name: "y", RoutePrefix: json.RawMessage(`"/y"`), ImportPath: "m:y",
+		Args: map[string]any{"s": "<&>"}, Deployments: []serveconfig.Deployment{{Name: "d", NumReplicas: 2}}}
+	f := &fakeServe{docs: []string{emptyDoc}}
+	if err := fakeClient(t, f).DeployServeConfig(t.Context(), app); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := app.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"applications":[` + string(raw) + `]}`
+	if r := f.requests(); len(r) != 2 || r[1].method != "PUT" || r[1].body != want {
+		t.Errorf("requests = %+v, want a GET and a PUT with body %s", r, want)
+	}
+
+	local := func(mod func(a *serveconfig.Application)) *serveconfig.Application {
+		a := *app
+		a.Deployments = []serveconfig.Deployment{{Name: "d"}, {Name: "e"}}
+		mod(&a)
+		return &a
+	}
+	tests := []struct {
+		name  string
+		app   *serveconfig.Application
+		field string
+	}{
+		{"working_dir", local(func(a *serveconfig.Application) { a.RuntimeEnv = &runtimeenv.RuntimeEnv{WorkingDir: "/home/me/app"} }), "app.runtime_env.working_dir"},
+		{"py_modules", local(func(a *serveconfig.Application) {
+			a.RuntimeEnv = &runtimeenv.RuntimeEnv{PyModules: []string{"gcs://_ray_pkg_0123456789abcdef.zip", "./lib"}}
+		}), "app.runtime_env.py_modules[1]"},
+		{"deployment", local(func(a *serveconfig.Application) {
+			a.Deployments[1].RayActorOptions = &serveconfig.ActorOptions{RuntimeEnv: &runtimeenv.RuntimeEnv{WorkingDir: "rel/dir"}}
+		}), "app.deployments[1].ray_actor_options.runtime_env.working_dir"},
+		{"empty name", local(func(a *serveconfig.Application) { a.Name = "" }), "app.name"},
+		{"no config", nil, "app"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := &fakeServe{docs: []string{emptyDoc}}
+			err := fakeClient(t, f).DeployServeConfig(t.Context(), tt.app)
+			if !errors.Is(err, ray.ErrInvalid) || !strings.Contains(err.Error(), tt.field+":") {
+				t.Errorf("err = %v, want ErrInvalid naming %s", err, tt.field)
 			}
 			if n := len(f.requests()); n != 0 {
 				t.Errorf("%d requests sent for a refused config", n)

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/replica"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // Diagnose reads the named application's status and explains where its
@@ -145,32 +145,23 @@ func (b *Backend) diagnose(ctx context.Context, a ray.ApplicationDetails) ([]pla
 	return landings, diag, nil
 }
 
-// reservation is the part of a slice deployment's user_config the
-// diagnosis reads.
-type reservation struct {
-	Topology           string             `json:"topology"`
-	AcceleratorVersion string             `json:"accelerator_version"`
-	PodType            string             `json:"pod_type"`
-	ResourcesPerBundle map[string]float64 `json:"resources_per_bundle"`
-}
+// reservation is the slice reservation a slice deployment's replicas
+// read, as the diagnosis reads it.
+type reservation = serveconfig.SliceReservation
 
 // appReservations reads the slice reservation of every deployment of a
-// deployed config that carries one, by deployment name.
+// deployed config that carries one, by deployment name. The config is
+// what Ray echoes of the one Deploy sent, so it is read as the plan's
+// typed config; one that is not (deployed by other means) has none.
 func appReservations(config json.RawMessage) map[string]reservation {
-	var app struct {
-		Deployments []struct {
-			Name       string                     `json:"name"`
-			UserConfig map[string]json.RawMessage `json:"user_config"`
-		} `json:"deployments"`
-	}
 	out := map[string]reservation{}
+	var app serveconfig.Application
 	if json.Unmarshal(config, &app) != nil {
 		return out
 	}
 	for _, d := range app.Deployments {
-		var r reservation
-		if raw, ok := d.UserConfig[replica.ReservationKey]; ok && json.Unmarshal(raw, &r) == nil && r.PodType != "" {
-			out[d.Name] = r
+		if r := d.Reservation; r != nil && r.PodType != "" {
+			out[d.Name] = *r
 		}
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
@@ -176,8 +175,9 @@ func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[str
 		return placement.NoResourceReason(bundle, missing), 0
 	}
 	labelled, fits := 0, 0
+	ls := placement.NewLabelSelector(sel) // as accepted by Ray: parsed, not validated
 	for _, n := range lc.list {
-		if !matches(n.Labels, sel) {
+		if !ls.Matches(n.Labels) {
 			continue
 		}
 		labelled++
@@ -198,8 +198,9 @@ func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[str
 // placed bundles' holds. Resources held outside placement groups (plain
 // actors and tasks) are not seen.
 func (lc *liveCluster) anyFree(res map[string]float64, sel map[string]string) bool {
+	ls := placement.NewLabelSelector(sel)
 	return slices.ContainsFunc(lc.list, func(n *ray.Node) bool {
-		if !matches(n.Labels, sel) {
+		if !ls.Matches(n.Labels) {
 			return false
 		}
 		for k, v := range res {
@@ -209,23 +210,4 @@ func (lc *liveCluster) anyFree(res map[string]float64, sel map[string]string) bo
 		}
 		return true
 	})
-}
-
-// matches applies a Ray label selector: "v", "!v", "in(a,b)", "!in(a,b)".
-func matches(labels, sel map[string]string) bool {
-	for k, want := range sel {
-		v, has := labels[k]
-		neg := strings.HasPrefix(want, "!")
-		want = strings.TrimPrefix(want, "!")
-		var in bool
-		if inner, ok := strings.CutPrefix(want, "in("); ok {
-			in = has && slices.Contains(strings.Split(strings.TrimSuffix(inner, ")"), ","), v)
-		} else {
-			in = has && v == want
-		}
-		if in == neg {
-			return false
-		}
-	}
-	return true
 }

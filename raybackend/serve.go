@@ -2,7 +2,6 @@ package raybackend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,10 +9,9 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
-	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 var _ backend.Server = (*Backend)(nil)
@@ -47,76 +45,50 @@ func (b *Backend) deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
 		return nil, err
 	}
-	var app map[string]json.RawMessage
-	if err := json.Unmarshal(p.Serve.Config, &app); err != nil { // CheckPlan read it as an object
-		return nil, fmt.Errorf("raybackend: the plan's Serve config is not a JSON object: %w", err)
-	}
-	sliceDeps, err := sliceDeployments(p, app)
-	if err != nil {
-		return nil, err
-	}
-	env, err := serveEnv(p, app)
+	// A copy whose fields are replaced, never written into: the plan's
+	// config stays as it was compiled.
+	app := p.Serve.Config
+	sliceDeps, err := sliceDeployments(p, &app)
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	config := p.Serve.Config
-	if changed, err := b.uploadServeEnv(ctx, app, env); err != nil {
+	if err := b.uploadServeEnv(ctx, &app); err != nil {
 		return nil, err
-	} else if changed || len(sliceDeps) > 0 {
-		if len(sliceDeps) > 0 {
-			uri, err := b.uploadReplicaRuntime(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if err := shipReplicaRuntime(app, sliceDeps, uri); err != nil {
-				return nil, err
-			}
-		}
-		if config, err = json.Marshal(app); err != nil { // encoding/json sorts the keys: stable bytes
+	}
+	if len(sliceDeps) > 0 {
+		uri, err := b.uploadReplicaRuntime(ctx)
+		if err != nil {
 			return nil, err
 		}
+		shipReplicaRuntime(&app, sliceDeps, uri)
 	}
-	if err := b.client.DeployServeApplication(ctx, config); err != nil {
+	if err := b.client.DeployServeConfig(ctx, &app); err != nil {
 		return nil, err
 	}
 	return b.Status(ctx, p.Name)
 }
 
-// serveEnv reads the application's runtime_env; nil when it has none.
-func serveEnv(p *placement.Plan, app map[string]json.RawMessage) (*runtimeenv.RuntimeEnv, error) {
-	raw, ok := app["runtime_env"]
-	if !ok {
-		return nil, nil
-	}
-	var env runtimeenv.RuntimeEnv
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return nil, refuse(p, field.Invalid(field.NewPath("plan", "serve", "config", "runtime_env"), string(raw), "must be a runtime_env: "+err.Error()))
-	}
-	return &env, nil
-}
-
 // uploadServeEnv packages the local directories of the application's
-// runtime_env env and puts their URIs into app; it reports whether it did.
-func (b *Backend) uploadServeEnv(ctx context.Context, app map[string]json.RawMessage, env *runtimeenv.RuntimeEnv) (bool, error) {
+// runtime_env and puts a runtime_env with their URIs in app's place.
+func (b *Backend) uploadServeEnv(ctx context.Context, app *serveconfig.Application) error {
+	env := app.RuntimeEnv
 	if env == nil {
-		return false, nil
+		return nil
 	}
 	local := env.WorkingDir != "" && !ray.IsURI(env.WorkingDir) || slices.ContainsFunc(env.PyModules, func(m string) bool { return !ray.IsURI(m) })
 	if !local {
-		return false, nil
+		return nil
 	}
 	prepared, err := b.client.PrepareRuntimeEnv(ctx, env, b.pkg)
 	if err != nil {
-		return false, err
+		return err
 	}
 	prepared.Excludes = nil // applied while packaging
-	if app["runtime_env"], err = json.Marshal(prepared); err != nil {
-		return false, err
-	}
-	return true, nil
+	app.RuntimeEnv = prepared
+	return nil
 }
 
 // Wait follows the application until it is RUNNING, reporting each change

@@ -1,7 +1,6 @@
 package raybackend_test
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -52,7 +51,7 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 	perChip := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4,
 		PlacementGroupBundles: []map[string]float64{{"TPU": 1}}})
 	newer := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4})
-	newer.Serve.Config = bytes.Replace(newer.Serve.Config, []byte(`"version":1`), []byte(`"version":2`), 1)
+	newer.Serve.Config.Deployments[0].Reservation.Version = 2
 	noGroups := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4})
 	noGroups.Slices = nil
 	strayGroup := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1})

@@ -2,61 +2,36 @@ package raybackend
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/replica"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
-// sliceReservation is the part of a deployment's user_config[raytpu_slice]
-// that the backend checks before it ships the replica runtime.
-type sliceReservation struct {
-	Version      int    `json:"version"`
-	Topology     string `json:"topology"`
-	NumHosts     int    `json:"num_hosts"`
-	NumBundles   int    `json:"num_bundles"`
-	ChipsPerHost int    `json:"chips_per_host"`
-}
-
-// sliceDeployments reads the config's deployments that carry a slice
-// reservation, by name, and checks them against the plan's slice groups:
-// each group's deployment must carry a reservation of the runtime's format
-// that places one bundle per host, and each reservation needs a group.
-// Every disagreement is a field error of one refusal (see refuse).
-func sliceDeployments(p *placement.Plan, app map[string]json.RawMessage) (map[string]bool, error) {
+// sliceDeployments names the config's deployments that carry a slice
+// reservation and checks them against the plan's slice groups: each
+// group's deployment must carry a reservation of the runtime's format that
+// places one bundle per host, and each reservation needs a group. Every
+// disagreement is a field error of one refusal (see refuse).
+func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[string]bool, error) {
 	config := field.NewPath("plan", "serve", "config")
-	var deps []struct {
-		Name       string                     `json:"name"`
-		UserConfig map[string]json.RawMessage `json:"user_config"`
-	}
-	if raw, ok := app["deployments"]; ok {
-		if err := json.Unmarshal(raw, &deps); err != nil {
-			return nil, refuse(p, field.Invalid(config.Child("deployments"), string(raw), "must be a list of Serve deployments: "+err.Error()))
-		}
-	}
 	var errs field.ErrorList
 	out := map[string]bool{}
 	carried := map[string]bool{} // with a reservation, valid or not
-	for _, d := range deps {
-		raw, ok := d.UserConfig[replica.ReservationKey]
-		if !ok {
+	for _, d := range app.Deployments {
+		r := d.Reservation
+		if r == nil {
 			continue
 		}
 		carried[d.Name] = true
 		path := config.Child("deployments").Key(d.Name).Child("user_config", replica.ReservationKey)
-		var r sliceReservation
-		if err := json.Unmarshal(raw, &r); err != nil {
-			errs = append(errs, field.Invalid(path, string(raw), "must be raytpu's slice reservation: "+err.Error()))
-			continue
-		}
 		switch {
 		case r.Version != replica.ReservationVersion:
 			errs = append(errs, field.Invalid(path.Child("version"), r.Version,
@@ -111,56 +86,34 @@ func (b *Backend) uploadReplicaRuntime(ctx context.Context) (string, error) {
 	return env.PyModules[0], nil
 }
 
-// addPyModule appends uri to a runtime_env's py_modules (unless there).
-func addPyModule(raw json.RawMessage, uri string) (json.RawMessage, error) {
-	var env runtimeenv.RuntimeEnv
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &env); err != nil {
-			return nil, err
-		}
+// withPyModule returns a copy of env (nil: an empty one) whose
+// py_modules end with uri (unless there).
+func withPyModule(env *runtimeenv.RuntimeEnv, uri string) *runtimeenv.RuntimeEnv {
+	out := env.Clone()
+	if out == nil {
+		out = &runtimeenv.RuntimeEnv{}
 	}
-	if !slices.Contains(env.PyModules, uri) {
-		env.PyModules = append(env.PyModules, uri)
+	if !slices.Contains(out.PyModules, uri) {
+		out.PyModules = append(out.PyModules, uri)
 	}
-	return json.Marshal(&env)
+	return out
 }
 
 // shipReplicaRuntime adds the runtime's URI to the application's
 // runtime_env.py_modules, and to the own py_modules of every slice
 // deployment that sets them (Serve replaces, not merges, a deployment's
-// py_modules over the application's).
-func shipReplicaRuntime(app map[string]json.RawMessage, sliceDeps map[string]bool, uri string) error {
-	env, err := addPyModule(app["runtime_env"], uri)
-	if err != nil {
-		return fmt.Errorf("raybackend: the Serve config's runtime_env: %w", err)
-	}
-	app["runtime_env"] = env
-	raw, ok := app["deployments"]
-	if !ok {
-		return nil
-	}
-	var deps []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &deps); err != nil {
-		return err
-	}
-	for _, d := range deps {
-		var name string
-		json.Unmarshal(d["name"], &name)
-		opts := map[string]json.RawMessage{}
-		if o, ok := d["ray_actor_options"]; !ok || !sliceDeps[name] || json.Unmarshal(o, &opts) != nil {
+// py_modules over the application's). It replaces app's fields with
+// copies and writes into nothing app shares.
+func shipReplicaRuntime(app *serveconfig.Application, sliceDeps map[string]bool, uri string) {
+	app.RuntimeEnv = withPyModule(app.RuntimeEnv, uri)
+	app.Deployments = slices.Clone(app.Deployments)
+	for i := range app.Deployments {
+		d := &app.Deployments[i]
+		if o := d.RayActorOptions; o == nil || !sliceDeps[d.Name] || o.RuntimeEnv == nil || len(o.RuntimeEnv.PyModules) == 0 {
 			continue
 		}
-		denv, ok := opts["runtime_env"]
-		if !ok || !strings.Contains(string(denv), `"py_modules"`) {
-			continue
-		}
-		if opts["runtime_env"], err = addPyModule(denv, uri); err != nil {
-			return fmt.Errorf("raybackend: deployments[%s].ray_actor_options.runtime_env: %w", name, err)
-		}
-		if d["ray_actor_options"], err = json.Marshal(opts); err != nil {
-			return err
-		}
+		opts := *d.RayActorOptions
+		opts.RuntimeEnv = withPyModule(opts.RuntimeEnv, uri)
+		d.RayActorOptions = &opts
 	}
-	app["deployments"], err = json.Marshal(deps)
-	return err
 }

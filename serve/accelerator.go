@@ -42,34 +42,6 @@ type AcceleratorConfig struct {
 	HeadReservationTimeout time.Duration `json:"-"`
 }
 
-// SliceReservationKey is the key of the deployment's user_config under
-// which a deployment with a topology carries its [SliceReservation]. It is
-// part of raytpu's contract with its replica runtime and stays stable.
-const SliceReservationKey = "raytpu_slice"
-
-// SliceReservationVersion is the version of the [SliceReservation] format.
-const SliceReservationVersion = 1
-
-// SliceReservation is what a replica runtime needs to reserve its slice
-// when it starts: the arguments of ray.util.tpu.slice_placement_group
-// (topology, accelerator_version, resources_per_bundle, strategy) and the
-// shape of the slice. Field names are slice_placement_group's.
-type SliceReservation struct {
-	Version            int                `json:"version"`
-	Topology           string             `json:"topology"`
-	AcceleratorVersion string             `json:"accelerator_version"`
-	AcceleratorType    string             `json:"accelerator_type"`
-	PodType            string             `json:"pod_type"`
-	NumHosts           int                `json:"num_hosts"`
-	ChipsPerHost       int                `json:"chips_per_host"`
-	NumBundles         int                `json:"num_bundles"`
-	ResourcesPerBundle map[string]float64 `json:"resources_per_bundle"`
-	Strategy           placement.Strategy `json:"strategy"`
-	// HeadReservationTimeoutS bounds the wait for the slice head (Ray's
-	// default, 100).
-	HeadReservationTimeoutS float64 `json:"head_reservation_timeout_s"`
-}
-
 // hasTopology reports whether each replica of d owns a slice.
 func (d *Deployment) hasTopology() bool {
 	return d.AcceleratorConfig != nil && d.AcceleratorConfig.Topology != ""
@@ -208,10 +180,10 @@ func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup
 		NumHosts:           one.HostsPerSlice,
 		ChipsPerHost:       one.ChipsPerHost,
 		NumBundles:         one.BundlesPerSlice,
-		// The reservation is encoded into the config and dropped, so it
-		// may share the group's map: neither is written.
+		// The reservation may share the group's map: a compiled plan is
+		// read-only (see Compile).
 		ResourcesPerBundle:      one.BundleResources,
-		Strategy:                one.Strategy,
+		Strategy:                string(one.Strategy),
 		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
 	}, nil
 }

@@ -1,15 +1,14 @@
 package serve
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // DefaultName is Serve's default application name.
@@ -48,21 +47,25 @@ type Application struct {
 }
 
 // Compile validates a and returns its plan: the Serve application config
-// exactly as Ray's Serve REST API takes it, and one slice group per replica
-// of every deployment with a topology. Problems come back together as a
-// field.ErrorList with paths under "app" (app.deployments[llm].numReplicas).
-// The plan is read-only: its slice groups share maps with each other and
-// with the plans of earlier compiles (see placement.SliceGroup).
+// exactly as Ray's Serve REST API takes it (typed, serveconfig.Application),
+// and one slice group per replica of every deployment with a topology.
+// Problems come back together as a field.ErrorList with paths under "app"
+// (app.deployments[llm].numReplicas). The plan shares no map or slice with
+// a, so a may change afterwards. The plan is read-only: its slice groups
+// share maps with each other, with its slice reservations and with the
+// plans of earlier compiles (see placement.SliceGroup).
 func (a Application) Compile() (*placement.Plan, error) {
 	var errs field.ErrorList
 	name := a.Name
 	if name == "" {
 		name = DefaultName
 	}
-	sc := getScratch()
-	defer sc.release()
-	out := &sc.app
-	*out = rayApplication{Name: name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv)}
+	plan := &struct {
+		placement.Plan
+		serve placement.ServeApplication
+	}{}
+	out := &plan.serve.Config
+	*out = serveconfig.Application{Name: name, ImportPath: a.ImportPath}
 	if a.ImportPath == "" {
 		errs = append(errs, field.Required(appPath.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
 	} else if why := importPathRule(a.ImportPath); why != "" {
@@ -72,22 +75,20 @@ func (a Application) Compile() (*placement.Plan, error) {
 	case a.NoRoute && a.RoutePrefix != "":
 		errs = append(errs, field.Forbidden(appPath.Child("routePrefix"), "noRoute is set: the application has no HTTP route"))
 	case a.NoRoute:
-		out.RoutePrefix = jsonNull
+		out.RoutePrefix = json.RawMessage("null")
 	case a.RoutePrefix != "":
 		if why := routePrefixRule(a.RoutePrefix); why != "" {
 			errs = append(errs, field.Invalid(appPath.Child("routePrefix"), a.RoutePrefix, why))
 		}
-		sc.route = strconv.AppendQuote(sc.route[:0], a.RoutePrefix)
-		out.RoutePrefix = sc.route
+		out.RoutePrefix = strconv.AppendQuote(nil, a.RoutePrefix)
 	}
 	if !envEmpty(&a.RuntimeEnv) {
 		errs = append(errs, validateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
 	}
 	if a.Args != nil {
-		if err := checkJSON(a.Args); err != nil {
+		if err := serveconfig.CheckJSON(a.Args); err != nil {
 			errs = append(errs, field.Invalid(appPath.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
 		}
-		out.Args = a.Args
 	}
 
 	// Every replica's group in one slice, sized for them all (up to a
@@ -99,7 +100,9 @@ func (a Application) Compile() (*placement.Plan, error) {
 		}
 	}
 	groups := make([]*placement.SliceGroup, 0, n)
-	out.Deployments = sc.deploymentsFor(len(a.Deployments))
+	if len(a.Deployments) > 0 {
+		out.Deployments = make([]serveconfig.Deployment, 0, len(a.Deployments))
+	}
 	var named map[string]int // only for many deployments; few are scanned
 	if len(a.Deployments) > 16 {
 		named = make(map[string]int, len(a.Deployments))
@@ -130,23 +133,19 @@ func (a Application) Compile() (*placement.Plan, error) {
 			if c.hasRes {
 				res = &c.res
 			}
-			d.rayConfig(&out.Deployments[len(out.Deployments)-1], c.accelType, res)
+			if err := d.rayConfig(&out.Deployments[len(out.Deployments)-1], c.accelType, res); err != nil {
+				return nil, fmt.Errorf("serve: deployment %q: user_config: %w", d.Name, err)
+			}
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	out.RuntimeEnv = envOrNil(&a.RuntimeEnv)
 	var err error
-	sc.buf, err = appendConfig(sc.buf[:0], out)
-	if err != nil {
-		return nil, fmt.Errorf("serve: encoding the application config: %w", err)
+	if out.Args, err = serveconfig.SnapshotMap(a.Args); err != nil {
+		return nil, fmt.Errorf("serve: args: %w", err)
 	}
-	raw := json.RawMessage(slices.Clip(bytes.Clone(sc.buf)))
-	plan := &struct {
-		placement.Plan
-		serve placement.ServeApplication
-	}{}
-	plan.serve.Config = raw
 	plan.Plan = placement.Plan{
 		APIVersion: placement.APIVersion,
 		Kind:       placement.KindApplication,
@@ -162,8 +161,6 @@ var (
 	appPath         = field.NewPath("app")
 	deploymentsPath = appPath.Child("deployments")
 )
-
-var jsonNull = json.RawMessage("null")
 
 // firstNamed returns the index of the first deployment before i named
 // name, or i when there is none. With named (name to first index, filled

@@ -9,43 +9,6 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-// AutoscalingConfig mirrors ray.serve.config.AutoscalingConfig. Unset
-// fields are not sent; Serve fills in the defaults named below, or, with
-// NumReplicas Auto, the "auto" defaults (min 1, max 100, target 2).
-type AutoscalingConfig struct {
-	// MinReplicas is the fewest replicas; 0 allows scaling to zero.
-	// Optional. Default: 1.
-	MinReplicas *int `json:"min_replicas,omitempty"`
-	// InitialReplicas is the replica count at the first deploy, between
-	// MinReplicas and MaxReplicas. Optional. Default: MinReplicas.
-	InitialReplicas *int `json:"initial_replicas,omitempty"`
-	// MaxReplicas is the most replicas. Optional. Default: 1 (100 with
-	// NumReplicas Auto).
-	MaxReplicas int `json:"max_replicas,omitempty"`
-	// TargetOngoingRequests is the load per replica Serve scales toward.
-	// Optional. Default: 2.
-	TargetOngoingRequests float64 `json:"target_ongoing_requests,omitempty"`
-	// UpscaleDelayS is how long, in seconds, load must stay high before
-	// Serve adds replicas. Optional. Default: 30.
-	UpscaleDelayS *float64 `json:"upscale_delay_s,omitempty"`
-	// DownscaleDelayS is how long, in seconds, load must stay low before
-	// Serve removes replicas. Optional. Default: 600.
-	DownscaleDelayS *float64 `json:"downscale_delay_s,omitempty"`
-	// DownscaleToZeroDelayS is the delay, in seconds, of the last step from
-	// 1 replica to 0. Optional. Default: DownscaleDelayS.
-	DownscaleToZeroDelayS *float64 `json:"downscale_to_zero_delay_s,omitempty"`
-	// LookBackPeriodS is the window, in seconds, metrics are averaged over.
-	// Optional. Default: 30.
-	LookBackPeriodS float64 `json:"look_back_period_s,omitempty"`
-	// UpscalingFactor and DownscalingFactor damp each scaling step.
-	// Optional. Default: 1.
-	UpscalingFactor   float64 `json:"upscaling_factor,omitempty"`
-	DownscalingFactor float64 `json:"downscaling_factor,omitempty"`
-	// AggregationFunction aggregates metrics over the window: mean, max or
-	// min. Optional. Default: mean.
-	AggregationFunction string `json:"aggregation_function,omitempty"`
-}
-
 // Ray's AutoscalingConfig defaults, and AutoscalingConfig.default() used
 // for num_replicas "auto".
 const (
@@ -78,10 +41,10 @@ func (d *Deployment) maxReplicas() int {
 	return defaultNumReplicas
 }
 
-// validate checks a against Ray's AutoscalingConfig model, whose bounds
-// Serve checks at deploy time; auto says num_replicas is "auto", whose
-// defaults differ.
-func (a *AutoscalingConfig) validate(p *field.Path, auto bool) field.ErrorList {
+// validateAutoscaling checks a against Ray's AutoscalingConfig model,
+// whose bounds Serve checks at deploy time; auto says num_replicas is
+// "auto", whose defaults differ.
+func validateAutoscaling(a *AutoscalingConfig, p *field.Path, auto bool) field.ErrorList {
 	var errs field.ErrorList
 	// The limits first; a count past one is not compared with the others.
 	for _, c := range [...]struct {

@@ -46,6 +46,22 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
+// BenchmarkCompileAndMarshal measures Compile and the encoding of its
+// Serve config into the bytes Ray is sent, what a deploy does.
+func BenchmarkCompileAndMarshal(b *testing.B) {
+	app := typicalApp()
+	b.ReportAllocs()
+	for b.Loop() {
+		plan, err := app.Compile()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := plan.Serve.Config.MarshalJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCompileNewShape measures the first compile of an accelerator
 // config in a process: the slice shape is resolved from the catalog again
 // in every iteration instead of kept.
@@ -69,5 +85,9 @@ func TestTypicalConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Assert(t, "typical-config.golden.json", append(plan.Serve.Config, '\n'))
+	cfg, err := plan.Serve.Config.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "typical-config.golden.json", append(cfg, '\n'))
 }

@@ -186,6 +186,21 @@ var specCases = []specCase{
 	{name: "bad label selector value", app: one(d(func(d *Deployment) {
 		d.RayActorOptions = &RayActorOptions{LabelSelector: map[string]string{"zone": "in(a,"}}
 	})), want: []field.Ref{ref("app.deployments[d].rayActorOptions.labelSelector[zone]", invalid)}},
+	{name: "label selector spaces", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{LabelSelector: map[string]string{"zone": "in(a,  b)", "pool": "in( a)"}}
+	})), want: []field.Ref{
+		ref("app.deployments[d].rayActorOptions.labelSelector[pool]", invalid),
+		ref("app.deployments[d].rayActorOptions.labelSelector[zone]", invalid),
+	}},
+	// Ray 2.60 accepts the parentheses without "in" and one space after a
+	// comma (what they mean is placement.LabelSelector's business).
+	{name: "label selector forms Ray accepts", app: one(d(func(d *Deployment) {
+		d.RayActorOptions = &RayActorOptions{LabelSelector: map[string]string{"a": "(x,y)", "b": "!(x)", "c": "in(x, y)", "d": "", "e/f": "!in(x,y)"}}
+	}))},
+	{name: "bad bundle label selector", app: one(d(func(d *Deployment) {
+		d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {"CPU": 1}}
+		d.PlacementGroupBundleLabelSelector = []map[string]string{{"zone": "a"}, {"zone": "!!a"}}
+	})), want: []field.Ref{ref("app.deployments[d].placementGroupBundleLabelSelector[1][zone]", invalid)}},
 	{name: "empty bundle", app: one(d(func(d *Deployment) { d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {}} })),
 		want: []field.Ref{ref("app.deployments[d].placementGroupBundles[1]", invalid)}},
 	{name: "zero bundle", app: one(d(func(d *Deployment) { d.PlacementGroupBundles = []map[string]float64{{"CPU": 1}, {"GPU": 0}} })),

@@ -1,69 +1,43 @@
 package serve
 
 import (
-	"bytes"
-	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
-// rayApplication is one entry of "applications" in the body of Serve's
-// PUT /api/serve/applications/ (ServeApplicationSchema). Fields are
-// declared in Ray's order and unset ones are left out, so Serve falls back
-// to the code's values; encoding/json sorts every map's keys, so the bytes
-// are stable.
-type rayApplication struct {
-	Name        string                 `json:"name"`
-	RoutePrefix json.RawMessage        `json:"route_prefix,omitempty"`
-	ImportPath  string                 `json:"import_path"`
-	RuntimeEnv  *runtimeenv.RuntimeEnv `json:"runtime_env,omitempty"`
-	Deployments []rayDeployment        `json:"deployments,omitempty"`
-	Args        map[string]any         `json:"args,omitempty"`
-}
+// The types of Serve's config that a spec sets as they are sent: one
+// type, in package serveconfig, for the spec, the plan and the backends.
+type (
+	// AutoscalingConfig mirrors ray.serve.config.AutoscalingConfig (see
+	// serveconfig.AutoscalingConfig).
+	AutoscalingConfig = serveconfig.AutoscalingConfig
+	// NumReplicas is a replica count or [Auto] (see serveconfig.NumReplicas).
+	NumReplicas = serveconfig.NumReplicas
+	// SliceReservation is what a replica runtime needs to reserve its
+	// slice when it starts (see serveconfig.SliceReservation).
+	SliceReservation = serveconfig.SliceReservation
+	// ProfilerConfig starts the JAX profiler server on every TPU host of
+	// every replica (see serveconfig.ProfilerConfig).
+	ProfilerConfig = serveconfig.ProfilerConfig
+)
 
-// rayDeployment is one entry of "deployments" (DeploymentSchema).
-type rayDeployment struct {
-	Name                              string               `json:"name"`
-	NumReplicas                       NumReplicas          `json:"num_replicas,omitempty"`
-	MaxOngoingRequests                int                  `json:"max_ongoing_requests,omitempty"`
-	MaxQueuedRequests                 int                  `json:"max_queued_requests,omitempty"`
-	UserConfig                        map[string]any       `json:"user_config,omitempty"`
-	AutoscalingConfig                 *AutoscalingConfig   `json:"autoscaling_config,omitempty"`
-	GracefulShutdownWaitLoopS         *float64             `json:"graceful_shutdown_wait_loop_s,omitempty"`
-	GracefulShutdownTimeoutS          *float64             `json:"graceful_shutdown_timeout_s,omitempty"`
-	HealthCheckPeriodS                float64              `json:"health_check_period_s,omitempty"`
-	HealthCheckTimeoutS               float64              `json:"health_check_timeout_s,omitempty"`
-	RayActorOptions                   *rayActorOptions     `json:"ray_actor_options,omitempty"`
-	PlacementGroupBundles             []map[string]float64 `json:"placement_group_bundles,omitempty"`
-	PlacementGroupStrategy            string               `json:"placement_group_strategy,omitempty"`
-	PlacementGroupBundleLabelSelector []map[string]string  `json:"placement_group_bundle_label_selector,omitempty"`
-	MaxReplicasPerNode                int                  `json:"max_replicas_per_node,omitempty"`
+// Auto is Serve's num_replicas "auto": autoscaling with Serve's defaults.
+const Auto = serveconfig.Auto
 
-	// reservation, when hasReservation is set, is written into
-	// user_config under SliceReservationKey, as if UserConfig held it,
-	// without building a merged map. encodeConfig writes it;
-	// encoding/json does not.
-	reservation    SliceReservation
-	hasReservation bool
-	// profiler, set only with a reservation, is written into user_config
-	// under ProfilerKey the same way.
-	profiler *ProfilerConfig
-	// actorOptions holds what RayActorOptions points to, so that the
-	// options take no allocation of their own.
-	actorOptions rayActorOptions
-}
+// SliceReservationKey is the key of the deployment's user_config under
+// which a deployment with a topology carries its [SliceReservation]. It is
+// part of raytpu's contract with its replica runtime and stays stable.
+const SliceReservationKey = serveconfig.SliceReservationKey
 
-// rayActorOptions is RayActorOptionsSchema.
-type rayActorOptions struct {
-	RuntimeEnv      *runtimeenv.RuntimeEnv `json:"runtime_env,omitempty"`
-	NumCPUs         *float64               `json:"num_cpus,omitempty"`
-	NumGPUs         float64                `json:"num_gpus,omitempty"`
-	Memory          float64                `json:"memory,omitempty"`
-	Resources       map[string]float64     `json:"resources,omitempty"`
-	AcceleratorType string                 `json:"accelerator_type,omitempty"`
-	LabelSelector   map[string]string      `json:"label_selector,omitempty"`
-}
+// SliceReservationVersion is the version of the [SliceReservation] format.
+const SliceReservationVersion = serveconfig.SliceReservationVersion
+
+// ProfilerKey is the key of a slice deployment's user_config under which
+// raytpu's replica runtime finds its [ProfilerConfig]. It is reserved.
+const ProfilerKey = serveconfig.ProfilerKey
 
 // envOrNil returns a copy of e, or nil when e sets nothing.
 func envOrNil(e *runtimeenv.RuntimeEnv) *runtimeenv.RuntimeEnv {
@@ -79,80 +53,93 @@ func envEmpty(e *runtimeenv.RuntimeEnv) bool {
 		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0
 }
 
-// rayConfig writes the Serve config of a validated deployment to out,
-// which must stay where it is until it is encoded (RayActorOptions points
-// into it). accelType is Ray's accelerator type of its AcceleratorConfig
-// ("" for none); res is its slice reservation when it has a topology. The
-// config is encoded at once and dropped, so it shares d's maps and slices.
-func (d *Deployment) rayConfig(out *rayDeployment, accelType string, res *SliceReservation) {
-	*out = rayDeployment{
+// rayConfig writes the Serve config of a validated deployment to out.
+// accelType is Ray's accelerator type of its AcceleratorConfig ("" for
+// none); res is its slice reservation when it has a topology. The config
+// goes into a plan, so it shares no map, slice or pointer with d: the
+// user may change d after Compile without changing the plan.
+func (d *Deployment) rayConfig(out *serveconfig.Deployment, accelType string, res *SliceReservation) error {
+	uc, err := serveconfig.SnapshotMap(d.UserConfig)
+	if err != nil {
+		return err
+	}
+	*out = serveconfig.Deployment{
 		Name:                      d.Name,
 		NumReplicas:               d.NumReplicas,
 		MaxOngoingRequests:        d.MaxOngoingRequests,
 		MaxQueuedRequests:         d.MaxQueuedRequests,
-		UserConfig:                d.UserConfig,
-		GracefulShutdownWaitLoopS: d.GracefulShutdownWaitLoopS,
-		GracefulShutdownTimeoutS:  d.GracefulShutdownTimeoutS,
+		UserConfig:                uc,
+		AutoscalingConfig:         cloneAutoscaling(d.AutoscalingConfig),
+		GracefulShutdownWaitLoopS: clonePtr(d.GracefulShutdownWaitLoopS),
+		GracefulShutdownTimeoutS:  clonePtr(d.GracefulShutdownTimeoutS),
 		HealthCheckPeriodS:        d.HealthCheckPeriodS,
 		HealthCheckTimeoutS:       d.HealthCheckTimeoutS,
 		MaxReplicasPerNode:        d.MaxReplicasPerNode,
 	}
-	out.AutoscalingConfig = d.AutoscalingConfig
-	if o := d.RayActorOptions; o != nil {
-		out.actorOptions = rayActorOptions{
-			NumCPUs:         o.NumCPUs,
+	o := d.RayActorOptions
+	if o != nil || (accelType != "" && res == nil) {
+		out.RayActorOptions = new(serveconfig.ActorOptions)
+	}
+	if o != nil {
+		*out.RayActorOptions = serveconfig.ActorOptions{
+			RuntimeEnv:      envOrNil(&o.RuntimeEnv),
+			NumCPUs:         clonePtr(o.NumCPUs),
 			NumGPUs:         o.NumGPUs,
 			Memory:          o.Memory,
-			Resources:       o.Resources,
+			Resources:       maps.Clone(o.Resources),
 			AcceleratorType: o.AcceleratorType,
-			LabelSelector:   o.LabelSelector,
+			LabelSelector:   maps.Clone(o.LabelSelector),
 		}
-		if !envEmpty(&o.RuntimeEnv) {
-			out.actorOptions.RuntimeEnv = &o.RuntimeEnv
-		}
-		out.RayActorOptions = &out.actorOptions
 	}
 	if accelType != "" && res == nil {
 		// An accelerator without a topology places the replica actor on
 		// nodes of that accelerator.
-		out.RayActorOptions = &out.actorOptions
 		out.RayActorOptions.AcceleratorType = accelType
 	}
 	if res != nil {
 		// The replica reserves its slice itself: no Serve placement group.
-		out.reservation, out.hasReservation = *res, true
-		out.profiler = d.Profiler
-		return
+		r := *res // its map is the shape's, shared read-only by every plan
+		out.Reservation = &r
+		out.Profiler = clonePtr(d.Profiler)
+		return nil
 	}
-	out.PlacementGroupBundles = d.PlacementGroupBundles
+	out.PlacementGroupBundles = cloneMaps(d.PlacementGroupBundles)
 	out.PlacementGroupStrategy = string(d.PlacementGroupStrategy)
-	out.PlacementGroupBundleLabelSelector = d.PlacementGroupBundleLabelSelector
+	out.PlacementGroupBundleLabelSelector = cloneMaps(d.PlacementGroupBundleLabelSelector)
+	return nil
 }
 
-// marshal encodes v compactly without HTML escaping. Serve configs and
-// JSON objects take the hand-written encoder (configjson.go), which gives
-// the same bytes as encoding/json.
-func marshal(v any) ([]byte, error) {
-	switch v := v.(type) {
-	case rayApplication:
-		return encodeConfig(&v)
-	case *rayApplication:
-		return encodeConfig(v)
-	case map[string]any:
-		e := jsonEnc{}
-		e.any(v)
-		return e.b, e.err
+// clonePtr returns a pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
 	}
-	return marshalReflect(v)
+	c := *p
+	return &c
 }
 
-// marshalReflect is marshal through encoding/json.
-func marshalReflect(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// cloneMaps copies a slice of maps and each of its maps.
+func cloneMaps[M ~map[K]V, K comparable, V any](s []M) []M {
+	if s == nil {
+		return nil
 	}
-	return slices.Clip(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	out := slices.Clone(s)
+	for i, m := range out {
+		out[i] = maps.Clone(m)
+	}
+	return out
+}
+
+// cloneAutoscaling returns a copy of a that shares no pointer with it.
+func cloneAutoscaling(a *AutoscalingConfig) *AutoscalingConfig {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.MinReplicas = clonePtr(a.MinReplicas)
+	c.InitialReplicas = clonePtr(a.InitialReplicas)
+	c.UpscaleDelayS = clonePtr(a.UpscaleDelayS)
+	c.DownscaleDelayS = clonePtr(a.DownscaleDelayS)
+	c.DownscaleToZeroDelayS = clonePtr(a.DownscaleToZeroDelayS)
+	return &c
 }

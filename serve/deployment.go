@@ -1,10 +1,6 @@
 package serve
 
 import (
-	"encoding/json"
-	"fmt"
-	"strconv"
-
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
@@ -102,38 +98,6 @@ type RayActorOptions struct {
 	// LabelSelector constrains the replica's node, in Ray's syntax (v, !v,
 	// in(a,b), !in(a,b)). Optional.
 	LabelSelector map[string]string `json:"label_selector,omitempty"`
-}
-
-// NumReplicas is a replica count or [Auto].
-type NumReplicas int
-
-// Auto is Serve's num_replicas "auto": autoscaling with Serve's defaults.
-const Auto NumReplicas = -1
-
-// MarshalJSON writes "auto" for Auto and the count otherwise.
-func (n NumReplicas) MarshalJSON() ([]byte, error) {
-	if n == Auto {
-		return []byte(`"auto"`), nil
-	}
-	return strconv.AppendInt(nil, int64(n), 10), nil
-}
-
-// UnmarshalJSON reads a count or "auto".
-func (n *NumReplicas) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		if s != "auto" {
-			return fmt.Errorf(`serve: num_replicas must be an int or "auto", got %q`, s)
-		}
-		*n = Auto
-		return nil
-	}
-	var i int
-	if err := json.Unmarshal(b, &i); err != nil {
-		return fmt.Errorf(`serve: num_replicas must be an int or "auto": %w`, err)
-	}
-	*n = NumReplicas(i)
-	return nil
 }
 
 // Ptr returns a pointer to v, for the optional fields whose zero value is

@@ -12,8 +12,9 @@
 // step enforce, plus the TPU catalog's, reports every problem at once with
 // its field path (app.deployments[llm].autoscalingConfig.minReplicas), and
 // yields a [placement.Plan] of kind Application whose Serve.Config is one
-// entry of "applications" of PUT /api/serve/applications/, byte-identical
-// from run to run.
+// entry of "applications" of PUT /api/serve/applications/: a typed
+// serveconfig.Application that backends read, which marshals to the same
+// bytes from run to run.
 //
 // # Slices of a deployment with a topology
 //
@@ -88,6 +89,6 @@
 // exactly as Ray builds it.
 //
 // The package compiles only; deploying a plan is a backend's job. It imports
-// field, placement, rayvocab, runtimeenv and tpu, and never a backend or
-// another front end (train, data).
+// field, placement, rayvocab, runtimeenv, serveconfig and tpu, and never a
+// backend or another front end (train, data).
 package serve

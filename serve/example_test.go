@@ -33,7 +33,12 @@ func ExampleApplication_Compile() {
 	for _, g := range plan.Slices {
 		fmt.Println(g.Part, "->", g)
 	}
-	fmt.Println(string(plan.Serve.Config))
+	cfg, err := plan.Serve.Config.MarshalJSON() // the bytes Ray is sent
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(cfg))
 	// Output:
 	// Application chat
 	// deployment "LLM" replica 0 -> 1 × v4 2x2x2 (v4-16): 2 bundles {CPU:1, TPU:4, accelerator_type:TPU-V4:0.001}, PACK

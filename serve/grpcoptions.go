@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // GRPCOptions mirrors the top-level grpc_options of Serve's declarative
@@ -66,7 +67,7 @@ func (o GRPCOptions) Compile() (json.RawMessage, error) {
 	}
 	c := o
 	c.ServicerFunctions = slices.Clone(o.ServicerFunctions)
-	raw, err := marshal(c)
+	raw, err := serveconfig.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("serve: encoding grpc_options: %w", err)
 	}

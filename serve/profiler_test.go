@@ -93,7 +93,12 @@ func ExampleProfilerConfig() {
 			UserConfig map[string]json.RawMessage `json:"user_config"`
 		} `json:"deployments"`
 	}
-	if err := json.Unmarshal(plan.Serve.Config, &cfg); err != nil {
+	raw, err := plan.Serve.Config.MarshalJSON() // the bytes Ray is sent
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -42,8 +43,8 @@ var rayRejectsAccepted = map[string]string{
 
 // rawConfig is the Serve config a spec would send without raytpu's checks,
 // so that Ray's verdict on an invalid spec can be compared with raytpu's.
-func rawConfig(a Application) any {
-	out := rayApplication{Name: a.Name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv), Args: a.Args}
+func rawConfig(a Application) *serveconfig.Application {
+	out := &serveconfig.Application{Name: a.Name, ImportPath: a.ImportPath, RuntimeEnv: envOrNil(&a.RuntimeEnv), Args: a.Args}
 	if out.Name == "" {
 		out.Name = DefaultName
 	}
@@ -52,16 +53,22 @@ func rawConfig(a Application) any {
 	} else if a.NoRoute {
 		out.RoutePrefix = []byte("null")
 	}
-	out.Deployments = make([]rayDeployment, len(a.Deployments))
+	out.Deployments = make([]serveconfig.Deployment, len(a.Deployments))
 	for i := range a.Deployments {
-		d := &a.Deployments[i]
+		// The user_config goes as it is, valid or not.
+		d := a.Deployments[i]
+		uc := d.UserConfig
+		d.UserConfig = nil
 		accel := ""
 		if d.AcceleratorConfig != nil {
 			if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
 				accel = g.RayAcceleratorType()
 			}
 		}
-		d.rayConfig(&out.Deployments[i], accel, nil)
+		if err := d.rayConfig(&out.Deployments[i], accel, nil); err != nil {
+			panic(err) // without a user_config, nothing can fail
+		}
+		out.Deployments[i].UserConfig = uc
 	}
 	return out
 }
@@ -89,14 +96,17 @@ func TestConfigsAreRays(t *testing.T) {
 		Configs []entry `json:"configs"`
 	}
 	for _, tc := range specCases {
-		var cfg []byte
+		var (
+			cfg  []byte
+			merr error
+		)
 		if plan, err := tc.app.Compile(); err == nil {
-			cfg = plan.Serve.Config
+			cfg, merr = plan.Serve.Config.MarshalJSON()
 		} else {
-			var merr error
-			if cfg, merr = marshal(rawConfig(tc.app)); merr != nil {
-				t.Fatalf("%s: %v", tc.name, merr)
-			}
+			cfg, merr = serveconfig.Marshal(rawConfig(tc.app))
+		}
+		if merr != nil {
+			t.Fatalf("%s: %v", tc.name, merr)
 		}
 		req.Configs = append(req.Configs, entry{ID: tc.name, Config: cfg})
 	}

@@ -2,49 +2,13 @@ package serve
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
-
-// Ray's label syntax (ray/_private/label_utils.py).
-const labelRE = `[a-zA-Z0-9]([a-zA-Z0-9_.-]{0,61}[a-zA-Z0-9])?`
-
-var (
-	labelName     = regexp.MustCompile(`^` + labelRE + `$`)
-	labelPrefix   = regexp.MustCompile(`^((` + labelRE + `)?(\.(` + labelRE + `)?)*)$`)
-	labelSelector = regexp.MustCompile(`^!?(in)?\(` + labelRE + `(, ?` + labelRE + `)*\)$|^!?` + labelRE + `$`)
-)
-
-// validateSelector checks a label selector as Ray's validate_label_selector
-// does: keys are [prefix/]name, values v, !v, in(a,b) or !in(a,b).
-func validateSelector(p *field.Path, sel map[string]string) field.ErrorList {
-	var errs field.ErrorList
-	for _, k := range slices.Sorted(maps.Keys(sel)) {
-		name := k
-		if i := strings.LastIndex(k, "/"); i >= 0 {
-			prefix := k[:i]
-			name = k[i+1:]
-			if len(prefix) > 253 || !labelPrefix.MatchString(prefix) {
-				errs = append(errs, field.Invalid(p.Key(k), k, "the key's prefix must be DNS labels separated by dots, at most 253 characters"))
-				continue
-			}
-		}
-		if len(name) > 63 || !labelName.MatchString(name) {
-			errs = append(errs, field.Invalid(p.Key(k), k, "the key's name must be at most 63 characters, alphanumeric at both ends, with - _ . between"))
-			continue
-		}
-		if v := sel[k]; v != "" && !labelSelector.MatchString(v) {
-			errs = append(errs, field.Invalid(p.Key(k), v, "want a value, !value, in(a,b) or !in(a,b); values are at most 63 characters, alphanumeric at both ends, with - _ . between"))
-		}
-	}
-	return errs
-}
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

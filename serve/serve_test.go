@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/field/fieldfile"
 	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
 )
@@ -35,7 +36,7 @@ func TestCompile(t *testing.T) {
 				}
 				return
 			}
-			if plan.Kind != placement.KindApplication || plan.Serve == nil || len(plan.Serve.Config) == 0 {
+			if plan.Kind != placement.KindApplication || plan.Serve == nil || plan.Serve.Config.Name != plan.Name {
 				t.Fatalf("plan kind %q, serve %v", plan.Kind, plan.Serve)
 			}
 			again, err := tc.app.Compile()
@@ -49,6 +50,15 @@ func TestCompile(t *testing.T) {
 			}
 			if tc.golden != "" {
 				golden.Assert(t, tc.golden+".golden.json", a)
+			}
+			// A plan file read back, strictly as the CLI reads it, gives
+			// the same plan.
+			var read placement.Plan
+			if errs := fieldfile.Decode(a, nil, &read); len(errs) > 0 {
+				t.Fatalf("reading the plan back: %v", errs)
+			}
+			if c, _ := read.MarshalIndent(); !bytes.Equal(a, c) {
+				t.Errorf("the plan read back differs:\n%s\n%s", a, c)
 			}
 		})
 	}

@@ -39,8 +39,8 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 	}
 	if a := d.AutoscalingConfig; a != nil {
 		// Without a path first, so that a valid config builds none.
-		if aerrs := a.validate(nil, d.NumReplicas == Auto); len(aerrs) > 0 {
-			errs = append(errs, a.validate(p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
+		if aerrs := validateAutoscaling(a, nil, d.NumReplicas == Auto); len(aerrs) > 0 {
+			errs = append(errs, validateAutoscaling(a, p.Child("autoscalingConfig"), d.NumReplicas == Auto)...)
 		}
 	}
 	if d.MaxOngoingRequests < 0 {
@@ -106,7 +106,7 @@ func (o *RayActorOptions) validate(dp *field.Path) field.ErrorList {
 			errs = append(errs, quantity(rp, v)...)
 		}
 	}
-	errs = append(errs, validateSelector(p.Child("labelSelector"), o.LabelSelector)...)
+	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), o.LabelSelector)...)
 	errs = append(errs, validateRuntimeEnv(p.Child("runtimeEnv"), &o.RuntimeEnv)...)
 	return errs
 }
@@ -175,7 +175,7 @@ func (d *Deployment) validatePlacement(p *field.Path) field.ErrorList {
 			fmt.Sprintf("must hold one selector for every bundle, or one per bundle (%d)", bundles)))
 	}
 	for i, sel := range d.PlacementGroupBundleLabelSelector {
-		errs = append(errs, validateSelector(p.Child("placementGroupBundleLabelSelector").Index(i), sel)...)
+		errs = append(errs, placement.ValidateLabelSelector(p.Child("placementGroupBundleLabelSelector").Index(i), sel)...)
 	}
 	errs = append(errs, d.actorFitsBundle0(p)...)
 	return errs

@@ -21,7 +21,9 @@
 //     puts the sum of all bundles on one node;
 //   - a bundle label selector restricts the nodes a bundle may use, in
 //     Ray's syntax: "v", "!v", "in(a,b)", "!in(a,b)" (a negation matches a
-//     node without the label);
+//     node without the label), accepted and matched exactly as Ray 2.60
+//     does (placement.LabelSelector: the space Ray allows after a comma
+//     stays part of the item, so "in(a, b)" never matches b);
 //   - placement is atomic: a group is CREATED with every bundle placed, or
 //     PENDING (it would fit the cluster when idle) or INFEASIBLE (it never
 //     fits), with a reason; removing a group frees its resources and

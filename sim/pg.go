@@ -48,8 +48,8 @@ type PlacementGroupRequest struct {
 	// Required: at least one bundle, each with a positive amount.
 	Bundles []map[string]float64 `json:"bundles"`
 	// BundleLabelSelector gives one label selector per bundle, in Ray's
-	// syntax: "v", "!v", "in(a,b)", "!in(a,b)". Optional; when set, one
-	// entry per bundle.
+	// syntax: "v", "!v", "in(a,b)", "!in(a,b)" (placement.LabelSelector).
+	// Optional; when set, one entry per bundle.
 	BundleLabelSelector []map[string]string `json:"bundleLabelSelector,omitempty"`
 }
 
@@ -143,13 +143,7 @@ func (r PlacementGroupRequest) validate() field.ErrorList {
 		errs = append(errs, field.Invalid(sp, n, fmt.Sprintf("has %d entries; it must have one per bundle (%d)", n, len(r.Bundles))))
 	}
 	for i, sel := range r.BundleLabelSelector {
-		for _, k := range sortedKeys(sel) {
-			if msg := checkLabelKey(k); msg != "" {
-				errs = append(errs, field.Invalid(sp.Index(i), k, msg))
-			} else if msg := checkSelectorValue(sel[k]); msg != "" {
-				errs = append(errs, field.Invalid(sp.Index(i).Key(k), sel[k], msg))
-			}
-		}
+		errs = append(errs, placement.ValidateLabelSelector(sp.Index(i), sel)...)
 	}
 	return errs
 }

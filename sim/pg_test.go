@@ -131,7 +131,14 @@ func TestLabelSelectors(t *testing.T) {
 	}{
 		{"no selector: emptiest host first", tpu(1), nil, "v6e-8-0-w0", sim.StateCreated},
 		{"equality", tpu(4), sel{rayvocab.LabelAcceleratorType: "TPU-V4"}, "v4-16-0-w0", sim.StateCreated},
-		{"in()", tpu(1), sel{rayvocab.LabelTPUPodType: "in(v4-16, v6e-16)"}, "v6e-16-0-w0", sim.StateCreated},
+		{"in()", tpu(1), sel{rayvocab.LabelTPUPodType: "in(v4-16,v6e-16)"}, "v6e-16-0-w0", sim.StateCreated},
+		// Ray 2.60's raylet keeps the space it accepts after a comma: the
+		// item " v6e-16" matches no node, so only the v4-16 hosts qualify.
+		{"in() keeps the space after a comma", tpu(1), sel{rayvocab.LabelTPUPodType: "in(v4-16, v6e-16)"}, "v4-16-0-w0", sim.StateCreated},
+		{"negated in() keeps the space", tpu(1), sel{rayvocab.LabelTPUPodType: "!in(v6e-8, v6e-16)"}, "v6e-16-0-w0", sim.StateCreated},
+		// Parentheses without "in" are one literal value no node holds.
+		{"parentheses without in", tpu(1), sel{rayvocab.LabelTPUPodType: "(v6e-16)"}, "", sim.StateInfeasible},
+		{"negated parentheses without in", tpu(1), sel{rayvocab.LabelTPUPodType: "!(v6e-16)"}, "v6e-8-0-w0", sim.StateCreated},
 		{"negation", tpu(1), sel{rayvocab.LabelTPUPodType: "!v6e-8"}, "v6e-16-0-w0", sim.StateCreated},
 		{"negated in()", tpu(1), sel{rayvocab.LabelTPUPodType: "!in(v6e-8,v6e-16)"}, "v4-16-0-w0", sim.StateCreated},
 		{"worker id", tpu(4), sel{rayvocab.LabelTPUWorkerID: "!0"}, "v6e-16-0-w1", sim.StateCreated},
@@ -171,6 +178,21 @@ func TestInfeasibleReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "bundle 0 {TPU: 1} with label selector {ray.io/tpu-pod-type: v6e-32}: no node has labels {ray.io/tpu-pod-type: v6e-32}"
+	if pg.State != sim.StateInfeasible || pg.Reason != want {
+		t.Errorf("got %s %q, want INFEASIBLE %q", pg.State, pg.Reason, want)
+	}
+
+	// A v6e-16 host does not match "in(v6e-32, v6e-16)" in Ray 2.60; the
+	// reason says why.
+	pg, err = c.CreatePlacementGroup(sim.PlacementGroupRequest{
+		Bundles:             []map[string]float64{{"TPU": 1}},
+		BundleLabelSelector: []map[string]string{{rayvocab.LabelTPUPodType: "in(v6e-32, v6e-16)"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `bundle 0 {TPU: 1} with label selector {ray.io/tpu-pod-type: in(v6e-32, v6e-16)}: no node has labels {ray.io/tpu-pod-type: in(v6e-32, v6e-16)} ` +
+		`(ray.io/tpu-pod-type: Ray 2.60 keeps the space after a comma in "in(v6e-32, v6e-16)", so its item " v6e-16" matches no node label; write "in(v6e-32,v6e-16)")`
 	if pg.State != sim.StateInfeasible || pg.Reason != want {
 		t.Errorf("got %s %q, want INFEASIBLE %q", pg.State, pg.Reason, want)
 	}
@@ -260,7 +282,7 @@ func TestCreatePlacementGroupValidation(t *testing.T) {
 		{"negative", sim.PlacementGroupRequest{Bundles: []map[string]float64{{"CPU": -1, "TPU": 1}}}, []string{"bundles[0][CPU] Invalid"}},
 		{"selector count", sim.PlacementGroupRequest{Bundles: repeat(2, map[string]float64{"CPU": 1}), BundleLabelSelector: []map[string]string{nil}}, []string{"bundleLabelSelector Invalid"}},
 		{"selector syntax", sim.PlacementGroupRequest{Bundles: repeat(1, map[string]float64{"CPU": 1}), BundleLabelSelector: []map[string]string{{"ray.io/tpu-pod-type": "in()"}}}, []string{"bundleLabelSelector[0][ray.io/tpu-pod-type] Invalid"}},
-		{"selector key", sim.PlacementGroupRequest{Bundles: repeat(1, map[string]float64{"CPU": 1}), BundleLabelSelector: []map[string]string{{"-bad": "x"}}}, []string{"bundleLabelSelector[0] Invalid"}},
+		{"selector key", sim.PlacementGroupRequest{Bundles: repeat(1, map[string]float64{"CPU": 1}), BundleLabelSelector: []map[string]string{{"-bad": "x"}}}, []string{"bundleLabelSelector[0][-bad] Invalid"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
@@ -12,7 +13,7 @@ type request struct {
 	res     []resAmt   // class resources, sorted by id
 	slices  []sliceAmt // slice-name resources
 	unknown bool       // asks for a resource no host has
-	sel     selector
+	sel     placement.LabelSelector
 	// pins lists the slices the request is confined to (by the slice-name
 	// label or resource); nil when it is not pinned.
 	pins   []int32
@@ -31,7 +32,7 @@ type sliceAmt struct {
 
 // newRequest interns a bundle's resources and parses its selector.
 func (c *Cluster) newRequest(resources map[string]float64, sel map[string]string) *request {
-	r := &request{sel: parseSelector(sel)}
+	r := &request{sel: placement.NewLabelSelector(sel)}
 	for _, name := range sortedKeys(resources) {
 		amt := toFixed(resources[name])
 		if amt == 0 {
@@ -65,11 +66,11 @@ func (c *Cluster) pin(r *request) {
 	}
 	for i := range r.sel {
 		cn := &r.sel[i]
-		if cn.key != rayvocab.LabelTPUSliceName || !cn.pins() {
+		if cn.Key != rayvocab.LabelTPUSliceName || cn.Negated { // only in() or v confines
 			continue
 		}
 		var set []int32
-		for _, v := range cn.values {
+		for _, v := range cn.Values {
 			if si, ok := c.sliceByName[v]; ok && !slices.Contains(set, si) {
 				set = append(set, si)
 			}

@@ -66,8 +66,8 @@ func (a *attempt) score(ni int32, r *request) float64 {
 	n := &a.c.nodes[ni]
 	for i := range r.sel {
 		cn := &r.sel[i]
-		v, ok := a.c.labelOf(ni, cn.key)
-		if !cn.match(v, ok) {
+		v, ok := a.c.labelOf(ni, cn.Key)
+		if !cn.Matches(v, ok) {
 			return -1
 		}
 	}
@@ -197,11 +197,11 @@ func (a *attempt) best(r *request, onlyErased bool) int32 {
 func (a *attempt) classFits(cl *class, r *request) bool {
 	for i := range r.sel {
 		cn := &r.sel[i]
-		if cn.key == rayvocab.LabelTPUSliceName {
+		if cn.Key == rayvocab.LabelTPUSliceName {
 			continue
 		}
-		v, ok := cl.labels[cn.key]
-		if !cn.match(v, ok) {
+		v, ok := cl.labels[cn.Key]
+		if !cn.Matches(v, ok) {
 			return false
 		}
 	}
@@ -231,14 +231,14 @@ func (a *attempt) stateScore(avail []int64, r *request) float64 {
 
 // sliceLabelOK checks node ni's slice name against the selector's
 // conditions on it (the per-host part of a class match).
-func (c *Cluster) sliceLabelOK(ni int32, sel selector) bool {
+func (c *Cluster) sliceLabelOK(ni int32, sel placement.LabelSelector) bool {
 	for i := range sel {
 		cn := &sel[i]
-		if cn.key != rayvocab.LabelTPUSliceName {
+		if cn.Key != rayvocab.LabelTPUSliceName {
 			continue
 		}
-		v, ok := c.labelOf(ni, cn.key)
-		if !cn.match(v, ok) {
+		v, ok := c.labelOf(ni, cn.Key)
+		if !cn.Matches(v, ok) {
 			return false
 		}
 	}
@@ -260,10 +260,10 @@ func (c *Cluster) candidateClasses(r *request) []*class {
 	}
 	for i := range r.sel {
 		cn := &r.sel[i]
-		if cn.key == rayvocab.LabelTPUSliceName || cn.neg || len(cn.values) != 1 {
+		if cn.Key == rayvocab.LabelTPUSliceName || cn.Negated || len(cn.Values) != 1 {
 			continue
 		}
-		offer(c.byLabel[cn.key+"\x00"+cn.values[0]])
+		offer(c.byLabel[cn.Key+"\x00"+cn.Values[0]])
 	}
 	if !found {
 		return c.classes

@@ -41,8 +41,10 @@ type ScalingConfig struct {
 	// PlacementStrategy of the worker placement group. Optional.
 	// Default: PACK (Ray Train's default, also for TPU slices).
 	PlacementStrategy placement.Strategy `validate:"omitempty,oneof=PACK SPREAD STRICT_PACK STRICT_SPREAD"`
-	// LabelSelector constrains every worker's node. Forbidden with UseTPU
-	// and more than one worker (Ray pins the slice itself). Optional.
+	// LabelSelector constrains every worker's node, in Ray's syntax ("v",
+	// "!v", "in(a,b)", "!in(a,b)"; placement.LabelSelector), checked as Ray
+	// checks it when it creates the workers. Forbidden with UseTPU and more
+	// than one worker (Ray pins the slice itself). Optional.
 	LabelSelector map[string]string
 
 	// MinWorkers and MaxWorkers make the worker group elastic, Ray's
@@ -103,6 +105,7 @@ func scalingFields(p *field.Path) placement.Fields {
 // timeout, which Ray Train also gives the slice head reservation.
 func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout time.Duration) (LauncherScaling, *placement.SliceGroup, field.ErrorList) {
 	errs := field.ValidateStruct(p, &s)
+	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), s.LabelSelector)...)
 	strategy := s.PlacementStrategy
 	if !strategy.Valid() {
 		strategy = placement.Pack // Ray Train's default; a bad value is reported above

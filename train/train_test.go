@@ -106,6 +106,33 @@ func TestCompileWorkers(t *testing.T) {
 	}
 }
 
+// Every selector Ray 2.60 accepts compiles, and reaches Ray unchanged.
+func TestCompileLabelSelector(t *testing.T) {
+	t.Parallel()
+	sel := map[string]string{
+		"ray.io/accelerator-type": "TPU-V6E", "zone": "in(us-a, us-b)", "spot": "!true",
+		"pool": "!in(a,b)", "odd": "(a,b)", "empty": "",
+	}
+	for _, s := range []train.ScalingConfig{
+		{NumWorkers: 2, LabelSelector: sel},
+		{UseTPU: true, NumWorkers: 1, LabelSelector: sel}, // one TPU worker: allowed
+	} {
+		tr := base()
+		tr.ScalingConfig = s
+		p, err := tr.Compile()
+		if err != nil {
+			t.Fatalf("%+v: %v", s, err)
+		}
+		var cfg train.LauncherConfig
+		if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(sel, cfg.Scaling.LabelSelector); diff != "" {
+			t.Errorf("label_selector (-want +got):\n%s", diff)
+		}
+	}
+}
+
 type wantErr struct {
 	Field string
 	Type  field.Type
@@ -134,6 +161,20 @@ func TestCompileErrors(t *testing.T) {
 		}, []wantErr{{"trainer.scaling.topology", field.TypeRequired}, {"trainer.scaling.accelerator", field.TypeRequired}}},
 		{"label selector forbidden", func(tr *train.JaxTrainer) { tr.ScalingConfig.LabelSelector = map[string]string{"a": "b"} },
 			[]wantErr{{"trainer.scaling.labelSelector", field.TypeForbidden}}},
+		// Ray checks the selector when it creates the workers; raytpu at
+		// compile time, every bad entry at its key.
+		{"bad label selector", func(tr *train.JaxTrainer) {
+			tr.ScalingConfig = train.ScalingConfig{NumWorkers: 2, LabelSelector: map[string]string{
+				"zone": "in(a,", "bad key!": "x", "spot": "!!true", "ok": "in(a, b)", "pool": "in(a,  b)",
+			}}
+		}, []wantErr{
+			{"trainer.scaling.labelSelector[bad key!]", field.TypeInvalid},
+			{"trainer.scaling.labelSelector[pool]", field.TypeInvalid},
+			{"trainer.scaling.labelSelector[spot]", field.TypeInvalid},
+			{"trainer.scaling.labelSelector[zone]", field.TypeInvalid},
+		}},
+		{"bad and forbidden label selector", func(tr *train.JaxTrainer) { tr.ScalingConfig.LabelSelector = map[string]string{"a": "in()"} },
+			[]wantErr{{"trainer.scaling.labelSelector[a]", field.TypeInvalid}, {"trainer.scaling.labelSelector", field.TypeForbidden}}},
 		{"workers not a multiple", func(tr *train.JaxTrainer) { tr.ScalingConfig.NumWorkers = 3 },
 			[]wantErr{{"trainer.scaling.numWorkers", field.TypeInvalid}}},
 		{"workers and slices disagree", func(tr *train.JaxTrainer) { tr.ScalingConfig.NumWorkers = 4; tr.ScalingConfig.NumSlices = 3 },

@@ -17,7 +17,12 @@ func ExampleJobPlan() {
 	fmt.Println(backend.CheckPlan("mine", job, backend.RunKinds()...))
 
 	app := backendtest.AppPlan("chat")
-	fmt.Println(app.Kind, string(app.Serve.Config))
+	cfg, err := app.Serve.Config.MarshalJSON() // the config Ray is sent
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(app.Kind, string(cfg))
 	fmt.Println(backendtest.SlicePlan("reserve").Kind)
 	// Output:
 	// JaxTrainer nightly python -c "print('raytpu backendtest')"

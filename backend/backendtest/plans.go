@@ -1,11 +1,12 @@
 package backendtest
 
 import (
-	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // JobPlan is the suite's default plan of a kind that runs to completion: a
@@ -36,23 +37,15 @@ func JobPlan(name string, kind placement.Kind) *placement.Plan {
 // a real one needs an AppPlan of its own whose code it can import (see
 // Backend.AppPlan). Every call returns a new plan.
 func AppPlan(name string) *placement.Plan {
-	type deployment struct {
-		Name        string `json:"name"`
-		NumReplicas int    `json:"num_replicas"`
-	}
-	config, err := json.Marshal(struct {
-		Name        string       `json:"name"`
-		RoutePrefix string       `json:"route_prefix"`
-		ImportPath  string       `json:"import_path"`
-		Deployments []deployment `json:"deployments"`
-	}{name, "/" + name, "backendtest:app", []deployment{{"Echo", 1}}})
-	if err != nil { // plain strings and ints: cannot fail
-		panic(fmt.Sprintf("backendtest: encoding the Serve config: %v", err))
-	}
 	return &placement.Plan{
 		APIVersion: placement.APIVersion, Kind: placement.KindApplication, Name: name,
 		Slices: []*placement.SliceGroup{},
-		Serve:  &placement.ServeApplication{Config: config},
+		Serve: &placement.ServeApplication{Config: serveconfig.Application{
+			Name:        name,
+			RoutePrefix: strconv.AppendQuote(nil, "/"+name),
+			ImportPath:  "backendtest:app",
+			Deployments: []serveconfig.Deployment{{Name: "Echo", NumReplicas: 1}},
+		}},
 	}
 }
 
@@ -124,11 +117,11 @@ func invalidPlans(k placement.Kind, valid func(name string) *placement.Plan, nam
 	}
 	return append(cases,
 		invalid{"no Serve application", edit("noserve", func(p *placement.Plan) { p.Serve = nil }), ref("plan.serve", field.TypeRequired)},
-		invalid{"a Serve config that is not an object", edit("array", func(p *placement.Plan) {
-			p.Serve = &placement.ServeApplication{Config: json.RawMessage(`["app"]`)}
-		}), ref("plan.serve.config", field.TypeInvalid)},
+		invalid{"a Serve config without an ingress", edit("noingress", func(p *placement.Plan) {
+			p.Serve = &placement.ServeApplication{Config: serveconfig.Application{Name: p.Name}}
+		}), ref("plan.serve.config.import_path", field.TypeRequired)},
 		invalid{"a Serve config without a name", edit("noappname", func(p *placement.Plan) {
-			p.Serve = &placement.ServeApplication{Config: json.RawMessage(`{"import_path": "backendtest:app"}`)}
+			p.Serve = &placement.ServeApplication{Config: serveconfig.Application{ImportPath: "backendtest:app"}}
 		}), ref("plan.serve.config.name", field.TypeRequired)},
 		invalid{"a job in a Serve plan", edit("job", func(p *placement.Plan) {
 			p.Job = JobPlan(p.Name, placement.KindJaxTrainer).Job

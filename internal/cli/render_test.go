@@ -36,6 +36,26 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
+// A compiled Serve plan read back from `raytpu plan -o json` renders the
+// same RayService as the application file it was compiled from: the same
+// serveConfigV2 bytes and the same plan digest, so applying either
+// changes nothing once the other is applied.
+func TestRenderPlanFileIsAppFile(t *testing.T) {
+	t.Parallel()
+	fromApp, errOut, code := run(t, "render", "-f", "testdata/apps/chat.yaml")
+	if code != cli.ExitOK {
+		t.Fatalf("app file: exit %d; stderr: %s", code, errOut)
+	}
+	fromPlan, errOut, code := run(t, "render", "-f", "testdata/plan-app-chat.json")
+	if code != cli.ExitOK {
+		t.Fatalf("plan file: exit %d; stderr: %s", code, errOut)
+	}
+	if fromPlan != fromApp {
+		t.Errorf("rendered from the plan file:\n%s\nfrom the app file:\n%s", fromPlan, fromApp)
+	}
+	golden.Assert(t, "render-app-chat.yaml", []byte(fromPlan))
+}
+
 func TestRenderErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

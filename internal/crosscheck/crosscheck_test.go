@@ -260,6 +260,18 @@ var cases = []xcase{
 		steps: []step{rawStep("STRICT_SPREAD", repeat(tpu(4), 3), sel(keySlice, "!v4-16-0"))}},
 	{name: "raw/in-v4-8-strict-spread", mode: modeHosts, want: "PENDING",
 		steps: []step{rawStep("STRICT_SPREAD", repeat(tpu(4), 2), sel(keyPod, "in(v4-8)"))}},
+	// Ray 2.60 accepts one space after a comma in in(...) but its raylet
+	// keeps it: the item is " v4-8-0", which no node holds.
+	{name: "raw/in-no-space", mode: modeExact, want: "CREATED",
+		steps: []step{rawStep("PACK", []map[string]float64{tpu(4)}, sel(keySlice, "in(nope,v4-8-0)"))}},
+	{name: "raw/in-space-kept", mode: modeExact, want: "INFEASIBLE",
+		steps: []step{rawStep("PACK", []map[string]float64{tpu(4)}, sel(keySlice, "in(nope, v4-8-0)"))}},
+	// "!in(v4-16-0, v4-16-1)" excludes v4-16-0 only: three hosts qualify.
+	{name: "raw/not-in-space-kept", mode: modeHosts, names: true, want: "CREATED",
+		steps: []step{rawStep("STRICT_SPREAD", repeat(tpu(4), 3), sel(keySlice, "!in(v4-16-0, v4-16-1)"))}},
+	// Parentheses without "in": accepted, read as one literal value.
+	{name: "raw/parens-without-in", mode: modeExact, want: "INFEASIBLE",
+		steps: []step{rawStep("PACK", []map[string]float64{tpu(4)}, sel(keySlice, "(v4-8-0)"))}},
 	{name: "raw/unknown-slice", mode: modeHosts, want: "INFEASIBLE",
 		steps: []step{rawStep("PACK", []map[string]float64{tpu(4)}, sel(keySlice, "nope"))}},
 	{name: "raw/after-slice-group", mode: modeSlices, want: "CREATED; CREATED; PENDING",

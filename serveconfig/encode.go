@@ -1,14 +1,11 @@
-package serve
+package serveconfig
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "slices"
 
 // The Serve config's types, encoded field by field in declaration order
-// with the primitives of configjson.go.
+// with the primitives of jsonenc.go.
 
-func (e *jsonEnc) application(a *rayApplication) {
+func (e *jsonEnc) application(a *Application) {
 	e.b = append(e.b, '{')
 	first := true
 	e.field(&first, "name")
@@ -41,7 +38,7 @@ func (e *jsonEnc) application(a *rayApplication) {
 	e.b = append(e.b, '}')
 }
 
-func (e *jsonEnc) deployment(d *rayDeployment) {
+func (e *jsonEnc) deployment(d *Deployment) {
 	e.b = append(e.b, '{')
 	first := true
 	e.field(&first, "name")
@@ -62,13 +59,9 @@ func (e *jsonEnc) deployment(d *rayDeployment) {
 		e.field(&first, "max_queued_requests")
 		e.int(d.MaxQueuedRequests)
 	}
-	if len(d.UserConfig) > 0 || d.hasReservation {
+	if len(d.UserConfig) > 0 || d.Reservation != nil {
 		e.field(&first, "user_config")
-		if d.hasReservation {
-			e.userConfig(d.UserConfig, &d.reservation, d.profiler)
-		} else {
-			e.object(d.UserConfig)
-		}
+		e.userConfig(d.UserConfig, d.Reservation, d.Profiler)
 	}
 	if d.AutoscalingConfig != nil {
 		e.field(&first, "autoscaling_config")
@@ -96,18 +89,7 @@ func (e *jsonEnc) deployment(d *rayDeployment) {
 	}
 	if len(d.PlacementGroupBundles) > 0 {
 		e.field(&first, "placement_group_bundles")
-		e.b = append(e.b, '[')
-		for i, b := range d.PlacementGroupBundles {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			if b == nil {
-				e.b = append(e.b, "null"...)
-				continue
-			}
-			e.resources(b)
-		}
-		e.b = append(e.b, ']')
+		mapList(e, d.PlacementGroupBundles, e.num)
 	}
 	if d.PlacementGroupStrategy != "" {
 		e.field(&first, "placement_group_strategy")
@@ -115,18 +97,7 @@ func (e *jsonEnc) deployment(d *rayDeployment) {
 	}
 	if len(d.PlacementGroupBundleLabelSelector) > 0 {
 		e.field(&first, "placement_group_bundle_label_selector")
-		e.b = append(e.b, '[')
-		for i, s := range d.PlacementGroupBundleLabelSelector {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			if s == nil {
-				e.b = append(e.b, "null"...)
-				continue
-			}
-			e.labels(s)
-		}
-		e.b = append(e.b, ']')
+		mapList(e, d.PlacementGroupBundleLabelSelector, e.str)
 	}
 	if d.MaxReplicasPerNode != 0 {
 		e.field(&first, "max_replicas_per_node")
@@ -135,7 +106,7 @@ func (e *jsonEnc) deployment(d *rayDeployment) {
 	e.b = append(e.b, '}')
 }
 
-func (e *jsonEnc) actorOptions(o *rayActorOptions) {
+func (e *jsonEnc) actorOptions(o *ActorOptions) {
 	e.b = append(e.b, '{')
 	first := true
 	if o.RuntimeEnv != nil {
@@ -243,7 +214,7 @@ func (e *jsonEnc) reservation(r *SliceReservation) {
 		e.resources(r.ResourcesPerBundle)
 	}
 	e.field(&first, "strategy")
-	e.str(string(r.Strategy))
+	e.str(r.Strategy)
 	e.field(&first, "head_reservation_timeout_s")
 	e.num(r.HeadReservationTimeoutS)
 	e.b = append(e.b, '}')
@@ -285,22 +256,24 @@ func (e *jsonEnc) userConfig(m map[string]any, res *SliceReservation, prof *Prof
 	e.b = append(e.b, '}')
 }
 
-// encodeConfig encodes a Serve application config.
-func encodeConfig(a *rayApplication) ([]byte, error) {
-	b, err := appendConfig(make([]byte, 0, 1024), a)
-	if err != nil {
-		return nil, err
+// MarshalJSON encodes the application as Ray is sent it (see the package
+// documentation).
+func (a Application) MarshalJSON() ([]byte, error) {
+	e := jsonEnc{b: make([]byte, 0, 1024)}
+	e.application(&a)
+	if e.err != nil {
+		return nil, e.err
 	}
-	return slices.Clip(b), nil
+	return slices.Clip(e.b), nil
 }
 
-// appendConfig appends the encoding of a Serve application config to b.
-func appendConfig(b []byte, a *rayApplication) ([]byte, error) {
-	e := jsonEnc{b: b}
-	e.application(a)
-	return e.b, e.err
+// MarshalJSON encodes the deployment as it is sent inside its
+// application, its reservation and profiler inside user_config.
+func (d Deployment) MarshalJSON() ([]byte, error) {
+	e := jsonEnc{b: make([]byte, 0, 256)}
+	e.deployment(&d)
+	if e.err != nil {
+		return nil, e.err
+	}
+	return slices.Clip(e.b), nil
 }
-
-// Compile-time check that the types encoded here keep the shapes they
-// are written for.
-var _ json.Marshaler = NumReplicas(0)

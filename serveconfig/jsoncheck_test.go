@@ -1,11 +1,11 @@
-package serve
+package serveconfig
 
 import (
 	"math"
 	"testing"
 )
 
-// TestCheckJSONIsMarshalsError: checkJSON fails exactly when marshal does,
+// TestCheckJSONIsMarshalsError: CheckJSON fails exactly when Marshal does,
 // with the same error, for the values a user's args or user_config hold.
 func TestCheckJSONIsMarshalsError(t *testing.T) {
 	t.Parallel()
@@ -30,10 +30,10 @@ func TestCheckJSONIsMarshalsError(t *testing.T) {
 	}
 	failing := 0
 	for _, v := range values {
-		_, merr := marshal(v)
-		cerr := checkJSON(v)
+		_, merr := Marshal(v)
+		cerr := CheckJSON(v)
 		if (merr == nil) != (cerr == nil) || (merr != nil && merr.Error() != cerr.Error()) {
-			t.Errorf("%#v: checkJSON = %v, marshal = %v", v, cerr, merr)
+			t.Errorf("%#v: CheckJSON = %v, Marshal = %v", v, cerr, merr)
 		}
 		if merr != nil {
 			failing++

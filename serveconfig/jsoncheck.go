@@ -1,15 +1,15 @@
-package serve
+package serveconfig
 
 import (
 	"math"
 )
 
-// checkJSON returns the error marshal(v) returns, without writing any
-// JSON: a user's args or user_config is checked at compile time and
-// encoded once, with the config. It walks v as jsonEnc.any does, in the
+// CheckJSON returns the error Marshal(v) returns, without writing any
+// JSON: a user's args or user_config is checked when it is compiled, and
+// encoded only when its config is sent. It walks v as jsonEnc.any does, in the
 // same order, and hands what jsonEnc would hand to encoding/json to
 // encoding/json, so the first error is the same one.
-func checkJSON(v any) error {
+func CheckJSON(v any) error {
 	switch v := v.(type) {
 	case nil, string, bool, int:
 		return nil // written by hand, never an error
@@ -22,14 +22,14 @@ func checkJSON(v any) error {
 	case map[string]any:
 		var buf [8]string
 		for _, k := range sortedKeys(buf[:], v) {
-			if err := checkJSON(v[k]); err != nil {
+			if err := CheckJSON(v[k]); err != nil {
 				return err
 			}
 		}
 		return nil
 	case []any:
 		for _, x := range v {
-			if err := checkJSON(x); err != nil {
+			if err := CheckJSON(x); err != nil {
 				return err
 			}
 		}

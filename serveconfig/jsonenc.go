@@ -1,4 +1,4 @@
-package serve
+package serveconfig
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 // the reflection walk was a quarter of Compile. What encoding/json treats
 // specially (a runtime_env with its own MarshalJSON, a string needing
 // escapes, a user_config value of any other type) goes through
-// encoding/json itself. configjson_test.go checks every field of every
+// encoding/json itself. encode_test.go checks every field of every
 // config type against encoding/json, so a field added to a type without
-// adding it here fails the tests.
+// adding it to encode.go fails the tests.
 
 // jsonEnc appends JSON to b; the first error sticks.
 type jsonEnc struct {
@@ -125,27 +125,37 @@ func sortedKeys[V any](buf []string, m map[string]V) []string {
 	return keys
 }
 
-func (e *jsonEnc) resources(m map[string]float64) {
+// members writes m as an object, keys in order, each value with val.
+func members[V any](e *jsonEnc, m map[string]V, val func(V)) {
 	e.b = append(e.b, '{')
 	first := true
 	var buf [8]string
 	for _, k := range sortedKeys(buf[:], m) {
 		e.key(&first, k)
-		e.num(m[k])
+		val(m[k])
 	}
 	e.b = append(e.b, '}')
 }
 
-func (e *jsonEnc) labels(m map[string]string) {
-	e.b = append(e.b, '{')
-	first := true
-	var buf [8]string
-	for _, k := range sortedKeys(buf[:], m) {
-		e.key(&first, k)
-		e.str(m[k])
+// mapList writes a list of objects, a nil one as null.
+func mapList[V any](e *jsonEnc, l []map[string]V, val func(V)) {
+	e.b = append(e.b, '[')
+	for i, m := range l {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		if m == nil {
+			e.b = append(e.b, "null"...)
+			continue
+		}
+		members(e, m, val)
 	}
-	e.b = append(e.b, '}')
+	e.b = append(e.b, ']')
 }
+
+func (e *jsonEnc) resources(m map[string]float64) { members(e, m, e.num) }
+
+func (e *jsonEnc) labels(m map[string]string) { members(e, m, e.str) }
 
 // key writes a member whose key is data (escaped as needed).
 func (e *jsonEnc) key(first *bool, k string) {
@@ -157,16 +167,7 @@ func (e *jsonEnc) key(first *bool, k string) {
 	e.b = append(e.b, ':')
 }
 
-func (e *jsonEnc) object(m map[string]any) {
-	e.b = append(e.b, '{')
-	first := true
-	var buf [8]string
-	for _, k := range sortedKeys(buf[:], m) {
-		e.key(&first, k)
-		e.any(m[k])
-	}
-	e.b = append(e.b, '}')
-}
+func (e *jsonEnc) object(m map[string]any) { members(e, m, e.any) }
 
 // any writes the values a user_config or args usually hold; any other
 // type goes through encoding/json.

@@ -1,7 +1,8 @@
-package serve
+package serveconfig
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -11,8 +12,8 @@ import (
 
 // fill sets every field of the struct v points to, recursively, to a
 // value that is not its zero value, so the encoding shows every field: a
-// field added to a config type without its line in configjson.go makes
-// the two encoders differ.
+// field added to a config type without its line in encode.go makes the
+// two encoders differ.
 func fill(t *testing.T, v reflect.Value, s string, f float64) {
 	t.Helper()
 	switch v.Kind() {
@@ -60,8 +61,49 @@ func fill(t *testing.T, v reflect.Value, s string, f float64) {
 		}
 		v.Set(sl)
 	default:
-		t.Fatalf("fill: no value for kind %s (%s): teach the test and configjson.go the new field", v.Kind(), v.Type())
+		t.Fatalf("fill: no value for kind %s (%s): teach the test and encode.go the new field", v.Kind(), v.Type())
 	}
+}
+
+// plainApp and plainDeployment are the config types without their
+// MarshalJSON: what encoding/json writes for their fields.
+type (
+	plainApp        applicationJSON
+	plainDeployment deploymentJSON
+)
+
+// deploymentReference is what encoding/json writes for d, its
+// reservation and profiler merged into its user_config as the encoder
+// merges them.
+func deploymentReference(d Deployment) ([]byte, error) {
+	if d.Reservation != nil {
+		merged := map[string]any{SliceReservationKey: d.Reservation}
+		if d.Profiler != nil {
+			merged[ProfilerKey] = map[string]any{"port": d.Profiler.Port}
+		}
+		for k, v := range d.UserConfig {
+			if _, reserved := merged[k]; !reserved {
+				merged[k] = v
+			}
+		}
+		d.UserConfig = merged
+	}
+	return marshalReflect(plainDeployment(d))
+}
+
+// reference is what encoding/json writes for a, with each deployment as
+// deploymentReference writes it: the hand-written encoder of every
+// deployment is checked against it first, and encoding/json then writes
+// the application around them.
+func reference(a *Application) ([]byte, error) {
+	for _, d := range a.Deployments {
+		want, werr := deploymentReference(d)
+		got, gerr := d.MarshalJSON()
+		if string(got) != string(want) || (werr == nil) != (gerr == nil) {
+			return nil, fmt.Errorf("deployment %q:\n got %s (%v)\nwant %s (%v)", d.Name, got, gerr, want, werr)
+		}
+	}
+	return marshalReflect(plainApp(*a))
 }
 
 func TestConfigJSONMatchesEncodingJSON(t *testing.T) {
@@ -77,26 +119,29 @@ func TestConfigJSONMatchesEncodingJSON(t *testing.T) {
 		{"big", 123456789012},
 	}
 	for _, c := range values {
-		var a rayApplication
+		var a Application
 		fill(t, reflect.ValueOf(&a).Elem(), c.s, c.f)
+		for i := range a.Deployments {
+			a.Deployments[i].Reservation, a.Deployments[i].Profiler = nil, nil
+		}
 		for _, n := range []NumReplicas{3, Auto} {
 			for i := range a.Deployments {
 				a.Deployments[i].NumReplicas = n
 			}
-			want, werr := marshalReflect(a)
-			got, gerr := encodeConfig(&a)
+			want, werr := reference(&a)
+			got, gerr := a.MarshalJSON()
 			if string(got) != string(want) || (werr == nil) != (gerr == nil) {
 				t.Errorf("s=%q f=%g n=%d:\n got %s (%v)\nwant %s (%v)", c.s, c.f, n, got, gerr, want, werr)
 			}
 		}
 	}
 	// The zero config, and values encoding/json refuses.
-	if got, _ := encodeConfig(&rayApplication{}); string(got) != `{"name":"","import_path":""}` {
+	if got, _ := (Application{}).MarshalJSON(); string(got) != `{"name":"","import_path":""}` {
 		t.Errorf("zero config: %s", got)
 	}
 	for _, bad := range []any{math.NaN(), math.Inf(1), make(chan int)} {
 		_, werr := marshalReflect(map[string]any{"k": bad})
-		_, gerr := marshal(map[string]any{"k": bad})
+		_, gerr := Marshal(map[string]any{"k": bad})
 		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
 			t.Errorf("%v: errors %v and %v, want encoding/json's", bad, gerr, werr)
 		}
@@ -110,48 +155,45 @@ func FuzzConfigJSON(f *testing.F) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return
 		}
-		a := rayApplication{Name: s, ImportPath: k, Args: map[string]any{k: s, s: x},
-			Deployments: []rayDeployment{{Name: k, NumReplicas: NumReplicas(n), UserConfig: map[string]any{s: []any{x, k}},
+		a := Application{Name: s, ImportPath: k, Args: map[string]any{k: s, s: x},
+			Deployments: []Deployment{{Name: k, NumReplicas: NumReplicas(n), UserConfig: map[string]any{s: []any{x, k}},
 				PlacementGroupBundles: []map[string]float64{{k: x}}, PlacementGroupBundleLabelSelector: []map[string]string{{s: k}}}}}
-		want, werr := marshalReflect(a)
-		got, gerr := encodeConfig(&a)
+		want, werr := reference(&a)
+		got, gerr := a.MarshalJSON()
 		if string(got) != string(want) || (werr == nil) != (gerr == nil) {
 			t.Fatalf("got %s (%v)\nwant %s (%v)", got, gerr, want, werr)
 		}
 	})
 }
 
-// TestUserConfigWithReservation checks that a deployment's reservation is
-// written into user_config exactly as encoding/json writes a user_config
-// map that holds it, with and without user keys around it.
+// TestUserConfigWithReservation checks that a deployment's reservation
+// and profiler are written into user_config exactly as encoding/json
+// writes a user_config map that holds them, with and without user keys
+// around them.
 func TestUserConfigWithReservation(t *testing.T) {
 	t.Parallel()
 	res := &SliceReservation{Version: 1, Topology: "2x2x2", ResourcesPerBundle: map[string]float64{"TPU": 4, "CPU": 1}, Strategy: "PACK", HeadReservationTimeoutS: 100}
-	for _, uc := range []map[string]any{
-		nil,
-		{},
-		{"a": 1.5},
-		{"zz": "last", "raytpu": true, "raytpu_slicf": nil, "raytpu_slic": []any{"x"}},
-		{"b": map[string]any{"c": 2.0}, "A": "upper", "é": "non-ascii"},
-		{SliceReservationKey: "the user's, replaced"},
-	} {
-		d := rayDeployment{Name: "LLM", UserConfig: uc, reservation: *res, hasReservation: true}
-		merged := map[string]any{SliceReservationKey: res}
-		for k, v := range uc {
-			if k != SliceReservationKey {
-				merged[k] = v
+	for _, prof := range []*ProfilerConfig{nil, {}, {Port: 9012}} {
+		for _, uc := range []map[string]any{
+			nil,
+			{},
+			{"a": 1.5},
+			{"zz": "last", "raytpu": true, "raytpu_slicf": nil, "raytpu_slic": []any{"x"}, "raytpu_profilez": 1.0},
+			{"b": map[string]any{"c": 2.0}, "A": "upper", "é": "non-ascii"},
+			{SliceReservationKey: "the user's, replaced", ProfilerKey: "also replaced"},
+		} {
+			a := Application{Name: "a", Deployments: []Deployment{{Name: "LLM", UserConfig: uc, Reservation: res, Profiler: prof}}}
+			want, err := reference(&a)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		want, err := marshalReflect(rayApplication{Name: "a", Deployments: []rayDeployment{{Name: "LLM", UserConfig: merged}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := encodeConfig(&rayApplication{Name: "a", Deployments: []rayDeployment{d}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("user_config %v:\n got %s\nwant %s", uc, got, want)
+			got, err := a.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("user_config %v, profiler %v:\n got %s\nwant %s", uc, prof, got, want)
+			}
 		}
 	}
 }
