@@ -35,6 +35,17 @@
 // Changing the backend value is the only change a program needs to go from
 // one to another; see the example of this package.
 //
+// The contract is open, as database/sql's driver contract is: a platform
+// team's own backend (one that runs plans on an existing Ray cluster
+// through its own job queue, or records and replays them) implements the
+// same interfaces, checks every plan with backend.CheckPlan before doing
+// anything, returns errors that match the neutral sentinels
+// (backend.ErrNotFound, ErrAlreadyExists, ErrInvalidPlan, ErrUnsupported)
+// and proves it with the conformance suite backend/backendtest, which
+// sim, raybackend and kuberay pass too. examples/custombackend is such a
+// backend: a journal that records every run and replays it on another
+// cluster, run on the embedded default (go run ./examples/custombackend).
+//
 // # Organization
 //
 // Imports point one way, toward the catalog:
@@ -47,6 +58,7 @@
 //	tpu         the TPU generation catalog, topology parsing, slice shapes
 //	placement   slice placement groups as Ray builds them; the compiled Plan
 //	backend     the contract between front ends and backends
+//	backend/backendtest  the contract's conformance suite
 //	train       Ray Train's JaxTrainer, compiled to a Plan, fitted on a backend
 //	serve       Ray Serve applications, compiled to a Plan, run on a backend
 //	data        Ray Data pipelines and iter_jax_batches, with a batch prediction

@@ -112,6 +112,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/tpu", module + "/field", false},
 		{module + "/field", module + "/tpu", true},
 		{module + "/placement", module + "/sim", true},
+		{module + "/backend/backendtest", module + "/sim", true},
+		{module + "/backend/backendtest", module + "/placement", false},
 		{module + "/placement", module + "/tpu", false},
 		{module + "/train", module + "/ray", true},
 		{module + "/train", module + "/serve", true},

@@ -2,16 +2,32 @@ package backend
 
 import "errors"
 
-// Sentinels for errors.Is.
+// Sentinels for errors.Is. The first four are the contract's neutral
+// errors: every backend's errors match them, whatever the backend's own
+// types and sentinels (a backend may keep its own sentinels, as long as
+// they match these: kuberay.ErrAlreadyExists is ErrAlreadyExists). A caller
+// that switches backends keeps its error handling.
 var (
+	// ErrNotFound: the backend has nothing of that name (an application,
+	// a run, a cluster).
+	ErrNotFound = errors.New("not found")
+	// ErrAlreadyExists: the name is taken by something else on the backend
+	// (a run id that names the run of another plan); nothing was changed.
+	// Choose another name.
+	ErrAlreadyExists = errors.New("already exists")
+	// ErrInvalidPlan matches every *InvalidPlanError: the plan breaks a
+	// rule of the plan format or of the backend, and was refused before
+	// anything was done. Fix the plan.
+	ErrInvalidPlan = errors.New("invalid plan")
+	// ErrUnsupported: the backend does not run plans of this kind, or does
+	// not yet have a feature the plan uses (each backend documents which).
+	// Nothing was done; another backend may run the plan unchanged.
+	ErrUnsupported = errors.New("not supported by this backend")
+
 	// ErrRunFailed matches every *RunError: the run ended FAILED or STOPPED.
 	ErrRunFailed = errors.New("run did not succeed")
 	// ErrPlacement matches every *PlacementError.
 	ErrPlacement = errors.New("plan cannot be placed")
-	// ErrUnsupported: the backend cannot run a plan of this kind.
-	ErrUnsupported = errors.New("plan kind not supported by this backend")
-	// ErrNotFound: the backend has no application of that name.
-	ErrNotFound = errors.New("no such application")
 	// ErrDeployFailed matches a *ServiceError of an application that
 	// failed to deploy (a constructor that raised, a bad import path).
 	ErrDeployFailed = errors.New("application failed to deploy")

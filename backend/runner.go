@@ -20,7 +20,11 @@ import (
 //     ErrRunFailed), with the Outcome;
 //   - a simulated placement whose diagnosis has errors: a *PlacementError
 //     (errors.Is ErrPlacement), with the Outcome;
-//   - a plan the backend cannot run: ErrUnsupported;
+//   - a plan of a kind the backend does not run: ErrUnsupported; a
+//     malformed plan: an *InvalidPlanError (ErrInvalidPlan); both before
+//     anything is done (see CheckPlan);
+//   - another plan under a SubmissionID the backend already keeps a run
+//     of: ErrAlreadyExists;
 //   - transport and context errors as they come.
 //
 // A Run with the same RunOptions.SubmissionID as an earlier one finds that

@@ -14,8 +14,11 @@ import (
 // (placement.KindApplication: a Ray Serve application) and follows them.
 //
 // Deploy is declarative: deploying the same plan again changes nothing,
-// and deploying or deleting one application leaves every other application
-// on the backend running.
+// deploying a changed plan of the same name updates the application, and
+// deploying or deleting one application leaves every other application
+// on the backend running. Deploy checks the plan first (see CheckPlan): a
+// plan that is not an application is ErrUnsupported, a malformed one an
+// *InvalidPlanError, and neither deploys anything.
 type Server interface {
 	// Deploy creates or updates the plan's application and returns its
 	// status once the backend has accepted it (Wait follows it to RUNNING).

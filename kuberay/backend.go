@@ -22,8 +22,9 @@ import (
 const Name = "kuberay"
 
 // ErrAlreadyExists means the RayJob name is taken by a RayJob that runs
-// another plan.
-var ErrAlreadyExists = errors.New("a RayJob of that name runs another plan")
+// another plan. It is backend.ErrAlreadyExists, the contract's neutral
+// sentinel, kept under this name for compatibility.
+var ErrAlreadyExists = backend.ErrAlreadyExists
 
 // Backend runs plans as KubeRay RayJobs in one namespace. It is safe for
 // concurrent use.
@@ -39,32 +40,6 @@ type Backend struct {
 
 var _ backend.Runner = (*Backend)(nil)
 
-// Option configures a Backend.
-type Option func(*Backend)
-
-// WithOptions sets how plans are rendered (namespace, image, Ray
-// version, deadline); Options.Name is ignored, as each run names its own.
-func WithOptions(o Options) Option { return func(b *Backend) { b.opts = o } }
-
-// WithLogger sets the logger for the backend's debug events. Default: silent.
-func WithLogger(l *slog.Logger) Option {
-	return func(b *Backend) {
-		if l != nil {
-			b.logger = l
-		}
-	}
-}
-
-// WithDryRun makes every apply a server-side dry run: the apiserver
-// validates and defaults the objects (CRD schema, admission) and returns
-// them, and stores nothing. Reads and deletes are unaffected.
-func WithDryRun() Option { return func(b *Backend) { b.dryRun = true } }
-
-// WithKubeClient sets the Kubernetes clientset the backend writes
-// ConfigMaps with (a job's packed local working_dir). Default: one made
-// from the rest.Config given to New; none with NewWithClient.
-func WithKubeClient(k kubernetes.Interface) Option { return func(b *Backend) { b.kube = k } }
-
 // New returns a backend that reaches the cluster through cfg.
 func New(cfg *rest.Config, opts ...Option) (*Backend, error) {
 	c, err := rayclient.NewForConfig(cfg)
@@ -75,19 +50,28 @@ func New(cfg *rest.Config, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: Kubernetes client: %w", err)
 	}
-	return NewWithClient(c, append([]Option{WithKubeClient(k)}, opts...)...), nil
+	return NewWithClient(c, append([]Option{WithKubeClient(k)}, opts...)...)
 }
 
-// NewWithClient returns a backend on an existing KubeRay clientset.
-func NewWithClient(c rayclient.Interface, opts ...Option) *Backend {
+// NewWithClient returns a backend on an existing KubeRay clientset, or the
+// error of the first invalid option.
+func NewWithClient(c rayclient.Interface, opts ...Option) (*Backend, error) {
+	if c == nil {
+		return nil, errors.New("kuberay: NewWithClient(nil): a KubeRay clientset is required")
+	}
 	b := &Backend{client: c, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
-		o(b)
+		if o == nil {
+			continue
+		}
+		if err := o.apply(b); err != nil {
+			return nil, err
+		}
 	}
 	if b.opts.Namespace == "" {
 		b.opts.Namespace = DefaultNamespace
 	}
-	return b
+	return b, nil
 }
 
 // Run applies the plan's RayJob under opts.SubmissionID (default: a new
@@ -111,15 +95,24 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 // field manager "raytpu". Applying the same plan under the same name again
 // changes nothing (the RayJob is not sent again); a RayJob of that name that runs another plan (its
 // raytpu.dev/plan-digest annotation differs) is an error matching
-// ErrAlreadyExists, and is left alone.
+// ErrAlreadyExists, and is left alone. The plan is checked first
+// (backend.CheckPlan): a plan that does not run to completion is
+// backend.ErrUnsupported, a malformed one a *backend.InvalidPlanError, and
+// neither is packed or sent.
 //
 // A local working_dir is packed (PackWorkingDir, with the runtime_env's
 // excludes) into ConfigMap WorkingDirConfigMapName(name), owned by the
 // RayJob, which mounts it; see WorkingDirMountPath.
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
+	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	o := b.opts
 	o.Name = name
-	if p != nil && p.Job != nil && isLocal(p.Job.RuntimeEnv.WorkingDir) && p.Kind.RunsToCompletion() {
+	if isLocal(p.Job.RuntimeEnv.WorkingDir) {
 		if b.kube == nil {
 			return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 		}

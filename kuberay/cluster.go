@@ -18,12 +18,8 @@ import (
 // TPUs and one TPU worker group per slice group, as Render builds the
 // RayCluster of a RayJob. The result passed ValidateCluster.
 func RenderCluster(p *placement.Plan, o Options) (*rayv1ac.RayClusterApplyConfiguration, error) {
-	switch {
-	case p == nil:
-		return nil, fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
-	case p.Kind != placement.KindSlicePlacementGroup:
-		return nil, fmt.Errorf("kuberay: %w: plan %q of kind %s is not a slice plan (kind %s); jobs run as RayJobs, Serve applications as RayServices",
-			backend.ErrUnsupported, p.Name, p.Kind, placement.KindSlicePlacementGroup)
+	if err := backend.CheckPlan(Name, p, placement.KindSlicePlacementGroup); err != nil {
+		return nil, err // jobs run as RayJobs (Render), Serve applications as RayServices (RenderService)
 	}
 	o = o.withDefaults(p)
 	spec, errs := clusterSpec(p, o)
@@ -52,8 +48,8 @@ func ClusterName(name string) string { return NameFor(name) }
 // server-side applies it with field manager "raytpu"; applying the same
 // plan again changes nothing, and a changed plan updates the RayCluster
 // (KubeRay scales worker groups in place). A RayCluster of that name that
-// raytpu did not create is left alone: an error matching ErrNotManaged.
-// WaitCluster follows it until it is ready.
+// raytpu did not create is left alone: an error matching ErrNotManaged and
+// backend.ErrAlreadyExists. WaitCluster follows it until it is ready.
 func (b *Backend) Up(ctx context.Context, p *placement.Plan) (*rayv1.RayCluster, error) {
 	o := b.opts
 	if p != nil {
@@ -70,7 +66,7 @@ func (b *Backend) Up(ctx context.Context, p *placement.Plan) (*rayv1.RayCluster,
 	case err != nil:
 		return nil, fmt.Errorf("kuberay: reading RayCluster %s/%s: %w", o.Namespace, o.Name, err)
 	case cur.Labels[LabelManagedBy] != FieldManager:
-		return nil, fmt.Errorf("kuberay: RayCluster %s/%s: %w (label %s=%q); choose another plan name", o.Namespace, o.Name, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
+		return nil, fmt.Errorf("kuberay: RayCluster %s/%s: %w: %w (label %s=%q); choose another plan name", o.Namespace, o.Name, backend.ErrAlreadyExists, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
 	case cur.Annotations[AnnotationPlanDigest] == rc.Annotations[AnnotationPlanDigest]:
 		// The same plan: nothing to send (see Backend.Apply).
 		return cur, nil

@@ -31,6 +31,19 @@
 // the label ([ErrNotManaged]). Status is followed by watching the objects,
 // never by polling in a loop.
 //
+// Every plan is checked before anything is packed or sent
+// (backend.CheckPlan): a kind the call does not take is
+// backend.ErrUnsupported, a malformed plan a *backend.InvalidPlanError
+// with its field errors. The backend's own errors match the contract's
+// neutral sentinels: [ErrAlreadyExists] is backend.ErrAlreadyExists, an
+// object of the name that raytpu did not create matches it too when
+// applying, and [ErrLocalWorkingDir] matches backend.ErrUnsupported. The
+// backend passes backend/backendtest on the real apiserver and operator
+// (TestConformance).
+//
+// Options are sealed and validated ([CheckOptions]): New and
+// NewWithClient return the error of the first invalid one.
+//
 // Not yet supported: local py_modules and local working_dirs of single
 // Serve deployments ([ErrLocalWorkingDir]), and job logs.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
@@ -86,4 +87,17 @@ func ExamplePackWorkingDir() {
 	fmt.Println(len(wd.Zip) <= kuberay.WorkingDirMaxSize, wd.URI())
 	// Output:
 	// true file:///raytpu/working_dir/wd-9f948694542a9b52.zip
+}
+
+// CheckOptions reports every field of Options a Backend cannot use, with
+// its path and value; WithOptions returns the same errors from New.
+func ExampleCheckOptions() {
+	err := kuberay.CheckOptions(kuberay.Options{Name: "llama", ActiveDeadline: -time.Minute})
+	fmt.Println(err)
+	fmt.Println(kuberay.CheckOptions(kuberay.Options{Namespace: "ml", ActiveDeadline: time.Hour}))
+	// Output:
+	// 2 invalid fields:
+	//   Options.Name: Forbidden: "llama": each run names its own RayJob (RunOptions.SubmissionID) and each application its RayService (the plan's name); leave it empty
+	//   Options.ActiveDeadline: Invalid value: "-1m0s": must be positive, or 0 for no deadline
+	// <nil>
 }

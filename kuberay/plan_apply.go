@@ -16,8 +16,8 @@ import (
 // RayJob (Render) for a job, a RayService (RenderService) for a Serve
 // application, a RayCluster (RenderCluster) for a slice plan.
 func RenderPlan(p *placement.Plan, o Options) (any, error) {
-	if p == nil {
-		return nil, fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
+	if err := backend.CheckPlan(Name, p, placement.Kinds()...); err != nil {
+		return nil, err
 	}
 	switch {
 	case p.Kind == placement.KindApplication:
@@ -33,8 +33,8 @@ func RenderPlan(p *placement.Plan, o Options) (any, error) {
 // as RayJob NameFor(p.Name)), Deploy (a Serve application) or Up (a slice
 // plan) do, and returns the object the apiserver holds.
 func (b *Backend) ApplyPlan(ctx context.Context, p *placement.Plan) (runtime.Object, error) {
-	if p == nil {
-		return nil, fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
+	if err := backend.CheckPlan(Name, p, placement.Kinds()...); err != nil {
+		return nil, err
 	}
 	switch p.Kind {
 	case placement.KindApplication:

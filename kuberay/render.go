@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -48,8 +47,16 @@ const (
 // cannot ship: a job's working_dir not yet packed (Render needs
 // Options.WorkingDir; Backend.Apply packs it, see WorkingDirMountPath), a
 // local py_module, or a local directory in a Serve runtime_env (a
-// RayService takes URIs only).
-var ErrLocalWorkingDir = errors.New("a local directory cannot be shipped to a KubeRay cluster this way")
+// RayService takes URIs only). It also matches backend.ErrUnsupported: a
+// feature the backend does not have yet, which another backend may run.
+var ErrLocalWorkingDir error = &unsupported{"a local directory cannot be shipped to a KubeRay cluster this way"}
+
+// unsupported is a sentinel of this backend that also matches
+// backend.ErrUnsupported.
+type unsupported struct{ msg string }
+
+func (e *unsupported) Error() string        { return e.msg }
+func (e *unsupported) Is(target error) bool { return target == backend.ErrUnsupported }
 
 // Options shape a rendered RayJob. The zero value is valid.
 type Options struct {
@@ -197,16 +204,12 @@ func labels(p *placement.Plan) map[string]string {
 
 // checkPlan refuses plans this backend cannot run, before rendering.
 func checkPlan(p *placement.Plan, o Options) error {
-	switch {
-	case p == nil:
-		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
-	case !p.Kind.RunsToCompletion():
-		return fmt.Errorf("kuberay: %w: plan %q of kind %s does not run to completion (kinds that do: %s, %s, %s)",
-			backend.ErrUnsupported, p.Name, p.Kind, placement.KindJaxTrainer, placement.KindPipeline, placement.KindBatchInference)
-	case p.Job == nil:
-		return fmt.Errorf("kuberay: %w: plan %q has no job to run", backend.ErrUnsupported, p.Name)
-	case len(p.Slices) == 0:
-		return field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")}
+	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
+		return err
+	}
+	if len(p.Slices) == 0 {
+		return fmt.Errorf("kuberay: %w: %w", backend.ErrUnsupported,
+			field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")})
 	}
 	if wd := p.Job.RuntimeEnv.WorkingDir; isLocal(wd) && o.WorkingDir == nil {
 		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, "a local directory must be packed first (PackWorkingDir into Options.WorkingDir; Backend.Apply does it), or use a remote URI (gs://, https://)")

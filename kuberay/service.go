@@ -93,14 +93,8 @@ func hasServeConfig(p *placement.Plan) bool {
 // checkServicePlan refuses plans RenderService cannot deploy; packed says
 // whether an application-level local working_dir was packed.
 func checkServicePlan(p *placement.Plan, packed bool) error {
-	switch {
-	case p == nil:
-		return fmt.Errorf("kuberay: %w: no plan", backend.ErrUnsupported)
-	case p.Kind != placement.KindApplication:
-		return fmt.Errorf("kuberay: %w: plan %q of kind %s is not a Serve application (kind %s)",
-			backend.ErrUnsupported, p.Name, p.Kind, placement.KindApplication)
-	case !hasServeConfig(p):
-		return fmt.Errorf("kuberay: %w: plan %q has no Serve config", backend.ErrUnsupported, p.Name)
+	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
+		return err
 	}
 	app := &p.Serve.Config
 	cfg := field.NewPath("plan", "serve", "config")

@@ -36,23 +36,28 @@ func ServiceName(name string) string { return NameFor(name) }
 // change of the cluster spec (other than replicas or added worker groups)
 // prepares a new RayCluster and switches over once it serves. A RayService
 // of that name that raytpu did not create is left alone: an error matching
-// ErrNotManaged.
+// ErrNotManaged and backend.ErrAlreadyExists (the name is taken). The plan
+// is checked first (backend.CheckPlan): a plan that is not an application
+// is backend.ErrUnsupported, a malformed one a *backend.InvalidPlanError,
+// and neither is packed or sent.
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
-	o := b.opts
-	if p != nil {
-		o.Name = ServiceName(p.Name)
+	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
+		return nil, err
 	}
-	if p != nil && p.Serve != nil && p.Kind == placement.KindApplication {
-		if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
-			if b.kube == nil {
-				return nil, fmt.Errorf("kuberay: %w: application %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
-			}
-			wd, err := PackWorkingDir(env.WorkingDir, env.Excludes)
-			if err != nil {
-				return nil, err
-			}
-			o.WorkingDir = wd
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	o := b.opts
+	o.Name = ServiceName(p.Name)
+	if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
+		if b.kube == nil {
+			return nil, fmt.Errorf("kuberay: %w: application %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 		}
+		wd, err := PackWorkingDir(env.WorkingDir, env.Excludes)
+		if err != nil {
+			return nil, err
+		}
+		o.WorkingDir = wd
 	}
 	svc, err := RenderService(p, o)
 	if err != nil {
@@ -66,7 +71,7 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	case err != nil:
 		return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", o.Namespace, name, err)
 	case cur.Labels[LabelManagedBy] != FieldManager:
-		return nil, fmt.Errorf("kuberay: RayService %s/%s: %w (label %s=%q); choose another application name", o.Namespace, name, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
+		return nil, fmt.Errorf("kuberay: RayService %s/%s: %w: %w (label %s=%q); choose another application name", o.Namespace, name, backend.ErrAlreadyExists, ErrNotManaged, LabelManagedBy, cur.Labels[LabelManagedBy])
 	case cur.Annotations[AnnotationPlanDigest] == svc.Annotations[AnnotationPlanDigest]:
 		// The same plan: nothing to send (see Apply) but a ConfigMap a
 		// failed Deploy may not have written.

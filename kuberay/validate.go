@@ -10,7 +10,6 @@ import (
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/raytpu/raytpu/field"
@@ -77,10 +76,8 @@ func validateMeta(name, ns, kind string, max int) field.ErrorList {
 			errs = append(errs, field.Invalid(meta.Child("name"), name, m))
 		}
 	}
-	if ns != "" {
-		for _, m := range validation.IsDNS1123Label(ns) {
-			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, "a DNS-1123 label: "+m))
-		}
+	for _, m := range namespaceErrors(ns) {
+		errs = append(errs, field.Invalid(meta.Child("namespace"), ns, m))
 	}
 	return errs
 }

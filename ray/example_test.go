@@ -91,3 +91,13 @@ func ExampleClient_SubmitJob() {
 	})
 	fmt.Println(job.Status, err)
 }
+
+// Validate reports package options that packaging would refuse; a
+// backend's option checks them when it is configured, before any upload.
+func ExamplePackageOptions_Validate() {
+	fmt.Println(ray.PackageOptions{}.Validate())
+	fmt.Println(ray.PackageOptions{MaxSize: ray.GCSStorageMaxSize}.Validate())
+	// Output:
+	// <nil>
+	// ray: PackageOptions.MaxSize 536870912 must be in (0, 536870912), or 0 for the default 104857599
+}

@@ -71,11 +71,21 @@ type Package struct {
 func (p *Package) Name() string { return "_ray_pkg_" + p.Hash + ".zip" }
 
 func (o *PackageOptions) normalize() error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	if o.MaxSize == 0 {
 		o.MaxSize = DefaultMaxPackageSize
 	}
+	return nil
+}
+
+// Validate reports options that packaging refuses: a MaxSize below 0, or
+// not below GCSStorageMaxSize. The zero value is valid.
+func (o PackageOptions) Validate() error {
 	if o.MaxSize < 0 || o.MaxSize >= GCSStorageMaxSize {
-		return fmt.Errorf("ray: PackageOptions.MaxSize %d must be in (0, %d)", o.MaxSize, int64(GCSStorageMaxSize))
+		return fmt.Errorf("ray: PackageOptions.MaxSize %d must be in (0, %d), or 0 for the default %d",
+			o.MaxSize, int64(GCSStorageMaxSize), int64(DefaultMaxPackageSize))
 	}
 	return nil
 }

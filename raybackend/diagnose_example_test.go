@@ -22,7 +22,11 @@ func ExampleBackend_Diagnose() {
 		fmt.Println(err)
 		return
 	}
-	b := raybackend.New(client)
+	b, err := raybackend.New(client)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	_, err = b.Wait(ctx, "chat", backend.WaitOptions{StuckAfter: time.Minute})
@@ -38,4 +42,22 @@ func ExampleBackend_Diagnose() {
 			fmt.Println(l.Part, l.Bundle, l.State, l.SliceName)
 		}
 	}
+}
+
+// New validates its options: a poll interval that is not positive is an
+// error naming the option, the value and the default.
+func ExampleNew() {
+	client, err := ray.NewClient("http://127.0.0.1:8265")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := raybackend.New(client, raybackend.WithPollInterval(0)); err != nil {
+		fmt.Println(err)
+	}
+	b, err := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	fmt.Println(b != nil, err)
+	// Output:
+	// raybackend: WithPollInterval(0s): the interval must be positive (the default is 1s)
+	// true <nil>
 }

@@ -12,7 +12,8 @@
 // back into the backend.Outcome.
 //
 //	client, _ := ray.NewClient("http://127.0.0.1:8265")
-//	res, err := trainer.Fit(ctx, raybackend.New(client))
+//	b, _ := raybackend.New(client)
+//	res, err := trainer.Fit(ctx, b)
 //
 // A plan of a Serve application is deployed through the dashboard's Serve
 // REST API (backend.Server): Deploy uploads local working_dir and
@@ -22,6 +23,18 @@
 // when it stays DEPLOYING past WaitOptions.StuckAfter and when it became
 // RUNNING on TPU bundles spread over several slices; Delete removes one
 // application and leaves the others running.
+//
+// Every plan is checked before anything is packaged or sent
+// (backend.CheckPlan, then the backend's own rules): a kind the call does
+// not run is backend.ErrUnsupported, a malformed plan a
+// *backend.InvalidPlanError with its field errors. Errors of the ray
+// client are also the contract's neutral ones: a job or application that
+// does not exist matches backend.ErrNotFound, a submission id taken by
+// another plan backend.ErrAlreadyExists. The backend passes
+// backend/backendtest on a real cluster (TestConformanceOnRealRay).
+//
+// Options are sealed and validated: New returns the error of the first
+// invalid one.
 //
 // raybackend imports the ray client, placement and backend; never a front
 // end.

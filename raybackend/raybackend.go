@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/launcher"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
@@ -33,44 +34,22 @@ type Backend struct {
 
 var _ backend.Runner = (*Backend)(nil)
 
-// Option configures a Backend.
-type Option func(*Backend)
-
-// WithPackageOptions sets how a plan's working_dir is packaged (excludes,
-// size limit, compression). Default: the ray package's defaults.
-func WithPackageOptions(o ray.PackageOptions) Option {
-	return func(b *Backend) {
-		o.Extra = maps.Clone(o.Extra)
-		b.pkg = o
+// New returns a backend that runs plans through client, or the error of
+// the first invalid option.
+func New(client *ray.Client, opts ...Option) (*Backend, error) {
+	if client == nil {
+		return nil, errors.New("raybackend: New(nil): a dashboard client is required (ray.NewClient)")
 	}
-}
-
-// WithPollInterval sets how often a running job's status is read. Default 1s.
-func WithPollInterval(d time.Duration) Option {
-	return func(b *Backend) {
-		if d > 0 {
-			b.poll = d
-		}
-	}
-}
-
-// WithLogger sets the logger for the backend's own debug events. Default:
-// silent.
-func WithLogger(l *slog.Logger) Option {
-	return func(b *Backend) {
-		if l != nil {
-			b.logger = l
-		}
-	}
-}
-
-// New returns a backend that runs plans through client.
-func New(client *ray.Client, opts ...Option) *Backend {
-	b := &Backend{client: client, poll: time.Second, drain: 5 * time.Second, logger: slog.New(slog.DiscardHandler)}
+	b := &Backend{client: client, poll: defaultPoll, drain: 5 * time.Second, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
-		o(b)
+		if o == nil {
+			continue
+		}
+		if err := o.apply(b); err != nil {
+			return nil, err
+		}
 	}
-	return b
+	return b, nil
 }
 
 // Run submits the plan's job, streams its log to opts.Logs, waits for it
@@ -78,7 +57,15 @@ func New(client *ray.Client, opts ...Option) *Backend {
 // reported one. A job that ends FAILED or STOPPED returns the outcome and
 // a *backend.RunError. With a SubmissionID that names a job already
 // submitted (a retried Run), Run follows that job instead of submitting
-// again.
+// again; one that runs another plan is an error matching
+// backend.ErrAlreadyExists (and ray.ErrAlreadyExists).
+//
+// The plan is checked first (backend.CheckPlan): a plan that does not run
+// to completion is backend.ErrUnsupported, and a malformed plan, or one
+// that runs raytpu's launcher from a remote working_dir (the launcher
+// ships inside a local one), a *backend.InvalidPlanError (errors.Is
+// backend.ErrInvalidPlan and, as before, ray.ErrInvalid) with its field
+// errors; nothing is packaged or sent.
 func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
 	if opts.SubmissionID == "" {
 		opts.SubmissionID = ray.NewSubmissionID()
@@ -101,16 +88,22 @@ const MetadataPlanDigest = "raytpu.plan-digest"
 // metadata carries the plan's digest), Submit returns its id without
 // packaging or submitting anything: a retried Run follows the job it
 // started. A job of that id that runs another plan is an error matching
-// ray.ErrAlreadyExists.
+// backend.ErrAlreadyExists and ray.ErrAlreadyExists.
 func (b *Backend) Submit(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (string, error) {
-	if p == nil || p.Job == nil {
-		return "", fmt.Errorf("raybackend: %w: the plan has no job to run", backend.ErrUnsupported)
+	id, err := b.submit(ctx, p, opts)
+	return id, neutral(err)
+}
+
+func (b *Backend) submit(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (string, error) {
+	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
+		return "", err
 	}
-	if !p.Kind.RunsToCompletion() {
-		return "", fmt.Errorf("raybackend: %w: plan %q of kind %s does not run to completion", backend.ErrUnsupported, p.Name, p.Kind)
+	if wd := p.Job.RuntimeEnv.WorkingDir; p.Job.Launcher != "" && ray.IsURI(wd) {
+		return "", refuse(p, field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd,
+			"the plan runs raytpu's launcher, which ships inside a local working_dir: give a local directory"))
 	}
-	if p.Job.Launcher != "" && ray.IsURI(p.Job.RuntimeEnv.WorkingDir) {
-		return "", fmt.Errorf("raybackend: %w: plan %q runs raytpu's launcher, which ships inside a local working_dir, but working_dir is the URI %s", ray.ErrInvalid, p.Name, p.Job.RuntimeEnv.WorkingDir)
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
 	digest, err := planDigest(p)
 	if err != nil {
@@ -201,7 +194,13 @@ func planDigest(p *placement.Plan) (string, error) {
 
 // WaitRun follows a submitted job to its end and returns its outcome, as
 // Run does.
+// An unknown id is an error matching backend.ErrNotFound.
 func (b *Backend) WaitRun(ctx context.Context, id string, opts backend.RunOptions) (*backend.Outcome, error) {
+	out, err := b.waitRun(ctx, id, opts)
+	return out, neutral(err)
+}
+
+func (b *Backend) waitRun(ctx context.Context, id string, opts backend.RunOptions) (*backend.Outcome, error) {
 	var wg sync.WaitGroup
 	tailCtx, stopTail := context.WithCancel(ctx)
 	defer func() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/raycluster/raytest"
 	"github.com/raytpu/raytpu/internal/syncbuf"
@@ -33,28 +34,41 @@ func TestRefusedBeforeSending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := raybackend.New(client)
+	b, err := raybackend.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	service := jobPlan("svc", "true")
 	service.Kind = placement.KindApplication
 	launcherAtURI := jobPlan("uri", "")
 	launcherAtURI.Job.Launcher = "train"
 	launcherAtURI.Job.RuntimeEnv.WorkingDir = "gcs://_ray_pkg_0123456789abcdef.zip"
+	noJob := jobPlan("nojob", "true")
+	noJob.Job = nil
 	cases := []struct {
 		name string
 		plan *placement.Plan
-		want error
+		want []error
+		// field is the field error an invalid plan carries.
+		field string
 	}{
-		{"nil plan", nil, backend.ErrUnsupported},
-		{"no job", &placement.Plan{Kind: placement.KindSlicePlacementGroup, Name: "slices"}, backend.ErrUnsupported},
-		{"a service", service, backend.ErrUnsupported},
-		{"launcher with a URI working_dir", launcherAtURI, ray.ErrInvalid},
+		{"nil plan", nil, []error{backend.ErrInvalidPlan}, "plan"},
+		{"no job", noJob, []error{backend.ErrInvalidPlan}, "plan.job"},
+		{"a slice plan", &placement.Plan{Kind: placement.KindSlicePlacementGroup, Name: "slices"}, []error{backend.ErrUnsupported}, ""},
+		{"a service", service, []error{backend.ErrUnsupported}, ""},
+		{"launcher with a URI working_dir", launcherAtURI, []error{backend.ErrInvalidPlan, ray.ErrInvalid}, "plan.job.runtimeEnv.workingDir"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			out, err := b.Run(t.Context(), c.plan, backend.RunOptions{})
-			if !errors.Is(err, c.want) || out != nil {
-				t.Errorf("Run = %v, %v; want no outcome and an error matching %v", out, err, c.want)
+			for _, want := range c.want {
+				if !errors.Is(err, want) || out != nil {
+					t.Errorf("Run = %v, %v; want no outcome and an error matching %v", out, err, want)
+				}
+			}
+			if fields := field.Errors(err); c.field != "" && (len(fields) != 1 || fields[0].Field != c.field) {
+				t.Errorf("Run = %v; want the field error of %s", err, c.field)
 			}
 		})
 	}
@@ -70,7 +84,10 @@ func TestRunOnRealRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := raybackend.New(client, raybackend.WithPollInterval(200*time.Millisecond))
+	b, err := raybackend.New(client, raybackend.WithPollInterval(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	t.Run("succeeds", func(t *testing.T) {
 		var logs syncbuf.Buffer
@@ -117,8 +134,12 @@ func TestRunOnRealRay(t *testing.T) {
 
 		// The same id for another plan is refused, not followed.
 		other := jobPlan("other", "true")
-		if out, err := b.Run(t.Context(), other, backend.RunOptions{SubmissionID: "raybackend-ok"}); !errors.Is(err, ray.ErrAlreadyExists) || out != nil {
-			t.Errorf("Run of another plan under raybackend-ok = %+v, %v; want ray.ErrAlreadyExists", out, err)
+		if out, err := b.Run(t.Context(), other, backend.RunOptions{SubmissionID: "raybackend-ok"}); !errors.Is(err, ray.ErrAlreadyExists) || !errors.Is(err, backend.ErrAlreadyExists) || out != nil {
+			t.Errorf("Run of another plan under raybackend-ok = %+v, %v; want backend.ErrAlreadyExists and ray.ErrAlreadyExists", out, err)
+		}
+		// A job Ray does not know is the contract's ErrNotFound too.
+		if out, err := b.WaitRun(t.Context(), "raybackend-never-submitted", backend.RunOptions{}); !errors.Is(err, backend.ErrNotFound) || !errors.Is(err, ray.ErrNotFound) || out != nil {
+			t.Errorf("WaitRun of an unknown job = %+v, %v; want backend.ErrNotFound and ray.ErrNotFound", out, err)
 		}
 	})
 

@@ -29,20 +29,30 @@ var _ backend.Server = (*Backend)(nil)
 // A deployment with a topology (its user_config carries a slice
 // reservation, and the plan one slice group per replica) needs raytpu's
 // replica runtime: Deploy checks that the reservations and the slice groups
-// agree and that the runtime reads their format (ray.ErrInvalid before
-// anything is sent otherwise), uploads the runtime as a single-file
+// agree and that the runtime reads their format (a
+// *backend.InvalidPlanError with a field error per disagreement before
+// anything is sent otherwise, which matches backend.ErrInvalidPlan and
+// ray.ErrInvalid), uploads the runtime as a single-file
 // py_module and adds it to the application's runtime_env.py_modules (and to
 // a slice deployment's own py_modules, which Serve would put in their
 // place). The deployment's code imports it (see package serve).
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
-	if p == nil || p.Kind != placement.KindApplication || p.Serve == nil {
-		return nil, fmt.Errorf("raybackend: Deploy: %w: want a plan of kind %s with a Serve application", backend.ErrUnsupported, placement.KindApplication)
+	st, err := b.deploy(ctx, p)
+	return st, neutral(err)
+}
+
+func (b *Backend) deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
+	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
+		return nil, err
 	}
 	// A copy whose fields are replaced, never written into: the plan's
 	// config stays as it was compiled.
 	app := p.Serve.Config
 	sliceDeps, err := sliceDeployments(p, &app)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := b.uploadServeEnv(ctx, &app); err != nil {

@@ -124,7 +124,10 @@ func TestServeLiveDiagnosis(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireClean(t, client)
-	b := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	b, err := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	for name, code := range map[string]string{"hello.py": helloModule, "summer.py": sliceModule} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(code), 0o644); err != nil {

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/replica"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
@@ -38,7 +41,10 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := raybackend.New(client)
+	b, err := raybackend.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	v4 := &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}
 
 	// One chip per bundle: 8 bundles for 2 hosts.
@@ -50,23 +56,35 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 	noGroups.Slices = nil
 	strayGroup := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1})
 	strayGroup.Slices = compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4}).Slices
+	d := "plan.serve.config.deployments[d].user_config." + replica.ReservationKey
 	cases := []struct {
 		name string
 		plan *placement.Plan
-		want error
+		want []error
+		// fields are the field errors of the refusal.
+		fields []field.Ref
 	}{
-		{"nil plan", nil, backend.ErrUnsupported},
-		{"a bundle per chip", perChip, ray.ErrInvalid},
-		{"a newer reservation format", newer, ray.ErrInvalid},
-		{"a reservation without slice groups", noGroups, ray.ErrInvalid},
-		{"a slice group without a reservation", strayGroup, ray.ErrInvalid},
+		{"nil plan", nil, []error{backend.ErrInvalidPlan}, []field.Ref{{Field: "plan", Type: field.TypeRequired}}},
+		{"a bundle per chip", perChip, []error{backend.ErrInvalidPlan, ray.ErrInvalid}, []field.Ref{{Field: d + ".num_bundles", Type: field.TypeInvalid}}},
+		{"a newer reservation format", newer, []error{backend.ErrInvalidPlan, ray.ErrInvalid}, []field.Ref{{Field: d + ".version", Type: field.TypeInvalid}}},
+		{"a reservation without slice groups", noGroups, []error{backend.ErrInvalidPlan, ray.ErrInvalid}, []field.Ref{{Field: "plan.slices", Type: field.TypeRequired}}},
+		{"a slice group without a reservation", strayGroup, []error{backend.ErrInvalidPlan, ray.ErrInvalid}, []field.Ref{{Field: "plan.slices[0].part", Type: field.TypeInvalid}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			st, err := b.Deploy(t.Context(), c.plan)
-			if !errors.Is(err, c.want) || st != nil {
-				t.Errorf("Deploy = %v, %v; want no status and an error matching %v", st, err, c.want)
+			for _, want := range c.want {
+				if !errors.Is(err, want) || st != nil {
+					t.Errorf("Deploy = %v, %v; want no status and an error matching %v", st, err, want)
+				}
+			}
+			var got []field.Ref
+			for _, e := range field.Errors(err) {
+				got = append(got, field.Ref{Field: e.Field, Type: e.Type})
+			}
+			if diff := cmp.Diff(c.fields, got); diff != "" {
+				t.Errorf("field errors (-want +got):\n%s", diff)
 			}
 			t.Log(err)
 		})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/replica"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
@@ -17,39 +18,49 @@ import (
 // sliceDeployments names the config's deployments that carry a slice
 // reservation and checks them against the plan's slice groups: each
 // group's deployment must carry a reservation of the runtime's format that
-// places one bundle per host, and each reservation needs a group.
+// places one bundle per host, and each reservation needs a group. Every
+// disagreement is a field error of one refusal (see refuse).
 func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[string]bool, error) {
+	config := field.NewPath("plan", "serve", "config")
+	var errs field.ErrorList
 	out := map[string]bool{}
+	carried := map[string]bool{} // with a reservation, valid or not
 	for _, d := range app.Deployments {
 		r := d.Reservation
 		if r == nil {
 			continue
 		}
+		carried[d.Name] = true
+		path := config.Child("deployments").Key(d.Name).Child("user_config", replica.ReservationKey)
 		switch {
 		case r.Version != replica.ReservationVersion:
-			return nil, fmt.Errorf("raybackend: Deploy %q: %w: deployments[%s].user_config.%s.version is %d; the replica runtime reads version %d (compile the application with this raytpu)",
-				p.Name, ray.ErrInvalid, d.Name, replica.ReservationKey, r.Version, replica.ReservationVersion)
+			errs = append(errs, field.Invalid(path.Child("version"), r.Version,
+				fmt.Sprintf("the replica runtime reads version %d (compile the application with this raytpu)", replica.ReservationVersion)))
 		case r.NumHosts < 1 || r.NumBundles != r.NumHosts:
-			return nil, fmt.Errorf("raybackend: Deploy %q: %w: deployments[%s]: the %s slice has %d bundles for %d hosts; the replica runtime runs one host worker per bundle, so each bundle must hold a whole host (TPU: %d)",
-				p.Name, ray.ErrInvalid, d.Name, r.Topology, r.NumBundles, r.NumHosts, r.ChipsPerHost)
+			errs = append(errs, field.Invalid(path.Child("num_bundles"), r.NumBundles,
+				fmt.Sprintf("the %s slice has %d hosts; the replica runtime runs one host worker per bundle, so each bundle must hold a whole host (TPU: %d)", r.Topology, r.NumHosts, r.ChipsPerHost)))
+		default:
+			out[d.Name] = true
 		}
-		out[d.Name] = true
 	}
 	grouped := map[string]bool{}
 	for _, g := range p.Slices {
 		grouped[g.Part.Name] = g.Part.Role == placement.RoleReplica
 	}
-	for name := range out {
+	for _, name := range slices.Sorted(maps.Keys(carried)) {
 		if !grouped[name] {
-			return nil, fmt.Errorf("raybackend: Deploy %q: %w: deployments[%s] carries user_config.%s but the plan has no replica slice group for it (compile the application with package serve)",
-				p.Name, ray.ErrInvalid, name, replica.ReservationKey)
+			errs = append(errs, field.Required(field.NewPath("plan", "slices"), fmt.Sprintf(
+				"a replica slice group for deployment %q, which carries user_config.%s (compile the application with package serve)", name, replica.ReservationKey)))
 		}
 	}
-	for _, g := range p.Slices {
-		if g.Part.Role != placement.RoleReplica || !out[g.Part.Name] {
-			return nil, fmt.Errorf("raybackend: Deploy %q: %w: slice group of %s has no deployment carrying user_config.%s in the Serve config (deployments with a reservation: %v)",
-				p.Name, ray.ErrInvalid, g.Part, replica.ReservationKey, slices.Sorted(maps.Keys(out)))
+	for i, g := range p.Slices {
+		if g.Part.Role != placement.RoleReplica || !carried[g.Part.Name] {
+			errs = append(errs, field.Invalid(field.NewPath("plan", "slices").Index(i).Child("part"), g.Part.String(), fmt.Sprintf(
+				"no deployment of the Serve config carries user_config.%s for this slice group (deployments that do: %v)", replica.ReservationKey, slices.Sorted(maps.Keys(carried)))))
 		}
+	}
+	if len(errs) > 0 {
+		return nil, refuse(p, errs...)
 	}
 	return out, nil
 }

@@ -186,7 +186,10 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireClean(t, client)
-	b := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	b, err := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "summer.py"), []byte(sliceModule), 0o644); err != nil {
 		t.Fatal(err)

@@ -113,8 +113,8 @@ func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Clien
 		t.Fatal(err)
 	}
 	plan.Slices = nil
-	if _, err := b.Deploy(t.Context(), plan); !errors.Is(err, ray.ErrInvalid) {
-		t.Errorf("Deploy of a reservation without slice groups = %v, want ray.ErrInvalid", err)
+	if _, err := b.Deploy(t.Context(), plan); !errors.Is(err, ray.ErrInvalid) || !errors.Is(err, backend.ErrInvalidPlan) {
+		t.Errorf("Deploy of a reservation without slice groups = %v, want backend.ErrInvalidPlan and ray.ErrInvalid", err)
 	}
 	if _, err := b.Status(t.Context(), "llm"); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("Status(llm) = %v, want backend.ErrNotFound: nothing may have been deployed", err)

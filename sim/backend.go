@@ -12,10 +12,16 @@ const BackendName = "sim"
 
 var _ backend.Runner = (*Cluster)(nil)
 
-// Run makes the cluster a backend.Runner: it places the plan as [Cluster.Place]
-// does, reports where every bundle landed and the diagnosis, and releases
-// the placement again, as Ray frees a run's resources when it ends. Nothing
-// runs: the outcome's Ran is false and its state SIMULATED.
+// Run makes the cluster a backend.Runner: it places a plan that runs to
+// completion as [Cluster.Place] does, reports where every bundle landed
+// and the diagnosis, and releases the placement again, as Ray frees a
+// run's resources when it ends. Nothing runs: the outcome's Ran is false
+// and its state SIMULATED.
+//
+// A plan is checked first (backend.CheckPlan): one of another kind (a
+// Serve application: see Deploy; a bare slice plan: see Place) is an error
+// matching backend.ErrUnsupported, a malformed one a
+// *backend.InvalidPlanError; neither is placed.
 //
 // A diagnosis with an error (a slice head that cannot be reserved, a group
 // that spans slices) comes back as a *backend.PlacementError together with
@@ -23,6 +29,12 @@ var _ backend.Runner = (*Cluster)(nil)
 // opts.OnStatus, when set, sees the one SIMULATED status. The outcome's ID
 // is opts.SubmissionID, or the plan's name.
 func (c *Cluster) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
+	if err := backend.CheckPlan(BackendName, p, backend.RunKinds()...); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	res, err := c.Place(ctx, p)
 	if res != nil {
 		defer func() {

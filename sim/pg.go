@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -9,13 +8,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
-// ErrNotFound is returned for an unknown placement group id.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound is returned for an unknown placement group id. It is
+// backend.ErrNotFound, the contract's neutral sentinel, kept under this
+// name for compatibility.
+var ErrNotFound = backend.ErrNotFound
 
 // State is a placement group's state.
 type State string

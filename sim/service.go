@@ -28,13 +28,20 @@ type service struct {
 // old placement and places the new one. Nothing runs: the status is
 // SIMULATED.
 //
+// A plan is checked first (backend.CheckPlan): one of another kind is an
+// error matching backend.ErrUnsupported, a malformed one a
+// *backend.InvalidPlanError; neither is placed.
+//
 // A diagnosis with an error (a replica whose slice cannot be reserved)
 // comes back as a *backend.PlacementError together with the status; the
 // groups that could be placed stay held, as Ray would keep them while the
 // stuck replica waits.
 func (c *Cluster) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
-	if p == nil || p.Kind != placement.KindApplication {
-		return nil, fmt.Errorf("sim: Deploy: %w: want a plan of kind %s", backend.ErrUnsupported, placement.KindApplication)
+	if err := backend.CheckPlan(BackendName, p, placement.KindApplication); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	raw, err := p.MarshalIndent()
 	if err != nil {

@@ -145,7 +145,15 @@ func newBackend(cfg config) (backend.Runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		return raybackend.New(client, raybackend.WithPollInterval(cfg.Poll)), nil
+		var opts []raybackend.Option
+		if cfg.Poll != 0 {
+			opts = append(opts, raybackend.WithPollInterval(cfg.Poll))
+		}
+		b, err := raybackend.New(client, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 	return nil, fmt.Errorf("--backend %q: want sim or ray", cfg.Backend)
 }

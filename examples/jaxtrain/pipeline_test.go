@@ -56,7 +56,11 @@ func TestPipelineRunsOnRay(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &syncbuf.Buffer{}
-	res, err := raybackend.New(client).Run(t.Context(), plan, backend.RunOptions{Logs: logs})
+	b, err := raybackend.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Run(t.Context(), plan, backend.RunOptions{Logs: logs})
 	if err != nil || !res.Succeeded() {
 		t.Fatalf("run: %v (outcome %+v)\n%s", err, res, logs.String())
 	}

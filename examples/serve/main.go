@@ -150,7 +150,11 @@ func newBackend(cfg config) (backend.Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		return raybackend.New(client), nil
+		b, err := raybackend.New(client)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	case "kuberay":
 		rc, ns, err := kuberay.LoadConfig(cfg.Kubeconfig, "")
 		if err != nil {

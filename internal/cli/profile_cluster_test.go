@@ -58,7 +58,10 @@ func TestProfileTrainingOnRealRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := raybackend.New(client)
+	b, err := raybackend.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := b.Submit(ctx, plan, backend.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +172,10 @@ func TestProfileFixedPortOnRealRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := raybackend.New(client)
+	b, err := raybackend.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := b.Submit(ctx, plan, backend.RunOptions{})
 	if err != nil {
 		t.Fatal(err)

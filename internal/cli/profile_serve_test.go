@@ -67,7 +67,10 @@ func TestProfileServeReplicaOnRealRay(t *testing.T) {
 			Profiler:          &serve.ProfilerConfig{},
 		}},
 	}
-	b := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	b, err := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
 	wctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
 	if _, err := app.Run(wctx, b); err != nil {

@@ -34,7 +34,11 @@ To see where an application's replicas would land, use
 			return nil, err
 		}
 		dash = newLinks(c.BaseURL())
-		return raybackend.New(c), nil
+		b, err := raybackend.New(c)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 
 	var file string

@@ -109,7 +109,10 @@ func deployTwoApps() (proxies, error) {
 	if err != nil {
 		return proxies{}, fmt.Errorf("starting Serve: %w", err)
 	}
-	b := raybackend.New(rc)
+	b, err := raybackend.New(rc)
+	if err != nil {
+		return proxies{}, err
+	}
 	for _, app := range []struct {
 		name   string
 		factor float64

@@ -153,7 +153,11 @@ func deployApp(ctx context.Context, address string) error {
 		return err
 	}
 	app := serve.Application{Name: App, RoutePrefix: "/" + App, ImportPath: "double:app", RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir}}
-	if _, err := app.Run(ctx, raybackend.New(rc), backend.WaitOptions{}); err != nil {
+	b, err := raybackend.New(rc)
+	if err != nil {
+		return err
+	}
+	if _, err := app.Run(ctx, b, backend.WaitOptions{}); err != nil {
 		return err
 	}
 	fmt.Println(net.JoinHostPort(u.Hostname(), strconv.Itoa(port)))

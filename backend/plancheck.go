@@ -1,0 +1,191 @@
+package backend
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/serveconfig"
+)
+
+// InvalidPlanError is a plan a backend refused before doing anything: it
+// breaks a rule of the plan format (see CheckPlan) or one the backend
+// documents for the plans it runs. It matches ErrInvalidPlan, and every
+// broken rule is a *field.Error that errors.As and field.Errors reach, with
+// a path below "plan" (plan.job.entrypoint).
+type InvalidPlanError struct {
+	// Backend names the backend that refused the plan.
+	Backend string
+	// Name is the plan's name; empty for a nil plan.
+	Name string
+	// Errs lists every broken rule; never empty.
+	Errs field.ErrorList
+}
+
+func (e *InvalidPlanError) Error() string {
+	return fmt.Sprintf("%s: plan %q is invalid: %v", e.Backend, e.Name, e.Errs)
+}
+
+// Is reports ErrInvalidPlan.
+func (e *InvalidPlanError) Is(target error) bool { return target == ErrInvalidPlan }
+
+// Unwrap returns the field errors.
+func (e *InvalidPlanError) Unwrap() error { return e.Errs }
+
+// CheckPlan is what a backend does first with a plan it is handed, before
+// anything else; every backend of this module calls it, and a backend of
+// your own should too. backendName is the backend's name (as in
+// Outcome.Backend) and runs lists the kinds of plans the call runs (a
+// Runner's Run: the kinds that run to completion; a Server's Deploy:
+// placement.KindApplication).
+//
+// A nil plan and a plan of no known kind are an *InvalidPlanError. A plan
+// of a known kind that is not in runs is an error matching ErrUnsupported,
+// whatever else is wrong with it. Any other plan is checked against every
+// rule of the plan format, and all the broken ones come back at once as an
+// *InvalidPlanError:
+//
+//   - apiVersion is placement.APIVersion, kind one of placement.Kinds, name
+//     is set;
+//   - every slice group has at least one slice and one placement group,
+//     every placement group at least one bundle, every bundle belongs to
+//     one of the group's slices;
+//   - a plan that runs to completion has a job with an entrypoint or a
+//     launcher, and no Serve application;
+//   - an Application plan has a Serve application whose config names the
+//     application (the plan's name, unless a tool renamed the plan) and
+//     its ingress (import_path), and no job;
+//   - a SlicePlacementGroup plan has at least one slice group, and neither
+//     a job nor a Serve application.
+func CheckPlan(backendName string, p *placement.Plan, runs ...placement.Kind) error {
+	root := field.NewPath("plan")
+	if p == nil {
+		return &InvalidPlanError{Backend: backendName, Errs: field.ErrorList{field.Required(root, "a compiled plan")}}
+	}
+	errs := checkKind(root, p.Kind)
+	if len(errs) == 0 && !slices.Contains(runs, p.Kind) {
+		return fmt.Errorf("%s: %w: plan %q is of kind %s; this call takes %s", backendName, ErrUnsupported, p.Name, p.Kind, kindList(runs))
+	}
+	if p.APIVersion != placement.APIVersion {
+		errs = append(errs, field.NotSupported(root.Child("apiVersion"), p.APIVersion, []string{placement.APIVersion}))
+	}
+	if p.Name == "" {
+		errs = append(errs, field.Required(root.Child("name"), "the workload's name"))
+	}
+	for i, g := range p.Slices {
+		errs = append(errs, checkSliceGroup(root.Child("slices").Index(i), g)...)
+	}
+	errs = append(errs, checkPayload(root, p)...)
+	if len(errs) > 0 {
+		return &InvalidPlanError{Backend: backendName, Name: p.Name, Errs: errs}
+	}
+	return nil
+}
+
+func checkKind(root *field.Path, k placement.Kind) field.ErrorList {
+	var valid []string
+	for _, v := range placement.Kinds() {
+		valid = append(valid, string(v))
+	}
+	switch {
+	case k == "":
+		return field.ErrorList{field.Required(root.Child("kind"), "one of "+strings.Join(valid, ", "))}
+	case !slices.Contains(placement.Kinds(), k):
+		return field.ErrorList{field.NotSupported(root.Child("kind"), string(k), valid)}
+	}
+	return nil
+}
+
+func kindList(kinds []placement.Kind) string {
+	if len(kinds) == 0 {
+		return "no plan"
+	}
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+func checkSliceGroup(path *field.Path, g *placement.SliceGroup) field.ErrorList {
+	if g == nil {
+		return field.ErrorList{field.Required(path, "a compiled slice group")}
+	}
+	var errs field.ErrorList
+	if g.NumSlices < 1 {
+		errs = append(errs, field.Invalid(path.Child("numSlices"), g.NumSlices, "must be at least 1"))
+	}
+	if len(g.Groups) == 0 {
+		errs = append(errs, field.Required(path.Child("groups"), "at least one placement group"))
+	}
+	for i, grp := range g.Groups {
+		gp := path.Child("groups").Index(i)
+		if len(grp.Bundles) == 0 {
+			errs = append(errs, field.Required(gp.Child("bundles"), "at least one bundle"))
+		}
+		for j, b := range grp.Bundles {
+			if b.Slice < 0 || b.Slice >= max(g.NumSlices, 1) {
+				errs = append(errs, field.Invalid(gp.Child("bundles").Index(j).Child("slice"), b.Slice,
+					fmt.Sprintf("must name one of the group's %d slices (0 to %d)", max(g.NumSlices, 1), max(g.NumSlices, 1)-1)))
+			}
+		}
+	}
+	return errs
+}
+
+// checkPayload checks what the plan runs against its kind.
+func checkPayload(root *field.Path, p *placement.Plan) field.ErrorList {
+	var errs field.ErrorList
+	job, serve := root.Child("job"), root.Child("serve")
+	switch {
+	case p.Kind.RunsToCompletion():
+		if p.Job == nil {
+			errs = append(errs, field.Required(job, "a plan of kind "+string(p.Kind)+" runs a Ray job"))
+		} else if strings.TrimSpace(p.Job.Entrypoint) == "" && p.Job.Launcher == "" {
+			errs = append(errs, field.Required(job.Child("entrypoint"), "a command to run, or a launcher (job.launcher)"))
+		}
+		if p.Serve != nil {
+			errs = append(errs, field.Forbidden(serve, "only a plan of kind "+string(placement.KindApplication)+" deploys a Serve application"))
+		}
+	case p.Kind == placement.KindApplication:
+		if p.Serve == nil {
+			errs = append(errs, field.Required(serve, "a plan of kind "+string(placement.KindApplication)+" deploys a Serve application"))
+		} else {
+			errs = append(errs, checkServeConfig(serve.Child("config"), &p.Serve.Config, p.Name)...)
+		}
+		if p.Job != nil {
+			errs = append(errs, field.Forbidden(job, "a Serve application runs no job"))
+		}
+	case p.Kind == placement.KindSlicePlacementGroup:
+		if len(p.Slices) == 0 {
+			errs = append(errs, field.Required(root.Child("slices"), "a plan of kind "+string(p.Kind)+" reserves at least one slice group"))
+		}
+		if p.Job != nil {
+			errs = append(errs, field.Forbidden(job, "a plan of kind "+string(p.Kind)+" reserves slices and runs nothing"))
+		}
+		if p.Serve != nil {
+			errs = append(errs, field.Forbidden(serve, "a plan of kind "+string(p.Kind)+" reserves slices and runs nothing"))
+		}
+	}
+	return errs
+}
+
+func checkServeConfig(path *field.Path, app *serveconfig.Application, name string) field.ErrorList {
+	var errs field.ErrorList
+	if app.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), fmt.Sprintf("the application's name (the plan's is %q)", name)))
+	}
+	if app.ImportPath == "" {
+		errs = append(errs, field.Required(path.Child("import_path"), `the ingress to import, "module:app" or "module.app"`))
+	}
+	return errs
+}
+
+// RunKinds lists the kinds of plans that run to completion
+// (placement.Kind.RunsToCompletion): the kinds a Runner runs, and passes
+// to CheckPlan. Each call returns a new slice.
+func RunKinds() []placement.Kind {
+	return slices.DeleteFunc(placement.Kinds(), func(k placement.Kind) bool { return !k.RunsToCompletion() })
+}
