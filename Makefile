@@ -7,7 +7,7 @@
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: test test-under-load venv kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
+.PHONY: test test-under-load test-cpu-profile venv kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
 
 # go vet ./... has run every analyzer first, so go test runs none again.
 test: venv kube tools vet
@@ -17,6 +17,12 @@ test: venv kube tools vet
 # (LOAD=n for another count): the rehearsal of a busy machine.
 test-under-load:
 	./scripts/test-under-load.sh test
+
+# The same suite, with a table of where its CPU went by kind of process
+# (Ray node processes, Ray actors, Go's compiler, test binaries): the suite
+# is CPU-bound, so this says what to cut.
+test-cpu-profile:
+	./scripts/cpu-profile.py -- $(MAKE) test
 
 # Python side: Ray (dashboard, train, data, serve), JAX for CPU, pyarrow.
 venv:
