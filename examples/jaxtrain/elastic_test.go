@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func TestElasticGroupGrowsWhenASliceReturns(t *testing.T) {
 
 	cfg := testConfig(t, "elastic")
 	cfg.Steps = 14
-	cfg.PauseAt = 12 // the first group waits here until the resize replaces it
+	cfg.PauseAt = []int{12} // the first group waits here until the resize replaces it
 	cfg.NumSlices = 0
 	cfg.Adjust = func(tr *train.JaxTrainer) {
 		tr.ScalingConfig.MinWorkers, tr.ScalingConfig.MaxWorkers = 2, 4
@@ -59,7 +58,7 @@ func TestElasticGroupGrowsWhenASliceReturns(t *testing.T) {
 	go func() {
 		defer close(done)
 		for t.Context().Err() == nil {
-			if _, err := os.Stat(filepath.Join(cfg.ReportDir, "paused-rank-1.pid")); err == nil {
+			if _, err := os.Stat(pausedPIDFile(cfg.ReportDir, 12)); err == nil {
 				break
 			}
 			time.Sleep(200 * time.Millisecond)

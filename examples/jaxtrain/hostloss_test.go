@@ -23,10 +23,11 @@ import (
 // later tests find both slices whole.
 
 // loseHostWhenPaused waits, like killPausedWorker, until rank 1 has
-// paused after Ray Train registered the checkpoint of step afterStep, then
-// takes down host TPU worker id pick of the slice rank 1 runs on. The
-// channel gets the loss (or closes empty if the test ends first).
-func loseHostWhenPaused(t *testing.T, reportDir, runDir string, afterStep, pick int) <-chan raycluster.HostLoss {
+// paused at step pauseAt after Ray Train registered the checkpoint of step
+// afterStep, then takes down host TPU worker id pick of the slice rank 1
+// runs on in its latest attempt. The channel gets the loss (or closes empty
+// if the test ends first).
+func loseHostWhenPaused(t *testing.T, reportDir, runDir string, pauseAt, afterStep, pick int) <-chan raycluster.HostLoss {
 	out := make(chan raycluster.HostLoss, 1)
 	var lost string
 	done := make(chan struct{})
@@ -46,7 +47,7 @@ func loseHostWhenPaused(t *testing.T, reportDir, runDir string, afterStep, pick 
 		defer close(out)
 		ctx := t.Context()
 		for ctx.Err() == nil {
-			if _, err := os.Stat(filepath.Join(reportDir, "paused-rank-1.pid")); err == nil {
+			if _, err := os.Stat(pausedPIDFile(reportDir, pauseAt)); err == nil {
 				break
 			}
 			time.Sleep(200 * time.Millisecond)
@@ -60,10 +61,13 @@ func loseHostWhenPaused(t *testing.T, reportDir, runDir string, afterStep, pick 
 		if ctx.Err() != nil {
 			return
 		}
+		// Each attempt resumes from a later checkpoint: rank 1's report
+		// with the latest resumed_from is the running attempt's.
 		var slice string
+		latest := -1
 		for _, r := range readReports(t, reportDir) {
-			if r.Rank == 1 && r.ResumedFrom == 0 {
-				slice = r.Labels["ray.io/tpu-slice-name"]
+			if r.Rank == 1 && r.ResumedFrom > latest {
+				slice, latest = r.Labels["ray.io/tpu-slice-name"], r.ResumedFrom
 			}
 		}
 		name := fmt.Sprintf("%s-w%d", slice, pick)
@@ -147,17 +151,23 @@ func firstLine(s string) string {
 	return s
 }
 
-// With a spare slice the run survives the loss of a host of its slice: Ray
-// Train restarts the group on the intact slice and resumes from the
-// checkpoint, and the result says so.
-func TestTrainSurvivesHostLoss(t *testing.T) {
-	cfg := testConfig(t, "host-loss")
+// One run, two faults, as a long job meets them: first a worker process
+// dies (rank 1 killed at step 7, after the checkpoint of step 5), and Ray
+// Train restarts the group and resumes from step 5; then a whole host of
+// the slice the group now runs on is lost (at step 12, after the checkpoint
+// of step 10), and with a spare slice the group restarts on the intact
+// v4-16 slice and resumes from step 10. The result says so, and the
+// simulator's host-loss model agrees.
+func TestTrainResumesAfterWorkerDiesThenSurvivesHostLoss(t *testing.T) {
+	cfg := testConfig(t, "resume-host-loss")
 	cfg.Steps = 14
-	cfg.PauseAt = 12 // after the checkpoint at step 10
-	cfg.MaxFailures = 1
+	cfg.PauseAt = []int{7, 12}
+	cfg.MaxFailures = 2
+	runDir := filepath.Join(cfg.Storage, cfg.Name)
+	killPausedWorker(t, cfg.ReportDir, runDir, 7, 5)
 	// The host that is not the slice's head: the broken slice keeps a free
 	// head for Ray's next head reservation.
-	lossc := loseHostWhenPaused(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10, 1)
+	lossc := loseHostWhenPaused(t, cfg.ReportDir, runDir, 12, 10, 1)
 	start := time.Now()
 	res, err := runLogged(t, t.Context(), cfg)
 	end := time.Now()
@@ -165,7 +175,7 @@ func TestTrainSurvivesHostLoss(t *testing.T) {
 	if !ok {
 		t.Fatalf("no host was lost; run: %v", err)
 	}
-	t.Logf("run took %.1fs; it ended %.1fs after the kill", end.Sub(start).Seconds(), end.Sub(loss.Killed).Seconds())
+	t.Logf("run took %.1fs; it ended %.1fs after the host loss", end.Sub(start).Seconds(), end.Sub(loss.Killed).Seconds())
 	logTimeline(t, res, loss)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -174,14 +184,41 @@ func TestTrainSurvivesHostLoss(t *testing.T) {
 	if step, _ := res.Step("step"); step != cfg.Steps {
 		t.Errorf("final step = %d, want %d", step, cfg.Steps)
 	}
+	if from, _ := res.Step("resumed_from"); from != 10 {
+		t.Errorf("the loop's final resumed_from = %d, want 10 (the latest checkpoint before the host loss)", from)
+	}
+
+	// The worker's death: both workers restarted from step 5, on one slice
+	// (either v4-16 slice).
+	restarted := map[int]int{}
+	slicesAfter := map[int]map[string]bool{5: {}, 10: {}}
+	for _, r := range readReports(t, cfg.ReportDir) {
+		if r.ResumedFrom == 5 || r.ResumedFrom == 10 {
+			restarted[r.ResumedFrom]++
+			slicesAfter[r.ResumedFrom][r.Labels["ray.io/tpu-slice-name"]] = true
+		}
+	}
+	for _, from := range []int{5, 10} {
+		if restarted[from] != 2 || len(slicesAfter[from]) != 1 {
+			t.Errorf("%d workers restarted from step %d on slices %v, want 2 on one slice", restarted[from], from, slicesAfter[from])
+		}
+	}
+	if len(res.Attempts) != 3 {
+		t.Fatalf("attempts %+v: want 3 (fresh, after the worker's death, after the host loss)", res.Attempts)
+	}
+	if rf := res.Attempts[1].ResumedFrom; rf == nil || rf.Metrics["step"] != float64(5) {
+		t.Errorf("the second attempt resumed from %+v, want the checkpoint of step 5", rf)
+	}
+
+	// The host loss.
 	if len(res.LostHosts) != 1 || res.LostHosts[0].NodeID != loss.NodeID || res.LostHosts[0].Name() != loss.Name {
 		t.Errorf("lost hosts = %+v, want %s (node %s)", res.LostHosts, loss.Name, loss.NodeID)
 	}
 	rec := res.Recovery()
-	if rec == nil || len(res.Attempts) < 2 {
-		t.Fatalf("attempts %+v: want a restart after the loss", res.Attempts)
-	}
 	broken := res.LostHosts[0].Slice
+	if rec.Restarts != 2 {
+		t.Errorf("recovery counts %d restarts, want 2", rec.Restarts)
+	}
 	if !slices.Equal(rec.FromSlices, []string{broken}) {
 		t.Errorf("group ran on %v before the loss, want [%s]", rec.FromSlices, broken)
 	}
@@ -196,9 +233,6 @@ func TestTrainSurvivesHostLoss(t *testing.T) {
 	}
 	if rec.ResumedFrom == nil || rec.ResumedFrom.Metrics["step"] != float64(10) || rec.ResumedFrom.Path == "" {
 		t.Errorf("resumed from %+v, want the checkpoint of step 10", rec.ResumedFrom)
-	}
-	if from, _ := res.Step("resumed_from"); from != 10 {
-		t.Errorf("the loop's resumed_from = %d, want 10", from)
 	}
 
 	// The simulator's model agrees: the group recovers on the one intact
@@ -221,13 +255,13 @@ func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	cfg := testConfig(t, "host-loss-no-spare")
 	cfg.NumSlices = 2
 	cfg.Steps = 14
-	cfg.PauseAt = 12
+	cfg.PauseAt = []int{12}
 	cfg.MaxFailures = 1
 	cfg.Adjust = func(tr *train.JaxTrainer) {
 		tr.RunConfig.Failure.ControllerFailureLimit = new(0)
 		tr.RunConfig.WorkerGroupStartTimeout = 15 * time.Second
 	}
-	lossc := loseHostWhenPaused(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 10, 1)
+	lossc := loseHostWhenPaused(t, cfg.ReportDir, filepath.Join(cfg.Storage, cfg.Name), 12, 10, 1)
 	start := time.Now()
 	res, err := runLogged(t, t.Context(), cfg)
 	end := time.Now()

@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ type config struct {
 	NumSlices   int
 	MaxFailures int
 	NumToKeep   int
-	PauseAt     int                     // fault-injection hook of the train loop (tests)
+	PauseAt     []int                   // fault-injection hook of the train loop (tests): steps at which rank 1 pauses, once each
 	Adjust      func(*train.JaxTrainer) // tests change the trainer here before it runs
 	Logs        io.Writer               // receives the job's driver log, if set
 	Accelerator string
@@ -103,7 +104,7 @@ func trainer(cfg config, workDir string) train.JaxTrainer {
 	if cfg.ReportDir != "" {
 		loopCfg["report_dir"] = cfg.ReportDir
 	}
-	if cfg.PauseAt > 0 {
+	if len(cfg.PauseAt) > 0 {
 		loopCfg["pause_at_step"] = cfg.PauseAt
 	}
 	t := train.JaxTrainer{
@@ -239,7 +240,16 @@ func main() {
 	flag.IntVar(&cfg.Steps, "steps", cfg.Steps, "training steps")
 	flag.IntVar(&cfg.NumSlices, "num-slices", cfg.NumSlices, "number of v4 2x2x2 slices")
 	flag.IntVar(&cfg.MaxFailures, "max-failures", 0, "restarts from the latest checkpoint (-1: forever)")
-	flag.IntVar(&cfg.PauseAt, "pause-at", 0, "fault-injection demo: rank 1 writes its pid to <report-dir>/paused-rank-1.pid at this step and waits to be killed")
+	flag.Func("pause-at", "fault-injection demo: steps (comma-separated) at which rank 1 writes its pid to <report-dir>/paused-rank-1-step-N.pid and waits to be killed, once each", func(v string) error {
+		for _, s := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n <= 0 {
+				return fmt.Errorf("step %q: want a positive step number", s)
+			}
+			cfg.PauseAt = append(cfg.PauseAt, n)
+		}
+		return nil
+	})
 	flag.StringVar(&cfg.ReportDir, "report-dir", "", "directory for per-worker JSON reports (rank, node labels, MEGASCALE_* env)")
 	flag.IntVar(&cfg.Rows, "rows", 0, "iterate one epoch of a range dataset of this many rows instead of training (0: train)")
 	flag.IntVar(&cfg.BatchSize, "batch-size", 64, "with --rows: iter_jax_batches rows per host (a multiple of a v4 host's 4 devices)")

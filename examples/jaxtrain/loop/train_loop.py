@@ -35,7 +35,9 @@ def train_func(config):
     steps = int(config.get("steps", 20))
     every = int(config.get("checkpoint_every", 5))
     report_dir = config.get("report_dir")
-    pause_at = config.get("pause_at_step")
+    pause_at = config.get("pause_at_step") or []
+    if isinstance(pause_at, int):
+        pause_at = [pause_at]
 
     w, b, start = 0.0, 0.0, 0
     checkpoint = ray.train.get_checkpoint()
@@ -74,10 +76,13 @@ def train_func(config):
     lr = float(config.get("lr", 0.1))
     params = (jnp.float32(w), jnp.float32(b))
     for step in range(start + 1, steps + 1):
-        if pause_at and step == pause_at and checkpoint is None and rank == 1 and report_dir:
-            # Fault-injection hook for tests: on the first attempt only,
-            # publish this worker's pid and wait to be killed from outside.
-            with open(os.path.join(report_dir, "paused-rank-1.pid"), "w") as f:
+        pid_file = os.path.join(report_dir or "", "paused-rank-1-step-%d.pid" % step)
+        if step in pause_at and rank == 1 and report_dir and not os.path.exists(pid_file):
+            # Fault-injection hook for tests: the first time rank 1 reaches
+            # a pause step (in whichever attempt), it publishes its pid and
+            # waits to be killed from outside; a later attempt that reaches
+            # the same step again goes on.
+            with open(pid_file, "w") as f:
                 f.write(str(os.getpid()))
             for _ in range(600):
                 time.sleep(0.5)
