@@ -85,9 +85,9 @@ func ExamplePredict() {
 	// Output:
 	// hosts: 3 devices: 4 split drops: 1
 	// per host: [{Batches:5 Rows:64 Pad:0} {Batches:1 Rows:13 Pad:51}]
-	// note: iter.synchronizeBatches: changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per batch
-	// warning: iter.dataset: Ray Train's streaming_split(equal=True) gives each of 3 workers 333 rows and silently drops 1 of 1000 rows (1000 mod 3)
-	// note: iter.ragged: Pad adds 51 unmasked padding rows per host to the last batch of 13 rows; use a value the train step recognises
+	// info SyncNoEffect: iter.synchronizeBatches: changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per batch
+	// warning SplitDropsRows: iter.dataset: Ray Train's streaming_split(equal=True) gives each of 3 workers 333 rows and silently drops 1 of 1000 rows (1000 mod 3)
+	// info PadRows: iter.ragged: Pad adds 51 unmasked padding rows per host to the last batch of 13 rows; use a value the train step recognises
 }
 
 // A Raise certain to fail at the end of the first epoch is a compile error

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // TrainDataset is one dataset a JaxTrainer passes to its workers
@@ -138,7 +139,7 @@ func hasPrefix(f, prefix string) bool {
 // configuration (a TrainerLauncher) and the warnings to show, or the
 // errors at paths below p. It uses only types the trainer already knows,
 // so the trainer need not import this package.
-func (c DatasetConfig) CompileForTrainer(p *field.Path, workers int, accelerator string, chipsPerHost int) (json.RawMessage, []string, field.ErrorList) {
+func (c DatasetConfig) CompileForTrainer(p *field.Path, workers int, accelerator string, chipsPerHost int) (json.RawMessage, placement.Diagnosis, field.ErrorList) {
 	td, errs := c.Compile(p, Hosts{Workers: workers, Accelerator: accelerator, ChipsPerHost: chipsPerHost})
 	if len(errs) > 0 {
 		return nil, nil, errs
@@ -147,10 +148,10 @@ func (c DatasetConfig) CompileForTrainer(p *field.Path, workers int, accelerator
 	if err != nil {
 		return nil, nil, field.ErrorList{field.Invalid(p, "datasets", fmt.Sprintf("encoding: %v", err))}
 	}
-	var warn []string
+	var warn placement.Diagnosis
 	for _, f := range td.Findings {
-		if f.Severity != SeverityNote {
-			warn = append(warn, f.String())
+		if f.Severity != SeverityInfo {
+			warn = append(warn, f)
 		}
 	}
 	return raw, warn, nil

@@ -25,6 +25,9 @@ type Finding struct {
 	// Part is the workload part the finding is about, when the placement
 	// was made for a plan whose slice groups name their parts.
 	Part string `json:"part,omitempty"`
+	// Field is the path of the option the finding is about, when a front
+	// end's check found it (data.Predict: "iter.ragged").
+	Field string `json:"field,omitempty"`
 }
 
 // Diagnosis lists the findings about a placement, most severe first
@@ -67,11 +70,17 @@ func (d Diagnosis) String() string {
 }
 
 // String renders the finding on one line: "error SpansSlices: ...", with
-// the part it is about when known ("error SpansSlices: deployment "llm"
-// replica 0: ...").
+// the part and the field it is about when known ("error SpansSlices:
+// deployment "llm" replica 0: ...", "warning DropDiscards: iter.ragged:
+// ...").
 func (f Finding) String() string {
-	if f.Part != "" {
-		return fmt.Sprintf("%s %s: %s: %s", f.Severity, f.Code, f.Part, f.Message)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: ", f.Severity, f.Code)
+	for _, s := range []string{f.Part, f.Field} {
+		if s != "" {
+			b.WriteString(s + ": ")
+		}
 	}
-	return fmt.Sprintf("%s %s: %s", f.Severity, f.Code, f.Message)
+	b.WriteString(f.Message)
+	return b.String()
 }

@@ -21,7 +21,7 @@ import (
 // "iter_jax_batches"), warnings to show before launch, and errors at paths
 // below p (including a batch policy certain to fail).
 type DatasetSource interface {
-	CompileForTrainer(p *field.Path, workers int, accelerator string, chipsPerHost int) (json.RawMessage, []string, field.ErrorList)
+	CompileForTrainer(p *field.Path, workers int, accelerator string, chipsPerHost int) (json.RawMessage, placement.Diagnosis, field.ErrorList)
 }
 
 // datasetsPath is where a trainer's dataset errors point.
@@ -30,7 +30,7 @@ var datasetsPath = trainerPath.Child("datasets")
 // compileDatasets runs the source's hook for the compiled scaling. It is
 // called only when the scaling config is valid, so the worker count is
 // known.
-func compileDatasets(src DatasetSource, s ScalingConfig, scaling LauncherScaling, group *placement.SliceGroup) (json.RawMessage, []string, field.ErrorList) {
+func compileDatasets(src DatasetSource, s ScalingConfig, scaling LauncherScaling, group *placement.SliceGroup) (json.RawMessage, placement.Diagnosis, field.ErrorList) {
 	accelerator, chips := "", 0
 	if s.UseTPU && group != nil {
 		accelerator = s.Accelerator

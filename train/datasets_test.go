@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -14,7 +15,7 @@ import (
 // examples/jaxtrain, since train may not import data.
 type recordingSource struct {
 	raw  string
-	warn []string
+	warn placement.Diagnosis
 	errs field.ErrorList
 
 	path         string
@@ -24,7 +25,7 @@ type recordingSource struct {
 	calls        int
 }
 
-func (s *recordingSource) CompileForTrainer(p *field.Path, workers int, accelerator string, chips int) (json.RawMessage, []string, field.ErrorList) {
+func (s *recordingSource) CompileForTrainer(p *field.Path, workers int, accelerator string, chips int) (json.RawMessage, placement.Diagnosis, field.ErrorList) {
 	s.calls++
 	s.path, s.workers, s.accelerator, s.chipsPerHost = p.String(), workers, accelerator, chips
 	if len(s.errs) > 0 {
@@ -50,7 +51,7 @@ func TestDatasetsHookGetsResolvedScaling(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			src := &recordingSource{raw: `{"datasets":{}}`, warn: []string{"warning: x"}}
+			src := &recordingSource{raw: `{"datasets":{}}`, warn: placement.Diagnosis{{Severity: placement.SeverityWarning, Code: "X", Message: "x"}}}
 			tr := base()
 			tr.ScalingConfig = c.scaling
 			tr.Datasets = src
@@ -62,7 +63,7 @@ func TestDatasetsHookGetsResolvedScaling(t *testing.T) {
 				t.Errorf("hook called %d times with (%s, %d, %q, %d), want once with (trainer.datasets, %d, %q, %d)",
 					src.calls, src.path, src.workers, src.accelerator, src.chipsPerHost, c.workers, c.accelerator, c.chips)
 			}
-			if len(warn) != 1 || warn[0] != "warning: x" {
+			if len(warn) != 1 || warn[0].String() != "warning X: x" {
 				t.Errorf("warnings = %q, want the source's", warn)
 			}
 			var cfg train.LauncherConfig

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
@@ -212,7 +213,11 @@ func localWorkingDir(env runtimeenv.RuntimeEnv) (string, bool) {
 
 // checkTrainLoop runs the checks before launch on the module of
 // importPath (already well formed) in the working directory of env.
-func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) ([]string, field.ErrorList) {
+// CodeModuleLevelJaxImport is the code of the warning that the train loop's
+// module imports JAX at module level.
+const CodeModuleLevelJaxImport = "ModuleLevelJaxImport"
+
+func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Diagnosis, field.ErrorList) {
 	wd, ok := localWorkingDir(env)
 	if !ok {
 		return nil, nil
@@ -242,9 +247,10 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) ([]string, fie
 		return nil, field.ErrorList{e}
 	}
 	s := scanModule(src)
-	var warnings []string
+	var warnings placement.Diagnosis
 	if s.jaxLine > 0 {
-		warnings = append(warnings, fmt.Sprintf("%s: %s:%d imports jax at module level: the job's driver imports this module to build the trainer, and JAX there would take the TPU the worker on that host needs; import jax inside %s instead", p, file, s.jaxLine, fn))
+		warnings = append(warnings, placement.Finding{Severity: placement.SeverityWarning, Code: CodeModuleLevelJaxImport, Field: p.String(), Message: fmt.Sprintf(
+			"%s:%d imports jax at module level: the job's driver imports this module to build the trainer, and JAX there would take the TPU the worker on that host needs; import jax inside %s instead", file, s.jaxLine, fn)})
 	}
 	if !s.opaque && !slices.Contains(s.names, fn) {
 		e := field.NotSupported(p, importPath, qualify(module, s.functions)).

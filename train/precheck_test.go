@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/train"
 )
 
 // writeTree writes files (path relative to a fresh dir -> source) and
@@ -114,7 +116,8 @@ func TestTrainLoopChecks(t *testing.T) {
 				t.Fatalf("warnings = %q, want %d", warnings, c.warnings)
 			}
 			for _, w := range warnings {
-				if !strings.HasPrefix(w, loopPath+": train_loop.py:2 imports jax") && !strings.HasPrefix(w, loopPath+": train_loop.py:1 imports jax") {
+				if w.Field != loopPath || w.Code != train.CodeModuleLevelJaxImport || w.Severity != placement.SeverityWarning ||
+					!strings.HasPrefix(w.Message, "train_loop.py:2 imports jax") && !strings.HasPrefix(w.Message, "train_loop.py:1 imports jax") {
 					t.Errorf("warning %q does not name the field, file and line", w)
 				}
 			}

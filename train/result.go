@@ -55,7 +55,7 @@ type Result struct {
 	Workers   []placement.Landing `json:"workers,omitempty"`
 	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
 	// Warnings are the compile warnings (see JaxTrainer.CompileWithWarnings).
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings placement.Diagnosis `json:"warnings,omitempty"`
 }
 
 // CheckpointResult is one kept checkpoint.

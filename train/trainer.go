@@ -95,10 +95,10 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 // define is an error at trainer.trainLoopPerWorker (the package doc,
 // "Checks before launch", says what the scan sees and its limits). A topology given as a chip count ("16") is an
 // error that lists the shapes with that many chips.
-func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, []string, error) {
+func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis, error) {
 	root := trainerPath
 	var errs field.ErrorList
-	var warnings []string
+	var warnings placement.Diagnosis
 
 	if t.TrainLoopPerWorker == "" {
 		errs = append(errs, field.Required(root.Child("trainLoopPerWorker"), `a Python import path "module:function"`))

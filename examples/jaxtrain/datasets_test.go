@@ -46,7 +46,7 @@ func TestDatasetsCompileGolden(t *testing.T) {
 
 	// 1001 rows: the split drops one row silently, which is a warning.
 	cfg.Rows = 1001
-	if _, warnings, err = trainer(cfg, "/tmp/jaxtrain").CompileWithWarnings(); err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "drops 1 of 1001 rows") {
+	if _, warnings, err = trainer(cfg, "/tmp/jaxtrain").CompileWithWarnings(); err != nil || len(warnings) != 1 || !strings.Contains(warnings[0].Message, "drops 1 of 1001 rows") || warnings[0].Code != data.CodeSplitDropsRows || warnings[0].Field == "" {
 		t.Errorf("1001 rows: warnings %q, err %v; want one warning about the dropped row", warnings, err)
 	}
 }
