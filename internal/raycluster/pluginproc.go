@@ -99,23 +99,29 @@ func ServePlugin(ctx context.Context, addr string, cfg tpuplugin.Config, nodeMar
 }
 
 // followLoad sets srv's chips from the load of the node's workers each
-// second until ctx ends.
+// second until ctx ends. The node's busy workers are looked up every
+// rescanEvery ticks (a scan reads every process's command line) and their
+// usage read each tick; Ray's dashboard agent reads the chips every 5 s.
 func followLoad(ctx context.Context, srv *tpuplugin.Server, nodeMarker string) {
-	const interval = time.Second
+	const interval, rescanEvery = time.Second, 3
 	cfg := srv.Config()
 	match := func(m string) bool { return m == nodeMarker || strings.HasPrefix(m, nodeMarker+"r") }
 	prev := map[int]float64{}
+	var pids []int
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	for {
+	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		if n%rescanEvery == 0 {
+			pids = markedPIDsOf(isBusyWorker, match)
+		}
 		cur := map[int]float64{}
 		var busy, rss float64
-		for _, pid := range markedPIDs(match) {
+		for _, pid := range pids {
 			cpu, mem, ok := workerUsage(pid)
 			if !ok {
 				continue
@@ -144,6 +150,16 @@ func followLoad(ctx context.Context, srv *tpuplugin.Server, nodeMarker string) {
 	}
 }
 
+// isBusyWorker says whether the process of /proc directory dir is a Ray
+// worker busy with a task or actor: its command line starts with "ray::"
+// and is not "ray::IDLE". It reads only the command line, so an emulator
+// that follows its node's load each second reads the environment of those
+// few processes only, not of every process on the machine.
+func isBusyWorker(dir string) bool {
+	cmdline, err := os.ReadFile(dir + "/cmdline")
+	return err == nil && bytes.HasPrefix(cmdline, []byte("ray::")) && !bytes.HasPrefix(cmdline, []byte("ray::IDLE"))
+}
+
 // clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat times
 // (100 on every Linux Go supports).
 const clockTicks = 100
@@ -153,8 +169,7 @@ const clockTicks = 100
 // "ray::" and is not "ray::IDLE"); ok is false for any other process.
 func workerUsage(pid int) (cpu, rss float64, ok bool) {
 	dir := "/proc/" + strconv.Itoa(pid)
-	cmdline, err := os.ReadFile(dir + "/cmdline")
-	if err != nil || !bytes.HasPrefix(cmdline, []byte("ray::")) || bytes.HasPrefix(cmdline, []byte("ray::IDLE")) {
+	if !isBusyWorker(dir) {
 		return 0, 0, false
 	}
 	stat, err := os.ReadFile(dir + "/stat")

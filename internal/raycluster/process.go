@@ -130,6 +130,14 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		// nobody leases yet; workers start on demand instead.
 		"RAY_prestart_worker_first_driver=0",
 		"RAY_enable_worker_prestart=0",
+		// Each node's log monitor lists its log directory again on every
+		// 0.1 s pass while the node has fewer than
+		// RAY_LOG_MONITOR_MANY_FILES_THRESHOLD (1000) log files, and
+		// every LOG_NAME_UPDATE_INTERVAL_S (0.5 s) past it. With the
+		// threshold at 0 it lists every 0.5 s; new lines of known files
+		// are still read every pass. Measured on an idle 6-node
+		// cluster: the log monitors' CPU went from 3.7 to 1.4 s in 90 s.
+		"RAY_LOG_MONITOR_MANY_FILES_THRESHOLD=0",
 		// Workers and actors inherit the raylet's environment. Ray code
 		// that finds "the" cluster by itself (Ray Train's
 		// PlacementGroupCleaner, for one) fails when several clusters
