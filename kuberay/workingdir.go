@@ -45,10 +45,11 @@ const (
 // WorkingDirMaxSize bytes.
 var ErrWorkingDirTooLarge = errors.New("the working_dir is too large for a ConfigMap")
 
-// DefaultExcludes are left out of every packed working_dir, as Ray's
-// clients leave them out (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES): the one list
-// of package packaging, shared by every backend.
-var DefaultExcludes = packaging.DefaultExcludes
+// DefaultExcludes returns the patterns left out of every packed
+// working_dir, as Ray's clients leave them out
+// (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES): the one list of package packaging,
+// shared by every backend, in a fresh slice.
+func DefaultExcludes() []string { return packaging.DefaultExcludes() }
 
 // WorkingDir is a local working_dir packed for a ConfigMap.
 type WorkingDir struct {

@@ -149,7 +149,7 @@ func TestMegascaleEnv(t *testing.T) {
 	}
 }
 
-// Groups built from one shape share their read-only maps; DeepCopy gives a
+// Groups built from one shape share no map; DeepCopy gives a
 // group equal to the original that shares nothing with it, whatever its
 // shape (one slice, several, a group per slice, user label selectors).
 func TestDeepCopy(t *testing.T) {

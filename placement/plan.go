@@ -47,8 +47,10 @@ func (k Kind) RunsToCompletion() bool {
 
 // Plan is the compiled, backend-neutral form of a workload: the slices it
 // needs and what runs on them. Every front end (train, serve, data)
-// compiles to a Plan, and every backend runs one. A compiled Plan is
-// read-only: its slice groups share maps (see SliceGroup).
+// compiles to a Plan, and every backend runs one. A compiled Plan belongs
+// to its caller: it shares no map or slice with another plan, with the
+// spec it was compiled from or with a later compile, so a platform may
+// change it (add a label, a resource) without changing anything else.
 type Plan struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       Kind   `json:"kind"`

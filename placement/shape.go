@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -23,10 +24,10 @@ type Shape struct {
 	// TPUResourcePerChip is the TPU resource per chip (default 1).
 	TPUResourcePerChip int
 	// BundleResources are the resources of every worker bundle, with
-	// Ray's defaults for CPU and TPU filled in. Group shares this map with
-	// the groups and bundles it builds, which are read-only: a front end
-	// may add resources that leave TPU alone, before the first Group (Ray
-	// Train adds accelerator_type:<type>).
+	// Ray's defaults for CPU and TPU filled in. Group copies the map into
+	// each group and bundle it builds; a front end may add resources that
+	// leave TPU alone before a Group (Ray Train adds
+	// accelerator_type:<type>), which changes no group built earlier.
 	BundleResources map[string]float64
 	// BundlesPerSlice is the number of worker bundles in one slice.
 	BundlesPerSlice int
@@ -37,12 +38,9 @@ type Shape struct {
 	// resolved by ResolveFunc (fields is then empty); nil otherwise.
 	lazy func() Fields
 
-	// What every Group writes, computed once by Resolve; the head
-	// reservation's maps are shared by every group (nil for a single-host
-	// slice).
-	topology, podType, accelType string
-	headResources                map[string]float64
-	headSelector                 map[string]string
+	// What every Group writes, computed once by Resolve; headResource is
+	// the head reservation's resource ("" for a single-host slice).
+	topology, podType, accelType, headResource string
 }
 
 // Resolve checks every rule of s that does not depend on the slice count:
@@ -162,11 +160,7 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 		accelType:          sl.RayAcceleratorType(),
 	}
 	if sl.MultiHost() {
-		sh.headResources = map[string]float64{sl.HeadResource(): 1}
-		sh.headSelector = map[string]string{
-			rayvocab.LabelTPUWorkerID: "0",
-			rayvocab.LabelTPUPodType:  podType,
-		}
+		sh.headResource = sl.HeadResource()
 	}
 	return sh, nil
 }
@@ -175,9 +169,9 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 // does: a head reservation per multi-host slice whose name the user did not
 // fix, the worker placement group(s), and the MEGASCALE_* values of a
 // multi-slice group. It checks what depends on the count: numSlices itself
-// and the length of BundleLabelSelector. The group shares the shape's
-// maps (see SliceGroup); it allocates no map unless the spec has bundle
-// label selectors.
+// and the length of BundleLabelSelector. The group owns every map and
+// slice in it: it shares none with the shape, with another group or with
+// the spec (see SliceGroup).
 func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 	s, sl := &sh.spec, sh.Slice
 	if numSlices < 1 {
@@ -227,7 +221,7 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 		BundlesPerSlice:    perSlice,
 		MultiHost:          sl.MultiHost(),
 		Strategy:           sh.Strategy,
-		BundleResources:    sh.BundleResources,
+		BundleResources:    maps.Clone(sh.BundleResources),
 	}
 	if timeout > 0 {
 		grp.HeadReservationTimeoutSeconds = timeout.Seconds()
@@ -261,9 +255,12 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 					}
 				}
 				grp.Heads = append(grp.Heads, HeadReservation{
-					Slice:         si,
-					Resources:     sh.headResources,
-					LabelSelector: sh.headSelector,
+					Slice:     si,
+					Resources: map[string]float64{sh.headResource: 1},
+					LabelSelector: map[string]string{
+						rayvocab.LabelTPUWorkerID: "0",
+						rayvocab.LabelTPUPodType:  podType,
+					},
 				})
 			}
 		}
@@ -272,7 +269,7 @@ func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
 			all[gi] = Bundle{
 				Index:             gi,
 				Slice:             si,
-				Resources:         sh.BundleResources,
+				Resources:         maps.Clone(sh.BundleResources),
 				LabelSelector:     s.bundleSelector(gi, pin, fromHead),
 				SliceNameFromHead: fromHead,
 			}

@@ -114,12 +114,11 @@ func fmtNum(v float64) string {
 // SliceGroup is a compiled slice placement: the head reservations and the
 // worker placement groups Ray creates for NumSlices slices of one shape.
 //
-// A compiled group is read-only. Its BundleResources map is also every
-// bundle's Resources, and the groups built from one Shape share it and
-// their head reservations' maps: the replicas of a Serve deployment, and
-// the deployments of every Serve app the process compiles with the same
-// accelerator config (serve keeps their shape). Change a DeepCopy instead,
-// which shares nothing.
+// A compiled group belongs to its caller: every map and slice in it (the
+// bundle resources, each bundle's resources and label selector, each head
+// reservation's) is its own, shared with no other group, plan or spec, so
+// changing it changes nothing else. DeepCopy keeps a group unchanged while
+// a copy is changed.
 type SliceGroup struct {
 	// Part is the part of the workload the group holds (a trainer's
 	// worker group, a deployment's replica), set by the front end.

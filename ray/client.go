@@ -110,7 +110,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		base:   u,
 		header: http.Header{},
 		logger: slog.New(slog.DiscardHandler),
-		retry:  DefaultRetryPolicy,
+		retry:  DefaultRetryPolicy(),
 		sleep:  sleepCtx,
 		newID:  NewSubmissionID,
 	}

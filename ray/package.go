@@ -21,10 +21,11 @@ const (
 	GCSStorageMaxSize = 512 << 20
 )
 
-// DefaultExcludes are the patterns Ray's clients always add to a working
-// dir's excludes (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES in Ray 2.60): the one
-// list of package packaging, shared by every backend.
-var DefaultExcludes = packaging.DefaultExcludes
+// DefaultExcludes returns the patterns Ray's clients always add to a
+// working dir's excludes (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES in Ray 2.60):
+// the one list of package packaging, shared by every backend, in a fresh
+// slice.
+func DefaultExcludes() []string { return packaging.DefaultExcludes() }
 
 // PackageOptions configures PackageDir, HashDir and UploadDir. Packaging
 // itself (the walk, ignore files, excludes, the symlink policy, the size

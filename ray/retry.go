@@ -23,8 +23,17 @@ type RetryPolicy struct {
 	AttemptTimeout time.Duration
 }
 
-// DefaultRetryPolicy is used when no WithRetry option is given.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 4, InitialBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second}
+// DefaultRetryPolicy returns the policy a client uses when no WithRetry
+// option is given. It is a value: changing it changes no client.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxAttempts: defaultMaxAttempts, InitialBackoff: defaultInitialBackoff, MaxBackoff: defaultMaxBackoff}
+}
+
+const (
+	defaultMaxAttempts    = 4
+	defaultInitialBackoff = 200 * time.Millisecond
+	defaultMaxBackoff     = 5 * time.Second
+)
 
 // WithRetry sets the retry policy for retry-safe requests. Zero fields take
 // their defaults from DefaultRetryPolicy.
@@ -34,13 +43,13 @@ func WithRetry(p RetryPolicy) Option {
 			return fmt.Errorf("ray: WithRetry: negative field in %+v", p)
 		}
 		if p.MaxAttempts == 0 {
-			p.MaxAttempts = DefaultRetryPolicy.MaxAttempts
+			p.MaxAttempts = defaultMaxAttempts
 		}
 		if p.InitialBackoff == 0 {
-			p.InitialBackoff = DefaultRetryPolicy.InitialBackoff
+			p.InitialBackoff = defaultInitialBackoff
 		}
 		if p.MaxBackoff == 0 {
-			p.MaxBackoff = max(DefaultRetryPolicy.MaxBackoff, p.InitialBackoff)
+			p.MaxBackoff = max(defaultMaxBackoff, p.InitialBackoff)
 		}
 		if p.MaxBackoff < p.InitialBackoff {
 			return fmt.Errorf("ray: WithRetry: MaxBackoff %v < InitialBackoff %v", p.MaxBackoff, p.InitialBackoff)

@@ -113,56 +113,53 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 
 // workerBundle is the per-host bundle of a deployment's slice: its first TPU
 // bundle, or Serve LLM's default bundle {accelerator_type:<type>: 0.001},
-// to which slice placement adds TPU (chips per host) and CPU: 1.
-// isDefault reports the latter, a bundle that follows from the
-// accelerator alone.
-func (d *Deployment) workerBundle() (bundle map[string]float64, isDefault bool) {
+// to which slice placement adds TPU (chips per host) and CPU: 1. accelType
+// is Ray's accelerator type of the deployment ("" when the accelerator is
+// unknown: no default bundle, and placement reports the accelerator).
+// Placement copies the bundle and writes neither it nor the user's.
+func (d *Deployment) workerBundle(accelType string) map[string]float64 {
 	for _, b := range d.PlacementGroupBundles {
 		if b[rayvocab.ResourceTPU] > 0 {
-			return b, false // placement copies it, and writes neither
+			return b
 		}
 	}
-	if g, ok := tpu.LookupGeneration(d.AcceleratorConfig.Accelerator); ok {
-		return defaultWorkerBundles[g], true
+	if accelType == "" {
+		return nil
 	}
-	return nil, true
+	return map[string]float64{rayvocab.AcceleratorTypeResource(accelType): rayvocab.AcceleratorConstraintAmount}
 }
 
-// defaultWorkerBundles holds Serve LLM's default bundle for each catalog
-// generation, built once. The maps are shared and never written:
-// placement copies ResourcesPerBundle into the bundles it builds.
-var defaultWorkerBundles = func() map[*tpu.Generation]map[string]float64 {
-	m := map[*tpu.Generation]map[string]float64{}
-	for _, g := range tpu.Generations() {
-		m[g] = map[string]float64{rayvocab.AcceleratorTypeResource(g.RayAcceleratorType()): rayvocab.AcceleratorConstraintAmount}
-	}
-	return m
-}()
-
-// compileSlices appends one slice group per replica of a deployment with
-// a topology to groups, and returns the reservation its replicas read from
-// user_config. On an error groups is returned as it came.
-func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup) ([]*placement.SliceGroup, SliceReservation, field.ErrorList) {
+// compileSlices resolves the slice each replica of a deployment with a
+// topology owns, and checks the replicas against the limits: n replicas
+// after before such replicas in the deployments above. accelType is Ray's
+// accelerator type of the deployment ("" when unknown). A nil shape with
+// no error is a replica count that validate reports.
+func (d *Deployment) compileSlices(p *field.Path, accelType string, before int) (*placement.Shape, int, field.ErrorList) {
 	strategy := d.PlacementGroupStrategy
 	if strategy == "" {
 		strategy = placement.Pack // Serve LLM's placement strategy default
 	}
-	shape, errs := d.sliceShape(p, strategy)
+	shape, errs := d.sliceShape(p, accelType, strategy)
 	if len(errs) > 0 {
-		return groups, SliceReservation{}, errs
+		return nil, 0, errs
 	}
 	n := d.maxReplicas()
-	// Every replica gets a group: the limits come before the first.
 	if n > placement.MaxReplicas {
-		return groups, SliceReservation{}, nil // validate reports it; nothing is built
+		return nil, 0, nil // validate reports it
 	}
-	if e := d.sliceReplicaLimit(p, n, len(groups), shape.BundlesPerSlice); e != nil {
-		return groups, SliceReservation{}, field.ErrorList{e}
+	if e := d.sliceReplicaLimit(p, n, before, shape.BundlesPerSlice); e != nil {
+		return nil, 0, field.ErrorList{e}
 	}
+	return shape, n, nil
+}
+
+// buildSlices appends a slice group of shape for each of the n replicas of
+// a checked deployment to groups, and returns the reservation its replicas
+// read from user_config.
+func (d *Deployment) buildSlices(shape *placement.Shape, n int, groups []*placement.SliceGroup) ([]*placement.SliceGroup, SliceReservation, field.ErrorList) {
 	from := len(groups)
 	for i := range n {
-		// Each replica gets a group of its own, sharing the shape's
-		// read-only maps.
+		// Each replica gets a group of its own.
 		g, errs := shape.Group(1)
 		if len(errs) > 0 {
 			return groups[:from], SliceReservation{}, errs
@@ -172,17 +169,15 @@ func (d *Deployment) compileSlices(p *field.Path, groups []*placement.SliceGroup
 	}
 	one := groups[from]
 	return groups, SliceReservation{
-		Version:            SliceReservationVersion,
-		Topology:           one.Topology,
-		AcceleratorVersion: one.AcceleratorVersion,
-		AcceleratorType:    one.AcceleratorType,
-		PodType:            one.PodType,
-		NumHosts:           one.HostsPerSlice,
-		ChipsPerHost:       one.ChipsPerHost,
-		NumBundles:         one.BundlesPerSlice,
-		// The reservation may share the group's map: a compiled plan is
-		// read-only (see Compile).
-		ResourcesPerBundle:      one.BundleResources,
+		Version:                 SliceReservationVersion,
+		Topology:                one.Topology,
+		AcceleratorVersion:      one.AcceleratorVersion,
+		AcceleratorType:         one.AcceleratorType,
+		PodType:                 one.PodType,
+		NumHosts:                one.HostsPerSlice,
+		ChipsPerHost:            one.ChipsPerHost,
+		NumBundles:              one.BundlesPerSlice,
+		ResourcesPerBundle:      maps.Clone(one.BundleResources),
 		Strategy:                string(one.Strategy),
 		HeadReservationTimeoutS: one.HeadReservationTimeoutSeconds,
 	}, nil

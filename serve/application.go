@@ -50,10 +50,9 @@ type Application struct {
 // exactly as Ray's Serve REST API takes it (typed, serveconfig.Application),
 // and one slice group per replica of every deployment with a topology.
 // Problems come back together as a field.ErrorList with paths under "app"
-// (app.deployments[llm].numReplicas). The plan shares no map or slice with
-// a, so a may change afterwards. The plan is read-only: its slice groups
-// share maps with each other, with its slice reservations and with the
-// plans of earlier compiles (see placement.SliceGroup).
+// (app.deployments[llm].numReplicas). The plan belongs to the caller: it
+// shares no map or slice with a, with another plan or with a later
+// compile, so either may change afterwards without changing the other.
 func (a Application) Compile() (*placement.Plan, error) {
 	var errs field.ErrorList
 	name := a.Name
@@ -91,55 +90,50 @@ func (a Application) Compile() (*placement.Plan, error) {
 		}
 	}
 
-	// Every replica's group in one slice, sized for them all (up to a
-	// bound: the counts are not validated yet).
-	n := 0
-	for i := range a.Deployments {
-		if d := &a.Deployments[i]; d.hasTopology() {
-			n += min(d.maxReplicas(), 64)
-		}
-	}
-	groups := make([]*placement.SliceGroup, 0, n)
-	if len(a.Deployments) > 0 {
-		out.Deployments = make([]serveconfig.Deployment, 0, len(a.Deployments))
-	}
+	// Every deployment is checked before any replica's slice group is
+	// built, so that a refused application builds none.
+	cs := make([]compiled, len(a.Deployments))
+	sliceReplicas := 0       // of the deployments above without an error
 	var named map[string]int // only for many deployments; few are scanned
 	if len(a.Deployments) > 16 {
 		named = make(map[string]int, len(a.Deployments))
 	}
 	for i := range a.Deployments {
 		d := &a.Deployments[i]
-		p := (*field.Path)(nil)
+		var p *field.Path
 		if d.Name == "" {
 			p = deploymentsPath.Index(i)
 		} else if first := a.firstNamed(named, d.Name, i); first < i {
 			p = deploymentsPath.Index(i)
 			errs = append(errs, field.Invalid(p.Child("name"), d.Name, fmt.Sprintf("duplicate deployment name; deployments[%d] has it", first)))
+		} else {
+			p = deploymentsPath.Key(d.Name)
 		}
-		// A first pass without paths; only a deployment with errors is
-		// checked again at its path, which gives the same errors there.
-		var c compiled
-		groups, c = d.compile(nil, groups)
-		if len(c.errs) > 0 {
-			if p == nil {
-				p = deploymentsPath.Key(d.Name)
-			}
-			groups, c = d.compile(p, groups)
-		}
-		errs = append(errs, c.errs...)
-		if len(errs) == 0 {
-			out.Deployments = out.Deployments[:len(out.Deployments)+1]
-			var res *SliceReservation
-			if c.hasRes {
-				res = &c.res
-			}
-			if err := d.rayConfig(&out.Deployments[len(out.Deployments)-1], c.accelType, res); err != nil {
-				return nil, fmt.Errorf("serve: deployment %q: user_config: %w", d.Name, err)
-			}
-		}
+		cs[i] = d.compile(p, sliceReplicas)
+		errs = append(errs, cs[i].errs...)
+		sliceReplicas += cs[i].replicas
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	groups := make([]*placement.SliceGroup, 0, sliceReplicas)
+	if len(a.Deployments) > 0 {
+		out.Deployments = make([]serveconfig.Deployment, len(a.Deployments))
+	}
+	for i := range a.Deployments {
+		d, c := &a.Deployments[i], &cs[i]
+		var res *SliceReservation
+		if c.shape != nil {
+			var r SliceReservation
+			var gerrs field.ErrorList
+			if groups, r, gerrs = d.buildSlices(c.shape, c.replicas, groups); len(gerrs) > 0 {
+				return nil, gerrs
+			}
+			res = &r
+		}
+		if err := d.rayConfig(&out.Deployments[i], c.accelType, res); err != nil {
+			return nil, fmt.Errorf("serve: deployment %q: user_config: %w", d.Name, err)
+		}
 	}
 	out.RuntimeEnv = envOrNil(&a.RuntimeEnv)
 	var err error
@@ -181,18 +175,21 @@ func (a *Application) firstNamed(named map[string]int, name string, i int) int {
 	return i
 }
 
-// compiled is one deployment's part of Compile.
+// compiled is one deployment's part of Compile: its errors, or what its
+// replicas' slice groups are built from.
 type compiled struct {
 	errs      field.ErrorList
 	accelType string
-	res       SliceReservation
-	hasRes    bool
+	// shape is the slice each replica owns (nil without a topology), and
+	// replicas the number of replicas that own one.
+	shape    *placement.Shape
+	replicas int
 }
 
-// compile checks d and appends its replicas' slice groups to groups (only
-// when d has no error). With p nil it is the first pass, whose errors only
-// count: paths are built only at a real p.
-func (d *Deployment) compile(p *field.Path, groups []*placement.SliceGroup) ([]*placement.SliceGroup, compiled) {
+// compile checks d, reporting its errors at p. before is the number of
+// replicas that own a slice in the deployments above, for the
+// application's limit.
+func (d *Deployment) compile(p *field.Path, before int) compiled {
 	var c compiled
 	c.errs = d.validate(p)
 	var aerrs field.ErrorList
@@ -200,14 +197,11 @@ func (d *Deployment) compile(p *field.Path, groups []*placement.SliceGroup) ([]*
 	c.errs = append(c.errs, aerrs...)
 	c.errs = append(c.errs, d.validateProfiler(p)...)
 	if d.hasTopology() && d.AcceleratorConfig.Accelerator != "" {
-		from := len(groups)
-		var serrs field.ErrorList
-		groups, c.res, serrs = d.compileSlices(p, groups)
+		shape, n, serrs := d.compileSlices(p, c.accelType, before)
 		c.errs = append(c.errs, serrs...)
-		if len(c.errs) > 0 {
-			return groups[:from], c
+		if len(c.errs) == 0 {
+			c.shape, c.replicas = shape, n
 		}
-		c.hasRes = true
 	}
-	return groups, c
+	return c
 }

@@ -62,20 +62,6 @@ func BenchmarkCompileAndMarshal(b *testing.B) {
 	}
 }
 
-// BenchmarkCompileNewShape measures the first compile of an accelerator
-// config in a process: the slice shape is resolved from the catalog again
-// in every iteration instead of kept.
-func BenchmarkCompileNewShape(b *testing.B) {
-	app := typicalApp()
-	b.ReportAllocs()
-	for b.Loop() {
-		serve.ForgetShapes()
-		if _, err := app.Compile(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // TestTypicalConfig keeps the benchmarked app's Serve config in testdata,
 // where scripts/bench-serve-compile-vs-python.sh reads it for the Python
 // side.

@@ -98,7 +98,7 @@ func (d *Deployment) rayConfig(out *serveconfig.Deployment, accelType string, re
 	}
 	if res != nil {
 		// The replica reserves its slice itself: no Serve placement group.
-		r := *res // its map is the shape's, shared read-only by every plan
+		r := *res // its map is the deployment's own, made by compileSlices
 		out.Reservation = &r
 		out.Profiler = clonePtr(d.Profiler)
 		return nil

@@ -99,12 +99,21 @@ func TestSliceGroups(t *testing.T) {
 				}
 			}
 			if len(plan.Slices) > 1 {
-				// The replicas' groups share read-only maps; a DeepCopy
-				// is a group of its own to change.
+				// A DeepCopy is a group of its own to change.
 				own := plan.Slices[0].DeepCopy()
 				own.BundleResources["CPU"] = 99
 				if plan.Slices[0].BundleResources["CPU"] == 99 || plan.Slices[1].BundleResources["CPU"] == 99 {
 					t.Error("a DeepCopy of a replica's group shares its map")
+				}
+				// So is each replica's group: changing one changes no other.
+				first := plan.Slices[0]
+				first.BundleResources["CPU"] = 98
+				first.Groups[0].Bundles[0].Resources["CPU"] = 98
+				first.Heads[0].LabelSelector["zone"] = "a"
+				for _, g := range plan.Slices[1:] {
+					if g.BundleResources["CPU"] != 1 || g.Groups[0].Bundles[0].Resources["CPU"] != 1 || g.Heads[0].LabelSelector["zone"] != "" {
+						t.Fatalf("a change to replica 0's group reached replica %d's: %v", g.Part.Index, g)
+					}
 				}
 			}
 		})
@@ -132,11 +141,12 @@ func TestDuplicateNamesManyDeployments(t *testing.T) {
 	}
 }
 
-// TestSliceShapeCache checks the shapes kept across compiles: two compiles
-// of one accelerator config share their read-only maps, a config that
-// differs in any field the shape follows from gets a shape of its own, and
-// errors always carry the paths of the compile that made them.
-func TestSliceShapeCache(t *testing.T) {
+// TestSliceShapePerCompile checks that every compile resolves its own
+// slice shape: two compiles of one accelerator config share no map, a
+// config that differs in any field the shape follows from gets the shape
+// it describes, and errors always carry the paths of the compile that made
+// them.
+func TestSliceShapePerCompile(t *testing.T) {
 	t.Parallel()
 	compile := func(a AcceleratorConfig, strategy placement.Strategy) (*placement.SliceGroup, error) {
 		t.Helper()
@@ -157,11 +167,11 @@ func TestSliceShapeCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reflect.ValueOf(g1.BundleResources).UnsafePointer() != reflect.ValueOf(g2.BundleResources).UnsafePointer() {
-		t.Error("two compiles of one accelerator config do not share the shape's bundle map")
+	if reflect.ValueOf(g1.BundleResources).UnsafePointer() == reflect.ValueOf(g2.BundleResources).UnsafePointer() {
+		t.Error("two compiles of one accelerator config share the shape's bundle map")
 	}
-	if own := g1.DeepCopy(); reflect.ValueOf(own.BundleResources).UnsafePointer() == reflect.ValueOf(g2.BundleResources).UnsafePointer() {
-		t.Error("a DeepCopy shares the shape's bundle map")
+	if own := g1.DeepCopy(); reflect.ValueOf(own.BundleResources).UnsafePointer() == reflect.ValueOf(g1.BundleResources).UnsafePointer() {
+		t.Error("a DeepCopy shares the group's bundle map")
 	}
 
 	for _, tc := range []struct {
@@ -193,7 +203,7 @@ func TestSliceShapeCache(t *testing.T) {
 		}
 	}
 
-	// An error is never kept: both compiles name their own deployment.
+	// Each compile's errors name its own deployment.
 	for _, name := range []string{"first", "second"} {
 		_, err := Application{ImportPath: "a:b", Deployments: []Deployment{
 			{Name: "ok"},
@@ -206,10 +216,10 @@ func TestSliceShapeCache(t *testing.T) {
 	}
 }
 
-// TestSliceShapeCacheConcurrent compiles apps with new and kept shapes
-// from many goroutines at once (run under -race): every plan is the one a
+// TestCompileConcurrent compiles apps with a few accelerator configs from
+// many goroutines at once (run under -race): every plan is the one a
 // compile alone makes.
-func TestSliceShapeCacheConcurrent(t *testing.T) {
+func TestCompileConcurrent(t *testing.T) {
 	t.Parallel()
 	app := func(i int) Application {
 		return Application{ImportPath: "a:b", Deployments: []Deployment{{

@@ -11,10 +11,10 @@ import (
 // declared in Ray's order, and unset ones are left out of the JSON, so
 // Serve falls back to the code's values.
 //
-// A compiled Application is read-only: package serve gives every plan
-// maps of its own, but an Application may share maps with copies of
-// itself (a backend changes a copy by replacing a field, never by writing
-// into a map or a slice it did not make).
+// Package serve gives every compiled Application maps and slices of its
+// own, so the plan's holder may change it. A shallow copy of an
+// Application shares its maps, so a backend changes a copy by replacing a
+// field, never by writing into a map or a slice it did not make.
 type Application struct {
 	// Name of the application, unique in the Serve instance.
 	Name string `json:"name"`

@@ -31,8 +31,11 @@ type MachineType struct {
 	Chips int    `json:"chips"`
 }
 
-// Generation describes one TPU generation. Values come from [Generations]
-// and [LookupGeneration]; treat them as read-only.
+// Generation describes one TPU generation. Every value the package hands
+// out ([Generations], [LookupGeneration], [ResolveGeneration],
+// [ParsePodType], [Slice].Generation) is a copy of the catalog's entry,
+// with slices of its own: changing it changes no later lookup and no
+// validation.
 type Generation struct {
 	// Name is raytpu's canonical name: v2, v3, v4, v5e, v5p, v6e, v7x.
 	Name string `json:"name"`
@@ -294,8 +297,25 @@ var byName = func() map[string]*Generation {
 	return m
 }()
 
-// Generations returns the catalog, oldest generation first.
-func Generations() []*Generation { return slices.Clone(generations) }
+// clone returns a copy of g with exported slices of its own. The
+// unexported lists and maps, which nothing outside the package can reach,
+// stay shared with the catalog and are never written after init.
+func (g *Generation) clone() *Generation {
+	c := *g
+	c.Aliases = slices.Clone(g.Aliases)
+	c.ChipsPerHostOptions = slices.Clone(g.ChipsPerHostOptions)
+	c.MachineTypes = slices.Clone(g.MachineTypes)
+	return &c
+}
+
+// Generations returns a copy of the catalog, oldest generation first.
+func Generations() []*Generation {
+	out := make([]*Generation, len(generations))
+	for i, g := range generations {
+		out[i] = g.clone()
+	}
+	return out
+}
 
 // GenerationNames returns the canonical names, oldest first.
 func GenerationNames() []string {
@@ -328,19 +348,38 @@ func normalizeName(s string) string {
 
 // LookupGeneration finds a generation by any accepted name, case-insensitively:
 // raytpu's (v6e), Ray's (TPU-V6E, v5litepod, v7x), GCE's (tpu7x) or the
-// marketing name (trillium, ironwood).
+// marketing name (trillium, ironwood). The generation is the caller's copy.
 func LookupGeneration(name string) (*Generation, bool) {
+	if g, ok := lookup(name); ok {
+		return g.clone(), true
+	}
+	return nil, false
+}
+
+// lookup is LookupGeneration returning the catalog's own entry, for the
+// package's rules; it never leaves the package.
+func lookup(name string) (*Generation, bool) {
 	g, ok := byName[normalizeName(name)]
 	return g, ok
 }
 
 // ResolveGeneration is LookupGeneration with a field error: Required for an
-// empty name, NotSupported (with the nearest name) for an unknown one.
+// empty name, NotSupported (with the nearest name) for an unknown one. The
+// generation is the caller's copy.
 func ResolveGeneration(name string, path *field.Path) (*Generation, *field.Error) {
+	g, err := resolveGeneration(name, path)
+	if err != nil {
+		return nil, err
+	}
+	return g.clone(), nil
+}
+
+// resolveGeneration is ResolveGeneration returning the catalog's own entry.
+func resolveGeneration(name string, path *field.Path) (*Generation, *field.Error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, field.Required(path, "a TPU generation: one of "+strings.Join(GenerationNames(), ", "))
 	}
-	if g, ok := LookupGeneration(name); ok {
+	if g, ok := lookup(name); ok {
 		return g, nil
 	}
 	e := field.NotSupported(path, name, GenerationNames())

@@ -25,7 +25,7 @@ func ChipCountTopology(p *field.Path, topology, generation string, target Target
 		return nil
 	}
 	gens := generations
-	if g, ok := LookupGeneration(generation); ok {
+	if g, ok := lookup(generation); ok {
 		gens = []*Generation{g}
 	}
 	var valid, notes []string

@@ -10,7 +10,7 @@ import (
 // ParsePodType parses a pod type in Ray's or GCE's form (v6e-16,
 // v5litepod-16, v4-16, tpu7x-16, v7x-16) into its generation and chip count.
 // The suffix counts TensorCores, so it must be a multiple of the
-// generation's cores per chip.
+// generation's cores per chip. The generation is the caller's copy.
 func ParsePodType(s string) (*Generation, int, error) {
 	name, count, ok := strings.Cut(strings.TrimSpace(s), "-")
 	if !ok || name == "" || count == "" {

@@ -81,7 +81,7 @@ func TestPodTypeRoundTrip(t *testing.T) {
 						t.Errorf("ParsePodType(%q) for %s: %v", pt, s, err)
 						continue
 					}
-					if pg != g || pc != chips {
+					if pg.Name != g.Name || pc != chips {
 						t.Errorf("ParsePodType(%q) = %s, %d; want %s, %d", pt, pg.Name, pc, g.Name, chips)
 					}
 				}

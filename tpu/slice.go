@@ -2,6 +2,7 @@ package tpu
 
 // Slice is a resolved TPU slice: one generation, one topology, one host size.
 type Slice struct {
+	// Generation is the slice's own copy of the catalog's entry.
 	Generation *Generation
 	Topology   Topology
 	// ChipsPerHost is the resolved host size (machine type, override, or

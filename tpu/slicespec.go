@@ -45,7 +45,7 @@ func FieldsUnder(p *field.Path) SliceFields {
 // says so, and the other way round.
 func (s SliceSpec) Resolve(target Target, f SliceFields) (*Slice, field.ErrorList) {
 	var errs field.ErrorList
-	g, gerr := ResolveGeneration(s.Generation, f.Generation)
+	g, gerr := resolveGeneration(s.Generation, f.Generation)
 	if gerr != nil {
 		errs = append(errs, gerr)
 	}
@@ -98,6 +98,7 @@ func (s SliceSpec) Resolve(target Target, f SliceFields) (*Slice, field.ErrorLis
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	sl.Generation = g.clone() // the caller's, not the catalog's
 	return sl, nil
 }
 

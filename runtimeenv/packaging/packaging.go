@@ -6,13 +6,17 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
 
-// DefaultExcludes are the patterns Ray's clients always add to a working
-// dir's excludes (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES in Ray 2.60).
-var DefaultExcludes = []string{".git", ".venv", "venv", "__pycache__"}
+// DefaultExcludes returns the patterns Ray's clients always add to a
+// working dir's excludes (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES in Ray 2.60), in
+// a fresh slice: a caller changing it changes no walk.
+func DefaultExcludes() []string { return slices.Clone(defaultExcludes) }
+
+var defaultExcludes = []string{".git", ".venv", "venv", "__pycache__"}
 
 // Errors a walk or a zip matches with errors.Is.
 var (

@@ -60,7 +60,7 @@ func Walk(dir string, opts Options) (*Tree, error) {
 	}
 	var excludes []string
 	if !opts.NoDefaultExcludes {
-		excludes = append(excludes, DefaultExcludes...)
+		excludes = append(excludes, defaultExcludes...)
 	}
 	excludes = append(excludes, opts.Excludes...)
 	spec, err := compileSpec("", excludes)

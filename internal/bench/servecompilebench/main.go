@@ -6,13 +6,11 @@
 // that the app compiles to exactly the config in -golden, the file the
 // Python side reads, so both sides build the same thing.
 //
-// serve keeps the slice shape of each accelerator config it has compiled,
-// so a re-compile (the next deploy or plan of an app) skips resolving it
-// from the TPU catalog. With -new-shape the process first compiles more
-// distinct accelerator configs than serve keeps, so that every timed
-// build resolves its shape again, as the first compile of a config does.
+// Every compile resolves its slice shape from the TPU catalog: serve keeps
+// nothing between compiles, so the first compile of an app and every later
+// one cost the same.
 //
-//	servecompilebench -runs 5 -golden serve/testdata/typical-config.golden.json [-new-shape]
+//	servecompilebench -runs 5 -golden serve/testdata/typical-config.golden.json
 package main
 
 import (
@@ -21,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/raytpu/raytpu/internal/bench/cpubench"
 	"github.com/raytpu/raytpu/serve"
@@ -57,26 +54,19 @@ func typicalApp() serve.Application {
 func main() {
 	runs := flag.Int("runs", 5, "benchmark runs per case; the median is printed")
 	golden := flag.String("golden", "serve/testdata/typical-config.golden.json", "the typical app's config, as the Python side reads it")
-	newShape := flag.Bool("new-shape", false, "time the first compile of an accelerator config: fill serve's kept shapes with other configs first")
 	flag.Parse()
-	if err := run(*runs, *golden, *newShape); err != nil {
+	if err := run(*runs, *golden); err != nil {
 		fmt.Fprintln(os.Stderr, "servecompilebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runs int, golden string, newShape bool) error {
+func run(runs int, golden string) error {
 	want, err := os.ReadFile(golden)
 	if err != nil {
 		return err
 	}
 	name := "typical Serve app"
-	if newShape {
-		if err := fillShapes(); err != nil {
-			return err
-		}
-		name += ", first compile of its accelerator config"
-	}
 	app := typicalApp()
 	plan, err := app.Compile()
 	if err != nil {
@@ -96,23 +86,4 @@ func run(runs int, golden string, newShape bool) error {
 		}
 	})
 	return json.NewEncoder(os.Stdout).Encode(r)
-}
-
-// fillShapes compiles apps with fillConfigs distinct accelerator configs
-// (head reservation timeouts of 1 ms, 2 ms, ...; the typical app's is the
-// default), more than serve keeps, so that no config compiled afterwards
-// is kept.
-func fillShapes() error {
-	const fillConfigs = 4096
-	for i := range fillConfigs {
-		app := serve.Application{ImportPath: "a:b", Deployments: []serve.Deployment{{
-			Name: "fill",
-			AcceleratorConfig: &serve.AcceleratorConfig{Kind: serve.TPU, Accelerator: "v4", Topology: "2x2x2",
-				HeadReservationTimeout: time.Duration(i+1) * time.Millisecond},
-		}}}
-		if _, err := app.Compile(); err != nil {
-			return fmt.Errorf("filling the kept shapes: %w", err)
-		}
-	}
-	return nil
 }

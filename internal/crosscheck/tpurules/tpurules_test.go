@@ -202,7 +202,7 @@ func TestAgainstInstalledRay(t *testing.T) {
 			goValid := g.CheckTopology(topo, tpu.TargetRay) == ""
 			for name, rayValid := range r.Valid {
 				lg, ok := tpu.LookupGeneration(name)
-				if !ok || lg != g {
+				if !ok || lg.Name != g.Name {
 					disagree("%s: Ray's name %q does not look up to %s in tpu", g.Name, name, g.Name)
 					continue
 				}
