@@ -302,10 +302,10 @@ func TestLabelConditionUnmatchable(t *testing.T) {
 			t.Errorf("UnmatchableNote(%q)\n got %q\nwant %q", sel, got, want)
 		}
 	}
-	got := placement.NoLabelsReason("bundle 0 {CPU: 1}", map[string]string{"zone": "in(a, b)"})
-	const want = `bundle 0 {CPU: 1}: no node has labels {zone: in(a, b)} (zone: Ray 2.60 keeps the space after a comma in "in(a, b)", so its item " b" matches no node label; write "in(a,b)")`
+	got := placement.Unplaced{Resources: map[string]float64{"CPU": 1}, Selector: map[string]string{"zone": "in(a, b)"}, NoLabels: true}.InfeasibleReason()
+	const want = `bundle 0 {CPU: 1} with label selector {zone: in(a, b)}: no node has labels {zone: in(a, b)} (zone: Ray 2.60 keeps the space after a comma in "in(a, b)", so its item " b" matches no node label; write "in(a,b)")`
 	if got != want {
-		t.Errorf("NoLabelsReason\n got %s\nwant %s", got, want)
+		t.Errorf("InfeasibleReason\n got %s\nwant %s", got, want)
 	}
 }
 

@@ -41,11 +41,11 @@ const (
 	CodeBusySlice = "BusySlice"
 )
 
-// NoICI says why a request spread over slices hangs.
-const NoICI = "slices share no ICI, so the first collective across them hangs (a Serve replica stays DEPLOYING)"
+// noICI says why a request spread over slices hangs.
+const noICI = "slices share no ICI, so the first collective across them hangs (a Serve replica stays DEPLOYING)"
 
-// PartialWhy says why a request holding part of a multi-host slice waits.
-const PartialWhy = "a multi-host slice runs one program over all of its hosts, so the job waits for hosts it does not hold"
+// partialWhy says why a request holding part of a multi-host slice waits.
+const partialWhy = "a multi-host slice runs one program over all of its hosts, so the job waits for hosts it does not hold"
 
 // PendingFinding reports a placement group that waits for resources;
 // group names it ("placement group <id> (<name>)") and reason says what
@@ -79,11 +79,15 @@ type SliceShare struct {
 	// of the slice's hosts.
 	TPU   float64
 	Hosts int
+	// PodType is the slice's pod type and SliceHosts its number of hosts,
+	// as the cluster's snapshot says.
+	PodType    string
+	SliceHosts int
 }
 
-// DescribeShares renders shares as "slice-a: 4 TPU on 1 host, slice-b: 4
+// describeShares renders shares as "slice-a: 4 TPU on 1 host, slice-b: 4
 // TPU on 1 host".
-func DescribeShares(shares []SliceShare) string {
+func describeShares(shares []SliceShare) string {
 	parts := make([]string, len(shares))
 	for i, s := range shares {
 		parts[i] = fmt.Sprintf("%s: %s TPU on %s", s.Slice, FormatNumber(s.TPU), Plural(s.Hosts, "host"))
@@ -121,11 +125,11 @@ func (l RawLanding) Diagnose() Diagnosis {
 	switch {
 	case len(l.Shares) > 1:
 		return Diagnosis{{Severity: SeverityError, Code: CodeSpansSlices, Message: fmt.Sprintf(
-			"%s landed on %d slices (%s): %s; %s", what, len(l.Shares), DescribeShares(l.Shares), NoICI, hint)}}
+			"%s landed on %d slices (%s): %s; %s", what, len(l.Shares), describeShares(l.Shares), noICI, hint)}}
 	case len(l.Shares) == 1 && l.Hosts < l.SliceHosts:
 		s := l.Shares[0]
 		return Diagnosis{{Severity: SeverityError, Code: CodePartialSlice, Message: fmt.Sprintf(
-			"%s landed on %d of the %d hosts of %s (%s): %s; %s", what, s.Hosts, l.SliceHosts, s.Slice, l.PodType, PartialWhy, hint)}}
+			"%s landed on %d of the %d hosts of %s (%s): %s; %s", what, s.Hosts, l.SliceHosts, s.Slice, l.PodType, partialWhy, hint)}}
 	case len(l.Shares) == 1:
 		return Diagnosis{{Severity: SeverityInfo, Code: CodeUnpinned, Message: fmt.Sprintf(
 			"%s landed on every host of %s, but nothing pinned them to one slice: on a busier cluster they can spread; %s", what, l.Shares[0].Slice, hint)}}
@@ -145,16 +149,6 @@ func (l RawLanding) topologyHint() string {
 		}
 	}
 	return "request a topology so that Ray reserves one whole slice"
-}
-
-// DescribeBundle renders bundle i for a reason: "bundle 2 {CPU: 1, TPU:
-// 4} with label selector {...}".
-func DescribeBundle(i int, resources map[string]float64, selector map[string]string) string {
-	s := "bundle " + strconv.Itoa(i) + " " + FormatResources(resources)
-	if len(selector) > 0 {
-		s += " with label selector " + FormatSelector(selector)
-	}
-	return s
 }
 
 // FormatResources renders {CPU: 1, TPU: 4}, keys sorted.
@@ -194,36 +188,4 @@ func Plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
-}
-
-// NoneFreeReason says why a bundle waits: n nodes could hold it, none has
-// it free now.
-func NoneFreeReason(bundle string, n int) string {
-	if n == 1 {
-		return bundle + ": the one node that can hold it does not have it free"
-	}
-	return fmt.Sprintf("%s: none of the %d nodes that can hold it has it free", bundle, n)
-}
-
-// NoResourceReason says why a bundle can never be placed: no node offers
-// the missing resources.
-func NoResourceReason(bundle string, missing []string) string {
-	return fmt.Sprintf("%s: no node has resource %s", bundle, strings.Join(missing, ", "))
-}
-
-// NoLabelsReason says why a bundle can never be placed: no node carries
-// the labels its selector asks for. When the selector names a value no
-// node label can hold (see [LabelCondition.Unmatchable]), it says so.
-func NoLabelsReason(bundle string, selector map[string]string) string {
-	s := fmt.Sprintf("%s: no node has labels %s", bundle, FormatSelector(selector))
-	if note := NewLabelSelector(selector).UnmatchableNote(); note != "" {
-		s += " (" + note + ")"
-	}
-	return s
-}
-
-// NoFitReason says why a bundle can never be placed: no node that matches
-// its selector has enough of every resource.
-func NoFitReason(bundle string) string {
-	return bundle + ": no node that matches has that much of every resource"
 }

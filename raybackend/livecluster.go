@@ -8,17 +8,24 @@ import (
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/rayvocab"
-	"github.com/raytpu/raytpu/tpu"
 )
 
 // liveCluster is the cluster's alive nodes as the State API lists them.
+// It is placement's snapshot of the cluster: its slices are read from the
+// nodes' labels, in name order, each with the hosts the catalog gives its
+// pod type (the alive ones when the pod type does not say).
 type liveCluster struct {
-	nodes map[string]*ray.Node
-	// hosts counts the alive hosts of each slice, by slice name.
-	hosts map[string]int
-	list  []*ray.Node
+	nodes  map[string]*ray.Node
+	slices map[string]placement.SliceInfo
+	list   []*ray.Node
 	// held sums, by node id, the resources of the placed bundles.
 	held map[string]map[string]float64
+}
+
+// Slice is placement.Snapshot's.
+func (lc *liveCluster) Slice(name string) (placement.SliceInfo, bool) {
+	s, ok := lc.slices[name]
+	return s, ok
 }
 
 // hold records what the placed bundles of pgs hold on their nodes.
@@ -43,7 +50,8 @@ func (lc *liveCluster) hold(pgs []ray.PlacementGroupState) {
 }
 
 func newLiveCluster(nodes []ray.Node) *liveCluster {
-	lc := &liveCluster{nodes: map[string]*ray.Node{}, hosts: map[string]int{}}
+	lc := &liveCluster{nodes: map[string]*ray.Node{}, slices: map[string]placement.SliceInfo{}}
+	alive := map[string]int{}
 	for i := range nodes {
 		n := &nodes[i]
 		if n.State != "ALIVE" {
@@ -52,8 +60,17 @@ func newLiveCluster(nodes []ray.Node) *liveCluster {
 		lc.nodes[n.ID] = n
 		lc.list = append(lc.list, n)
 		if s := n.Labels[rayvocab.LabelTPUSliceName]; s != "" {
-			lc.hosts[s]++
+			alive[s]++
+			lc.slices[s] = placement.SliceInfo{Name: s, PodType: n.Labels[rayvocab.LabelTPUPodType]}
 		}
+	}
+	for i, name := range slices.Sorted(maps.Keys(lc.slices)) {
+		s := lc.slices[name]
+		s.Order, s.Hosts = i, placement.SliceHostsOf(s.PodType)
+		if s.Hosts == 0 {
+			s.Hosts = alive[name]
+		}
+		lc.slices[name] = s
 	}
 	return lc
 }
@@ -79,47 +96,15 @@ func (lc *liveCluster) landings(pg *ray.PlacementGroupState, group int, part pla
 	return out
 }
 
-// rawLanding sums where a placed group's TPU bundles landed, slice by
-// slice in slice-name order.
+// rawLanding sums where a placed group's TPU bundles landed.
 func (lc *liveCluster) rawLanding(pg *ray.PlacementGroupState) placement.RawLanding {
-	var l placement.RawLanding
-	hosts := map[string]bool{}
-	bySlice := map[string]*placement.SliceShare{}
-	sliceHosts := map[string]map[string]bool{}
-	var podType string
+	var bs []placement.LandedBundle
 	for _, b := range pg.Bundles {
-		t := b.Resources[rayvocab.ResourceTPU]
-		n, ok := lc.nodes[b.NodeID]
-		if t <= 0 || !ok {
-			continue
-		}
-		l.Bundles++
-		l.TPU += t
-		hosts[n.ID] = true
-		s := n.Labels[rayvocab.LabelTPUSliceName]
-		if s == "" {
-			continue
-		}
-		if bySlice[s] == nil {
-			bySlice[s], sliceHosts[s] = &placement.SliceShare{Slice: s}, map[string]bool{}
-			podType = n.Labels[rayvocab.LabelTPUPodType]
-		}
-		bySlice[s].TPU += t
-		sliceHosts[s][n.ID] = true
-	}
-	l.Hosts = len(hosts)
-	for _, s := range slices.Sorted(maps.Keys(bySlice)) {
-		bySlice[s].Hosts = len(sliceHosts[s])
-		l.Shares = append(l.Shares, *bySlice[s])
-	}
-	if len(l.Shares) > 0 {
-		l.SliceHosts = lc.hosts[l.Shares[0].Slice]
-		l.PodType = podType
-		if gen, _, err := tpu.ParsePodType(podType); err == nil {
-			l.Generation = gen
+		if n, ok := lc.nodes[b.NodeID]; ok {
+			bs = append(bs, placement.LandedBundle{Node: n.ID, Slice: n.Labels[rayvocab.LabelTPUSliceName], TPU: b.Resources[rayvocab.ResourceTPU]})
 		}
 	}
-	return l
+	return placement.Land(lc, bs)
 }
 
 // groupFinding reports a group that is not CREATED: INFEASIBLE when Ray
@@ -133,15 +118,16 @@ func (lc *liveCluster) groupFinding(pg *ray.PlacementGroupState, name string) (p
 	if i < 0 {
 		i = 0
 	}
-	reason, fits := "its bundles are not all placed yet", 0
-	if i < len(pg.Bundles) {
-		b := pg.Bundles[i]
-		reason, fits = lc.reason(placement.DescribeBundle(i, b.Resources, b.LabelSelector), b.Resources, b.LabelSelector)
+	if i >= len(pg.Bundles) {
+		return placement.InfeasibleFinding(name, "its bundles are not all placed yet"), true
 	}
-	if fits == 0 || pg.Stats.SchedulingState == ray.PlacementGroupSchedulingInfeasible {
-		return placement.InfeasibleFinding(name, reason), true
+	b := pg.Bundles[i]
+	u := lc.unplaced(i, b.Resources, b.LabelSelector)
+	u.Strategy, u.GroupSize = placement.Strategy(pg.Strategy), len(pg.Bundles)
+	if u.Fits == 0 || pg.Stats.SchedulingState == ray.PlacementGroupSchedulingInfeasible {
+		return placement.InfeasibleFinding(name, u.InfeasibleReason()), true
 	}
-	return placement.PendingFinding(name, reason), true
+	return placement.PendingFinding(name, u.PendingReason()), true
 }
 
 // headFinding reports a slice replica that holds no head reservation
@@ -151,30 +137,35 @@ func (lc *liveCluster) groupFinding(pg *ray.PlacementGroupState, name string) (p
 func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placement.Finding, bool) {
 	head := map[string]float64{rayvocab.HeadResource(res.PodType): 1}
 	sel := map[string]string{rayvocab.LabelTPUWorkerID: "0", rayvocab.LabelTPUPodType: res.PodType}
-	reason, fits := lc.reason(placement.DescribeBundle(0, head, sel), head, sel)
-	if fits > 0 && lc.anyFree(head, sel) { // the replica is about to reserve it
-		return placement.Finding{}, false
+	u := lc.unplaced(0, head, sel)
+	reason := u.InfeasibleReason()
+	if u.Fits > 0 {
+		if lc.anyFree(head, sel) { // the replica is about to reserve it
+			return placement.Finding{}, false
+		}
+		reason = u.PendingReason()
 	}
 	return placement.Finding{Severity: placement.SeverityError, Code: placement.CodeHeadReservationFailed, Message: fmt.Sprintf(
 		"slice 0 of the %s %s request (%s) of raytpu-slice:%s:%s:%s holds no head reservation: %s; the replica runtime gives up after its head_reservation_timeout_s and Serve retries the replica",
 		res.AcceleratorVersion, res.Topology, res.PodType, app, dep, id, reason)}, true
 }
 
-// reason says why a bundle is not placed and counts the alive nodes that
-// could hold it on an idle cluster. The live cluster reports no free
+// unplaced gathers the facts of why a bundle is not placed: the
+// resources no alive node offers, whether any carries its labels, and how
+// many could hold it on an idle cluster. The live cluster reports no free
 // resources per node, so a bundle some node could hold "waits for one to
 // be free".
-func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[string]string) (string, int) {
-	var missing []string
+func (lc *liveCluster) unplaced(i int, res map[string]float64, sel map[string]string) placement.Unplaced {
+	u := placement.Unplaced{Bundle: i, Resources: res, Selector: sel}
 	for _, k := range slices.Sorted(maps.Keys(res)) {
 		if res[k] > 0 && !slices.ContainsFunc(lc.list, func(n *ray.Node) bool { return n.Resources[k] > 0 }) {
-			missing = append(missing, k)
+			u.Missing = append(u.Missing, k)
 		}
 	}
-	if len(missing) > 0 {
-		return placement.NoResourceReason(bundle, missing), 0
+	if len(u.Missing) > 0 {
+		return u
 	}
-	labelled, fits := 0, 0
+	labelled := 0
 	ls := placement.NewLabelSelector(sel) // as accepted by Ray: parsed, not validated
 	for _, n := range lc.list {
 		if !ls.Matches(n.Labels) {
@@ -182,16 +173,11 @@ func (lc *liveCluster) reason(bundle string, res map[string]float64, sel map[str
 		}
 		labelled++
 		if !slices.ContainsFunc(slices.Collect(maps.Keys(res)), func(k string) bool { return n.Resources[k] < res[k] }) {
-			fits++
+			u.Fits++
 		}
 	}
-	switch {
-	case labelled == 0:
-		return placement.NoLabelsReason(bundle, sel), 0
-	case fits == 0:
-		return placement.NoFitReason(bundle), 0
-	}
-	return placement.NoneFreeReason(bundle, fits), fits
+	u.NoLabels = labelled == 0
+	return u
 }
 
 // anyFree reports whether an alive node matching sel has res free of the

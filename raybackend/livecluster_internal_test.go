@@ -31,7 +31,11 @@ func TestLiveReasonMatchesSelectorsAsRay(t *testing.T) {
 		{"!(b)", 2, ""},
 		{"b", 1, ""},
 	} {
-		reason, fits := lc.reason("bundle 0 {CPU: 1}", res, map[string]string{"zone": c.sel})
+		u := lc.unplaced(0, res, map[string]string{"zone": c.sel})
+		fits, reason := u.Fits, u.InfeasibleReason()
+		if fits > 0 {
+			reason = u.PendingReason()
+		}
 		if fits != c.fits {
 			t.Errorf("{zone: %s}: %d nodes fit, want %d (%s)", c.sel, fits, c.fits, reason)
 		}

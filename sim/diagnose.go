@@ -42,58 +42,28 @@ const (
 	CodeBusySlice             = placement.CodeBusySlice
 )
 
-// landing sums where a set of bundles landed, slice by slice.
-type landing struct {
-	bundles int
-	tpu     float64
-	slices  []*landed // in cluster order
-	hosts   map[string]bool
+// snapshot is the cluster as placement's diagnosis reads it.
+type snapshot struct{ c *Cluster }
+
+func (s snapshot) Slice(name string) (placement.SliceInfo, bool) {
+	si, ok := s.c.sliceByName[name]
+	if !ok {
+		return placement.SliceInfo{}, false
+	}
+	info := &s.c.slices[si]
+	return placement.SliceInfo{Name: info.name, PodType: info.item.item.PodType, Hosts: int(info.hosts), Order: int(info.first)}, true
 }
 
-type landed struct {
-	info  *sliceInfo
-	tpu   float64
-	hosts map[string]bool
-}
-
-func (c *Cluster) land(bs []BundlePlacement) *landing {
-	l := &landing{hosts: map[string]bool{}}
+// land sums where the created bundles among bs landed.
+func (c *Cluster) land(bs []BundlePlacement) placement.RawLanding {
+	landed := make([]placement.LandedBundle, 0, len(bs))
 	for _, b := range bs {
-		t := b.Resources[rayvocab.ResourceTPU]
-		if b.State != StateCreated || t <= 0 {
-			continue
+		if b.State == StateCreated {
+			landed = append(landed, placement.LandedBundle{Node: b.Node, Slice: b.SliceName, TPU: b.Resources[rayvocab.ResourceTPU]})
 		}
-		l.bundles++
-		l.tpu += t
-		l.hosts[b.Node] = true
-		si, ok := c.sliceByName[b.SliceName]
-		if !ok {
-			continue
-		}
-		info := &c.slices[si]
-		i := slices.IndexFunc(l.slices, func(x *landed) bool { return x.info == info })
-		if i < 0 {
-			l.slices = append(l.slices, &landed{info: info, hosts: map[string]bool{}})
-			slices.SortFunc(l.slices, func(a, b *landed) int { return int(a.info.first - b.info.first) })
-			i = slices.IndexFunc(l.slices, func(x *landed) bool { return x.info == info })
-		}
-		l.slices[i].tpu += t
-		l.slices[i].hosts[b.Node] = true
 	}
-	return l
+	return placement.Land(snapshot{c}, landed)
 }
-
-func (l *landing) shares() []placement.SliceShare {
-	out := make([]placement.SliceShare, len(l.slices))
-	for i, s := range l.slices {
-		out[i] = placement.SliceShare{Slice: s.info.name, TPU: s.tpu, Hosts: len(s.hosts)}
-	}
-	return out
-}
-
-func (l *landing) describe() string { return placement.DescribeShares(l.shares()) }
-
-const noICI = placement.NoICI
 
 // groupFindings reports pending and infeasible groups.
 func groupFindings(groups []GroupRef) Diagnosis {
@@ -116,50 +86,17 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 			"slice %d: %s; every placement group of the request was removed", sp.Error.Slice, sp.Error.Error())))
 	}
 	d = append(d, groupFindings(sp.Groups)...)
-	shape := fmt.Sprintf("%s %s (%s)", g.Generation, g.Topology, g.PodType)
-	owner := map[*sliceInfo]int{}
-	for si := range max(g.NumSlices, 1) {
+	landings := make([]placement.RawLanding, max(g.NumSlices, 1))
+	for si := range landings {
 		var bs []BundlePlacement
 		for _, b := range sp.Bundles {
 			if b.Slice == si {
 				bs = append(bs, b)
 			}
 		}
-		l := c.land(bs)
-		if l.bundles == 0 {
-			continue
-		}
-		if len(l.slices) > 1 && g.MultiHost {
-			d = append(d, finding(SeverityError, CodeSpansSlices, fmt.Sprintf(
-				"slice %d of the %s request: its %s landed on %d slices (%s): %s",
-				si, shape, plural(l.bundles, "TPU bundle"), len(l.slices), l.describe(), noICI)))
-		}
-		for _, s := range l.slices {
-			if prev, ok := owner[s.info]; ok && prev != si && g.MultiHost {
-				d = append(d, finding(SeverityError, CodeSharedSlice, fmt.Sprintf(
-					"slices %d and %d of the %s request both landed on %s: they were meant to be separate slices", prev, si, shape, s.info.name)))
-			}
-			owner[s.info] = si
-			if pt := s.info.item.item.PodType; pt != g.PodType {
-				msg := fmt.Sprintf("slice %d of the %s request landed on %s, a %s slice", si, shape, s.info.name, pt)
-				if g.MultiHost {
-					msg += ": the selector named a slice of another shape"
-				} else {
-					msg += fmt.Sprintf(": Ray pins nothing for a single-host slice; add the bundle label selector {%s: %s}", rayvocab.LabelTPUPodType, g.PodType)
-				}
-				d = append(d, finding(SeverityError, CodeWrongPodType, msg))
-			} else if g.MultiHost && len(s.hosts) < int(s.info.hosts) {
-				d = append(d, finding(SeverityError, CodePartialSlice, fmt.Sprintf(
-					"slice %d of the %s request holds %d of the %d hosts of %s: %s",
-					si, shape, len(s.hosts), s.info.hosts, s.info.name, partialWhy)))
-			}
-		}
-		if !g.MultiHost && len(l.hosts) > 1 {
-			d = append(d, finding(SeverityError, CodeSpansHosts, fmt.Sprintf(
-				"slice %d of the %s request is one host, but its %s landed on %s (%s): each is a separate TPU VM and a single-host program sees only its own; use bundles of the whole host (TPU: %d) or a STRICT_PACK strategy",
-				si, shape, plural(l.bundles, "TPU bundle"), plural(len(l.hosts), "host"), l.describe(), g.ChipsPerHost*max(g.TPUResourcePerChip, 1))))
-		}
+		landings[si] = c.land(bs)
 	}
+	d = append(d, placement.DiagnoseSliceLandings(g, landings)...)
 	d = append(d, c.busyHeads(sp)...)
 	return d
 }
@@ -230,15 +167,7 @@ func (c *Cluster) idle(ni int32, exceptHead bool) bool {
 	return n.sliceAvail == unit
 }
 
-const partialWhy = placement.PartialWhy
-
 func (c *Cluster) diagnoseRaw(sp *SlicePlacement) Diagnosis {
 	d := groupFindings(sp.Groups)
-	l := c.land(sp.Bundles)
-	raw := placement.RawLanding{Bundles: l.bundles, TPU: l.tpu, Hosts: len(l.hosts), Shares: l.shares()}
-	if len(l.slices) > 0 {
-		s := l.slices[0].info
-		raw.SliceHosts, raw.PodType, raw.Generation = int(s.hosts), s.item.item.PodType, s.item.gen
-	}
-	return append(d, raw.Diagnose()...)
+	return append(d, c.land(sp.Bundles).Diagnose()...)
 }

@@ -1,64 +1,41 @@
 package sim
 
 import (
-	"fmt"
-
 	"github.com/raytpu/raytpu/placement"
 )
 
-// describe renders bundle i for a reason: "bundle 2 {CPU: 1, TPU: 4} with
-// label selector {...}".
-func describe(g *group, i int) string {
-	return placement.DescribeBundle(i, g.bundles[i], g.sels[i])
-}
-
-func (c *Cluster) pendingReason(g *group, failed int) string {
+// unplaced is the facts of why bundle failed of g is not placed (-1:
+// STRICT_PACK could not hold the whole group on one node).
+func (c *Cluster) unplaced(g *group, failed int) placement.Unplaced {
 	if failed < 0 {
-		n := c.countFits(c.aggregate(g.reqs))
-		return fmt.Sprintf("STRICT_PACK: none of the %d nodes that can hold all %d bundles together has them free", n, len(g.reqs))
-	}
-	msg := placement.NoneFreeReason(describe(g, failed), c.countFits(g.reqs[failed]))
-	switch g.strategy {
-	case placement.StrictSpread:
-		msg += " on a node of its own (STRICT_SPREAD)"
-	case placement.Pack, placement.Spread:
-		if len(g.reqs) > 1 {
-			msg += " beside the group's other bundles"
-		}
-	}
-	return msg
-}
-
-func (c *Cluster) infeasibleReason(g *group, failed int) string {
-	if failed < 0 {
-		return fmt.Sprintf("STRICT_PACK: no node can hold all %d bundles together %s", len(g.reqs), formatResources(sumResources(g.bundles)))
+		return placement.Unplaced{WholeGroup: true, Resources: sumResources(g.bundles), GroupSize: len(g.reqs),
+			Fits: c.countFits(c.aggregate(g.reqs)), Strategy: g.strategy}
 	}
 	r := g.reqs[failed]
-	if n := c.countFits(r); n > 0 {
-		if g.strategy == placement.StrictSpread {
-			return fmt.Sprintf("%s: STRICT_SPREAD needs a node per bundle, and only %s can hold one", describe(g, failed), plural(n, "node"))
-		}
-		what := fmt.Sprintf("the %d nodes that can hold it cannot", n)
-		if n == 1 {
-			what = "the one node that can hold it cannot"
-		}
-		return fmt.Sprintf("%s: %s hold the whole group", describe(g, failed), what)
-	}
-	if r.unknown {
-		var missing []string
+	u := placement.Unplaced{Bundle: failed, Resources: g.bundles[failed], Selector: g.sels[failed],
+		Fits: c.countFits(r), Strategy: g.strategy, GroupSize: len(g.reqs)}
+	switch {
+	case u.Fits > 0:
+	case r.unknown:
 		for _, k := range sortedKeys(g.bundles[failed]) {
 			_, a := c.resIndex[k]
 			_, b := c.sliceByName[k]
 			if !a && !b && toFixed(g.bundles[failed][k]) != 0 {
-				missing = append(missing, k)
+				u.Missing = append(u.Missing, k)
 			}
 		}
-		return placement.NoResourceReason(describe(g, failed), missing)
+	default:
+		u.NoLabels = len(r.sel) > 0 && c.countFits(&request{sel: r.sel, pins: r.pins, pinned: r.pinned}) == 0
 	}
-	if len(r.sel) > 0 && c.countFits(&request{sel: r.sel, pins: r.pins, pinned: r.pinned}) == 0 {
-		return placement.NoLabelsReason(describe(g, failed), g.sels[failed])
-	}
-	return placement.NoFitReason(describe(g, failed))
+	return u
+}
+
+func (c *Cluster) pendingReason(g *group, failed int) string {
+	return c.unplaced(g, failed).PendingReason()
+}
+
+func (c *Cluster) infeasibleReason(g *group, failed int) string {
+	return c.unplaced(g, failed).InfeasibleReason()
 }
 
 // countFits counts the hosts that could hold r on an idle cluster.
