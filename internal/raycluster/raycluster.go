@@ -200,6 +200,54 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg, err = withDefaults(cfg); err != nil {
+		return nil, err
+	}
+	var idb [6]byte
+	_, _ = rand.Read(idb[:])
+	c := &Cluster{id: hex.EncodeToString(idb[:]), venv: venv, logger: cfg.Logger}
+	if err := c.makeTempDir(cfg.TempDir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = c.Stop()
+		}
+	}()
+	if err := c.setupAuth(cfg); err != nil {
+		return nil, err
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
+	defer cancel()
+	// A random 127.a.b.0/24 block per cluster.
+	var ipb [2]byte
+	_, _ = rand.Read(ipb[:])
+	ipPrefix := fmt.Sprintf("127.%d.%d.", 1+int(ipb[0])%250, 1+int(ipb[1])%250)
+	if err := c.startHeadNode(ctx, cfg, ipPrefix+"1"); err != nil {
+		return nil, err
+	}
+	if cfg.Nodes, err = c.startPlugins(ctx, cfg, ipPrefix); err != nil {
+		return nil, err
+	}
+	for i, n := range cfg.Nodes {
+		if err := c.startWorkerNode(ctx, cfg, i, n, ipPrefix+strconv.Itoa(i+2)); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.waitNodes(ctx, cfg); err != nil {
+		return nil, c.startError("nodes did not come up", err)
+	}
+	if err := c.waitSummary(ctx, len(cfg.Nodes)+1, pluginChips(cfg, ipPrefix)); err != nil {
+		return nil, c.startError("the dashboard's node summary is incomplete", err)
+	}
+	c.logger.Info("ray cluster ready", "nodes", len(cfg.Nodes)+1, "dashboard", c.DashboardURL)
+	return c, nil
+}
+
+// withDefaults fills cfg's unset fields with their defaults and checks
+// what must hold before anything starts.
+func withDefaults(cfg Config) (Config, error) {
 	if cfg.HeadCPUs <= 0 {
 		cfg.HeadCPUs = 2
 	}
@@ -209,42 +257,43 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 8 * time.Minute
 	}
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	for i, n := range cfg.Nodes {
 		if n.NumCPUs < 0 {
-			return nil, fmt.Errorf("raycluster: node %d (%s): NumCPUs %d < 0", i, n.Name, n.NumCPUs)
+			return cfg, fmt.Errorf("raycluster: node %d (%s): NumCPUs %d < 0", i, n.Name, n.NumCPUs)
 		}
 	}
 	if err := checkPlugins(cfg); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if len(cfg.Nodes) > 250 {
-		return nil, fmt.Errorf("raycluster: %d nodes: at most 250", len(cfg.Nodes))
+		return cfg, fmt.Errorf("raycluster: %d nodes: at most 250", len(cfg.Nodes))
 	}
+	return cfg, nil
+}
 
-	var idb [6]byte
-	_, _ = rand.Read(idb[:])
-	c := &Cluster{id: hex.EncodeToString(idb[:]), venv: venv, logger: logger}
-	if cfg.TempDir == "" {
+// makeTempDir makes the directory that holds every node's --temp-dir: dir
+// when set, else a new one that Stop removes.
+func (c *Cluster) makeTempDir(dir string) error {
+	if dir == "" {
 		base := os.TempDir()
 		if len(base) > 20 {
 			base = "/tmp"
 		}
-		dir, err := os.MkdirTemp(base, "rtc")
+		d, err := os.MkdirTemp(base, "rtc")
 		if err != nil {
-			return nil, fmt.Errorf("raycluster: temp dir: %w", err)
+			return fmt.Errorf("raycluster: temp dir: %w", err)
 		}
-		c.tempDir, c.ownTemp = dir, true
+		c.tempDir, c.ownTemp = d, true
 	} else {
-		abs, err := filepath.Abs(cfg.TempDir)
+		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return nil, fmt.Errorf("raycluster: temp dir: %w", err)
+			return fmt.Errorf("raycluster: temp dir: %w", err)
 		}
 		c.tempDir = abs
 	}
@@ -254,36 +303,22 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		if c.ownTemp {
 			os.RemoveAll(c.tempDir)
 		}
-		return nil, fmt.Errorf("raycluster: TempDir %q is %d bytes long; Ray's unix socket paths under it need it to be at most 32", c.tempDir, len(c.tempDir))
+		return fmt.Errorf("raycluster: TempDir %q is %d bytes long; Ray's unix socket paths under it need it to be at most 32", c.tempDir, len(c.tempDir))
 	}
-	defer func() {
-		if err != nil {
-			_ = c.Stop()
-		}
-	}()
+	return nil
+}
 
-	if err := c.setupAuth(cfg); err != nil {
-		return nil, err
-	}
-
-	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
-	defer cancel()
-
-	// A random 127.a.b.0/24 block per cluster.
-	var ipb [2]byte
-	_, _ = rand.Read(ipb[:])
-	ipPrefix := fmt.Sprintf("127.%d.%d.", 1+int(ipb[0])%250, 1+int(ipb[1])%250)
-	headIP := ipPrefix + "1"
-
+// startHeadNode starts the head on headIP, with the GCS, the dashboard,
+// the Ray client server and the dashboard agent on free ports.
+func (c *Cluster) startHeadNode(ctx context.Context, cfg Config, headIP string) error {
 	ports, err := freePorts(4)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	gcsPort, dashPort, clientPort, agentPort := ports[0], ports[1], ports[2], ports[3]
 	c.GCSAddress = net.JoinHostPort(headIP, strconv.Itoa(gcsPort))
 	c.DashboardURL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(dashPort))
-
-	headArgs := []string{
+	args := []string{
 		"start", "--head", "--block",
 		"--node-ip-address=" + headIP,
 		"--port=" + strconv.Itoa(gcsPort),
@@ -294,59 +329,48 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		"--dashboard-agent-listen-port=" + strconv.Itoa(agentPort),
 		"--num-cpus=" + strconv.Itoa(cfg.HeadCPUs),
 	}
-	headArgs = append(headArgs, commonArgs(cfg, cfg.HeadResources, cfg.HeadLabels)...)
+	args = append(args, commonArgs(cfg, cfg.HeadResources, cfg.HeadLabels)...)
 	metricsArg, err := c.metricsPortArg("head", headIP)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	headArgs = append(headArgs, metricsArg)
-	logger.Info("starting ray head", "gcs", c.GCSAddress, "dashboard", c.DashboardURL, "temp_dir", c.tempDir)
-	if err := c.startHead(ctx, headIP, headArgs, cfg); err != nil {
-		return nil, err
-	}
+	args = append(args, metricsArg)
+	c.logger.Info("starting ray head", "gcs", c.GCSAddress, "dashboard", c.DashboardURL, "temp_dir", c.tempDir)
+	return c.startHead(ctx, headIP, args, cfg)
+}
 
-	if cfg.Nodes, err = c.startPlugins(ctx, cfg, ipPrefix); err != nil {
-		return nil, err
+// startWorkerNode starts worker node i of cfg on ip.
+func (c *Cluster) startWorkerNode(ctx context.Context, cfg Config, i int, n Node, ip string) error {
+	name := n.Name
+	if name == "" {
+		name = "worker-" + strconv.Itoa(i)
 	}
-	for i, n := range cfg.Nodes {
-		name := n.Name
-		if name == "" {
-			name = "worker-" + strconv.Itoa(i)
-		}
-		ncpu := n.NumCPUs
-		if ncpu == 0 {
-			ncpu = 1
-		}
-		port, err := freePorts(1)
-		if err != nil {
-			return nil, err
-		}
-		args := []string{
-			"start", "--block",
-			"--address=" + c.GCSAddress,
-			"--node-ip-address=" + ipPrefix + strconv.Itoa(i+2),
-			"--dashboard-agent-listen-port=" + strconv.Itoa(port[0]),
-			"--num-cpus=" + strconv.Itoa(ncpu),
-		}
-		args = append(args, commonArgs(cfg, n.Resources, n.Labels)...)
-		metricsArg, err := c.metricsPortArg(name, ipPrefix+strconv.Itoa(i+2))
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, metricsArg)
-		logger.Info("starting ray worker", "node", name, "ip", ipPrefix+strconv.Itoa(i+2))
-		if err := c.startWorker(ctx, name, ipPrefix+strconv.Itoa(i+2), "w"+strconv.Itoa(i), args, posingEnv(n), cfg.Detach); err != nil {
-			return nil, c.startError("node "+name+" did not come up", err)
-		}
+	ncpu := n.NumCPUs
+	if ncpu == 0 {
+		ncpu = 1
 	}
-	if err := c.waitNodes(ctx, cfg); err != nil {
-		return nil, c.startError("nodes did not come up", err)
+	port, err := freePorts(1)
+	if err != nil {
+		return err
 	}
-	if err := c.waitSummary(ctx, len(cfg.Nodes)+1, pluginChips(cfg, ipPrefix)); err != nil {
-		return nil, c.startError("the dashboard's node summary is incomplete", err)
+	args := []string{
+		"start", "--block",
+		"--address=" + c.GCSAddress,
+		"--node-ip-address=" + ip,
+		"--dashboard-agent-listen-port=" + strconv.Itoa(port[0]),
+		"--num-cpus=" + strconv.Itoa(ncpu),
 	}
-	logger.Info("ray cluster ready", "nodes", len(cfg.Nodes)+1, "dashboard", c.DashboardURL)
-	return c, nil
+	args = append(args, commonArgs(cfg, n.Resources, n.Labels)...)
+	metricsArg, err := c.metricsPortArg(name, ip)
+	if err != nil {
+		return err
+	}
+	args = append(args, metricsArg)
+	c.logger.Info("starting ray worker", "node", name, "ip", ip)
+	if err := c.startWorker(ctx, name, ip, "w"+strconv.Itoa(i), args, posingEnv(n), cfg.Detach); err != nil {
+		return c.startError("node "+name+" did not come up", err)
+	}
+	return nil
 }
 
 // TempDir returns the directory holding every node's --temp-dir.
