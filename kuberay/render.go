@@ -1,12 +1,14 @@
 package kuberay
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -259,14 +261,51 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 	if len(p.Slices) > 1 || p.Kind == placement.KindApplication {
 		name += "-" + strconv.Itoa(i)
 	}
-	return rayv1ac.WorkerGroupSpec().
+	wg := rayv1ac.WorkerGroupSpec().
 		WithGroupName(name).
 		WithReplicas(n).WithMinReplicas(n).WithMaxReplicas(n).
 		WithNumOfHosts(int32(sl.Hosts())).
 		WithRayStartParams(map[string]string{}).
 		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
 			WithNodeSelector(sl.GKENodeSelector()).
-			WithContainers(c))), nil
+			WithContainers(c)))
+	if res := hostResources(g, sl.ChipsPerHost); len(res) > 0 {
+		wg.WithResources(res)
+	}
+	return wg, nil
+}
+
+// hostResources are the Ray resources a host of slice group g must
+// advertise beyond what Ray detects on a TPU host (TPU: its chips, the
+// slice's name, its head resource and accelerator_type): a TPU amount other than the chips
+// (TPUResourcePerChip) and the custom resources of its bundles, summed
+// over the bundles one host holds. They go in the worker group's
+// top-level resources, which KubeRay v1.5.0 passes to `ray start
+// --resources` and Ray's autoscaler reads. CPU, memory and GPU come from
+// the pod's own container resources and are left out. nil when there is
+// nothing to add.
+func hostResources(g *placement.SliceGroup, chipsPerHost int) map[string]string {
+	perHost := 1.0
+	if g.HostsPerSlice > 0 && g.BundlesPerSlice > g.HostsPerSlice {
+		perHost = float64(g.BundlesPerSlice / g.HostsPerSlice)
+	}
+	out := map[string]string{}
+	for k, v := range g.BundleResources {
+		switch {
+		case v <= 0, k == "CPU", k == "GPU", k == "memory", k == "object_store_memory",
+			strings.HasSuffix(k, rayvocab.HeadResourceSuffix), strings.HasPrefix(k, rayvocab.AcceleratorTypePrefix):
+		case k == rayvocab.ResourceTPU:
+			if v*perHost != float64(chipsPerHost) {
+				out[k] = placement.FormatNumber(v * perHost)
+			}
+		default:
+			out[k] = placement.FormatNumber(v * perHost)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // runtimeEnvYAML is the job's runtime_env as YAML, "" when empty; a
@@ -292,12 +331,33 @@ func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir) (string, error) {
 	return string(y), nil
 }
 
-// PlanDigest is the first 16 hex digits of the SHA-256 of the plan's JSON.
+// PlanDigest is the first 16 hex digits of the SHA-256 of the plan's
+// canonical JSON: object keys sorted at every level, numbers as written,
+// no spaces. The plan's raw parts (a job's launcherConfig, a Serve
+// config's user_config) keep whatever key order the path that brought the
+// plan gave them, a YAML file read back for one; the canonical form makes
+// the digest the plan's, not the path's.
 func PlanDigest(p *placement.Plan) (string, error) {
 	raw, err := p.MarshalIndent()
 	if err != nil {
 		return "", fmt.Errorf("kuberay: encoding plan %q: %w", p.Name, err)
 	}
-	sum := sha256.Sum256(raw)
+	canon, err := canonicalJSON(raw)
+	if err != nil {
+		return "", fmt.Errorf("kuberay: encoding plan %q: %w", p.Name, err)
+	}
+	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:8]), nil
+}
+
+// canonicalJSON re-encodes a JSON document with every object's keys
+// sorted (encoding/json sorts map keys) and its numbers as written.
+func canonicalJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/raytpu/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // raytpu render prints the KubeRay object of each kind of workload file;
@@ -94,5 +97,43 @@ func TestRenderErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, c.code, c.stderr)
 			}
 		})
+	}
+}
+
+// A compiled plan gets one digest whichever way it reaches the renderer:
+// rendered in Go from the plan, or by `raytpu render -f plan.json`, whose
+// file decoding reorders the keys of the plan's raw parts (the job's
+// launcherConfig). Otherwise applying it once each way would be
+// ErrAlreadyExists.
+func TestRenderDigestIsThePlans(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/plans/jaxtrain-v6e-two-slices.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p placement.Plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	want, err := kuberay.PlanDigest(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plan as Go writes it: launcherConfig in its struct order.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plan.json")
+	raw, err := p.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "render", "-f", file)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, kuberay.AnnotationPlanDigest+": "+want) {
+		t.Errorf("render -f plan.json does not carry the plan's digest %s:\n%s", want, out)
 	}
 }
