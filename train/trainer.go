@@ -48,7 +48,7 @@ type JaxTrainer struct {
 	// loop's config under "_raytpu_iter_jax_batches" (a dict by dataset
 	// name); the loop iterates its shard with
 	// raytpu_iter_jax_batches(config, name) from the launcher module (see
-	// [DatasetSource] and internal/launcher). A TrainLoopConfig must then
+	// [DatasetSource] and package rayruntime). A TrainLoopConfig must then
 	// be a JSON object or unset.
 	Datasets DatasetSource
 	// JaxConfig configures the JAX backend (Ray's jax_config). Optional.

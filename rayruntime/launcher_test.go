@@ -1,4 +1,4 @@
-package launcher_test
+package rayruntime_test
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/launcher"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -20,12 +20,12 @@ func TestParseResult(t *testing.T) {
 	}{
 		{"last line wins", "x\nRAYTPU_RESULT {\"a\":1}\nmore\nRAYTPU_RESULT {\"a\":2}\n", `{"a":2}`, nil},
 		{"prefixed by Ray", "(pid=1) RAYTPU_RESULT {\"ok\":true}", `{"ok":true}`, nil},
-		{"none", "Traceback...\n", "", launcher.ErrNoResult},
+		{"none", "Traceback...\n", "", rayruntime.ErrNoResult},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := launcher.ParseResult(c.logs)
+			got, err := rayruntime.ParseResult(c.logs)
 			if !errors.Is(err, c.err) {
 				t.Fatalf("err = %v, want %v", err, c.err)
 			}
@@ -34,26 +34,26 @@ func TestParseResult(t *testing.T) {
 			}
 		})
 	}
-	if _, err := launcher.ParseResult("RAYTPU_RESULT {broken"); err == nil || errors.Is(err, launcher.ErrNoResult) {
+	if _, err := rayruntime.ParseResult("RAYTPU_RESULT {broken"); err == nil || errors.Is(err, rayruntime.ErrNoResult) {
 		t.Errorf("malformed result: err = %v, want a decoding error", err)
 	}
 }
 
 func TestFiles(t *testing.T) {
 	t.Parallel()
-	if _, err := launcher.Files(&placement.Plan{Name: "x"}); err == nil {
+	if _, err := rayruntime.Files(&placement.Plan{Name: "x"}); err == nil {
 		t.Error("Files accepted a plan without a launcher job")
 	}
 	p := &placement.Plan{APIVersion: placement.APIVersion, Name: "x", Job: &placement.Job{Entrypoint: "python _raytpu_launcher.py", Launcher: "train"}}
-	files, err := launcher.Files(p)
+	files, err := rayruntime.Files(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := p.MarshalIndent()
-	if !bytes.Equal(files[launcher.PlanFile], want) {
-		t.Errorf("plan file = %s", files[launcher.PlanFile])
+	if !bytes.Equal(files[rayruntime.PlanFile], want) {
+		t.Errorf("plan file = %s", files[rayruntime.PlanFile])
 	}
-	if !bytes.Contains(files[launcher.ScriptFile], []byte("RAYTPU_RESULT")) {
+	if !bytes.Contains(files[rayruntime.ScriptFile], []byte("RAYTPU_RESULT")) {
 		t.Error("launcher script lacks its result prefix")
 	}
 }
@@ -62,12 +62,12 @@ func TestFiles(t *testing.T) {
 // loops would find no iterator options.
 func TestIterJaxBatchesKeyMatchesScript(t *testing.T) {
 	t.Parallel()
-	want := []byte(`ITER_JAX_BATCHES_KEY = "` + launcher.IterJaxBatchesKey + `"`)
-	if !bytes.Contains(launcher.Script(), want) {
+	want := []byte(`ITER_JAX_BATCHES_KEY = "` + rayruntime.IterJaxBatchesKey + `"`)
+	if !bytes.Contains(rayruntime.Script(), want) {
 		t.Errorf("launcher script lacks %s", want)
 	}
 	for _, entry := range []string{`"train": run_train`, `"data": run_data`} {
-		if !bytes.Contains(launcher.Script(), []byte(entry)) {
+		if !bytes.Contains(rayruntime.Script(), []byte(entry)) {
 			t.Errorf("launcher script lacks entry %s", entry)
 		}
 	}
@@ -81,7 +81,7 @@ func TestLauncherReadsEveryTrainKey(t *testing.T) {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-			if !bytes.Contains(launcher.Script(), []byte(`"`+key+`"`)) && !bytes.Contains(launcher.Script(), []byte(key+"=")) {
+			if !bytes.Contains(rayruntime.Script(), []byte(`"`+key+`"`)) && !bytes.Contains(rayruntime.Script(), []byte(key+"=")) {
 				t.Errorf("%s.%s: the launcher never reads %q", typ.Name(), typ.Field(i).Name, key)
 			}
 		}

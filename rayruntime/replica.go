@@ -1,4 +1,4 @@
-package replica
+package rayruntime
 
 import (
 	_ "embed"
@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-//go:embed raytpu_replica.py
+//go:embed python/raytpu_replica/__init__.py
 var module []byte
 
 // ModuleFile is the file name of the runtime; its import name is ModuleName.
@@ -32,7 +32,7 @@ func Module() []byte { return append([]byte(nil), module...) }
 func WriteModule(dir string) (string, error) {
 	path := filepath.Join(dir, ModuleFile)
 	if err := os.WriteFile(path, module, 0o644); err != nil {
-		return "", fmt.Errorf("replica: writing the runtime module: %w", err)
+		return "", fmt.Errorf("rayruntime: writing the runtime module: %w", err)
 	}
 	return path, nil
 }

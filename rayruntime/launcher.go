@@ -1,4 +1,4 @@
-// Package launcher embeds raytpu's Python launcher: the thin program that
+// Package rayruntime embeds raytpu's Python launcher: the thin program that
 // runs inside Ray, reads a compiled plan and calls the real Ray library,
 // then reports the outcome on one line of its output.
 //
@@ -53,7 +53,7 @@
 // **config[IterJaxBatchesKey][name]): the options compiled in Go, never
 // re-typed in Python. The launcher file sits at the root of the job's
 // working_dir, so train workers can import it.
-package launcher
+package rayruntime
 
 import (
 	"bufio"
@@ -66,7 +66,7 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-//go:embed _raytpu_launcher.py
+//go:embed python/_raytpu_launcher.py
 var script []byte
 
 // Names of the files the launcher needs at the root of the working dir.
@@ -87,17 +87,17 @@ const ResultPrefix = "RAYTPU_RESULT "
 
 // ErrNoResult means the job's output holds no outcome line: the launcher
 // never reached its end (killed, or the driver failed before it started).
-var ErrNoResult = errors.New("launcher: no result line in job output")
+var ErrNoResult = errors.New("rayruntime: no result line in job output")
 
 // Files returns the launcher script and the plan, keyed by their file names
 // at the root of the working directory.
 func Files(p *placement.Plan) (map[string][]byte, error) {
 	if p.Job == nil || p.Job.Launcher == "" {
-		return nil, fmt.Errorf("launcher: plan %q has no launcher job", p.Name)
+		return nil, fmt.Errorf("rayruntime: plan %q has no launcher job", p.Name)
 	}
 	b, err := p.MarshalIndent()
 	if err != nil {
-		return nil, fmt.Errorf("launcher: encoding plan: %w", err)
+		return nil, fmt.Errorf("rayruntime: encoding plan: %w", err)
 	}
 	return map[string][]byte{ScriptFile: script, PlanFile: b}, nil
 }
@@ -117,13 +117,13 @@ func ParseResult(logs string) (json.RawMessage, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("launcher: reading job output: %w", err)
+		return nil, fmt.Errorf("rayruntime: reading job output: %w", err)
 	}
 	if last == "" {
 		return nil, ErrNoResult
 	}
 	if !json.Valid([]byte(last)) {
-		return nil, fmt.Errorf("launcher: result line is not JSON: %.200q", last)
+		return nil, fmt.Errorf("rayruntime: result line is not JSON: %.200q", last)
 	}
 	return json.RawMessage(last), nil
 }
