@@ -75,6 +75,17 @@ const (
 	PlanFile   = "_raytpu_plan.json"
 )
 
+// The launcher's entries: the value of a plan's job.launcher, which says
+// what its launcherConfig holds (a [TrainConfig] or a [PipelineConfig]).
+const (
+	EntryTrain = "train"
+	EntryData  = "data"
+)
+
+// CallableKwarg is the keyword argument of a Ray Data call ([Op]) whose
+// value, a "module:attr" string, the launcher imports before the call.
+const CallableKwarg = "fn"
+
 // Entrypoint is the job entrypoint of a plan whose job runs the launcher.
 const Entrypoint = "python " + ScriptFile
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayruntime"
-	"github.com/raytpu/raytpu/train"
 )
 
 func TestParseResult(t *testing.T) {
@@ -77,7 +76,7 @@ func TestIterJaxBatchesKeyMatchesScript(t *testing.T) {
 // by the launcher script.
 func TestLauncherReadsEveryTrainKey(t *testing.T) {
 	t.Parallel()
-	for _, v := range []any{train.LauncherConfig{}, train.LauncherScaling{}, train.LauncherRun{}, train.LauncherJax{}} {
+	for _, v := range []any{rayruntime.TrainConfig{}, rayruntime.TrainScaling{}, rayruntime.TrainRun{}, rayruntime.TrainJax{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -65,7 +66,7 @@ func TestDatasetsHookGetsResolvedScaling(t *testing.T) {
 			if len(warn) != 1 || warn[0] != "warning: x" {
 				t.Errorf("warnings = %q, want the source's", warn)
 			}
-			var cfg train.LauncherConfig
+			var cfg rayruntime.TrainConfig
 			if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
 				t.Fatal(err)
 			}
