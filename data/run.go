@@ -24,6 +24,9 @@ type Result struct {
 	Files []string `json:"files,omitempty"`
 	// Error is set when the pipeline failed inside Ray.
 	Error *RunError `json:"error,omitempty"`
+	// Warnings are the problems the launcher worked around inside Ray,
+	// each also logged with its traceback in the job's log.
+	Warnings []string `json:"warnings,omitempty"`
 
 	// Simulated is true when the backend only placed the plan (the
 	// simulator): nothing was read or written.

@@ -54,7 +54,10 @@ type Result struct {
 	// simulator.
 	Workers   []placement.Landing `json:"workers,omitempty"`
 	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
-	// Warnings are the compile warnings (see JaxTrainer.CompileWithWarnings).
+	// Warnings are the compile warnings (see JaxTrainer.CompileWithWarnings),
+	// then the problems the launcher worked around inside Ray (a record of
+	// the run it could not complete, a profiler report it could not
+	// print), each also logged with its traceback in the job's log.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
