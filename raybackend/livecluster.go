@@ -7,6 +7,7 @@ import (
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -156,8 +157,8 @@ func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placem
 		return placement.Finding{}, false
 	}
 	return placement.Finding{Severity: placement.SeverityError, Code: placement.CodeHeadReservationFailed, Message: fmt.Sprintf(
-		"slice 0 of the %s %s request (%s) of raytpu-slice:%s:%s:%s holds no head reservation: %s; the replica runtime gives up after its head_reservation_timeout_s and Serve retries the replica",
-		res.AcceleratorVersion, res.Topology, res.PodType, app, dep, id, reason)}, true
+		"slice 0 of the %s %s request (%s) of %s holds no head reservation: %s; the replica runtime gives up after its head_reservation_timeout_s and Serve retries the replica",
+		res.AcceleratorVersion, res.Topology, res.PodType, rayruntime.SliceGroupName(app, dep, id), reason)}, true
 }
 
 // reason says why a bundle is not placed and counts the alive nodes that

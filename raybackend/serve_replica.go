@@ -65,8 +65,9 @@ func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[stri
 	return out, nil
 }
 
-// uploadReplicaRuntime uploads raytpu's replica runtime as a single-file
-// py_module and returns its gcs:// URI. It is uploaded on its own, so no
+// uploadReplicaRuntime uploads raytpu's replica runtime (the package
+// directory of rayruntime.WriteModule) as a py_module and returns its
+// gcs:// URI. It is uploaded on its own, so no
 // runtime_env exclude of the application can leave it out; its URI depends
 // only on its content, so redeploying sends the same config.
 func (b *Backend) uploadReplicaRuntime(ctx context.Context) (string, error) {

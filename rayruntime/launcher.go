@@ -1,63 +1,7 @@
-// Package rayruntime embeds raytpu's Python launcher: the thin program that
-// runs inside Ray, reads a compiled plan and calls the real Ray library,
-// then reports the outcome on one line of its output.
-//
-// Entries (the plan's job.launcher):
-//
-//   - "train" builds ray.train.v2.jax.JaxTrainer and calls fit(). With
-//     launcherConfig.datasets set it also builds every dataset
-//     (ray.data.<source op>(**kwargs), then ds.<step op>(**kwargs) in order;
-//     a "fn" of the form "module:attr" is imported, a "compute" dict becomes
-//     ray.data.ActorPoolStrategy(**compute)), passes them as datasets= with
-//     dataset_config=ray.train.DataConfig(**dataset_config), and adds the
-//     iter_jax_batches keyword arguments of every dataset to
-//     train_loop_config under [IterJaxBatchesKey], by dataset name.
-//     It also installs a Ray Train callback in the controller (RunConfig
-//     callbacks; a ControllerCallback, WorkerGroupCallback and
-//     ReportCallback of ray.train.v2._internal.execution.callback) that
-//     sends what the controller does to a small actor pinned to the
-//     driver's node, and adds to the outcome: "fit_started_at" (Unix
-//     seconds), "attempts" (every start of the worker group: its workers'
-//     nodes with their slice and TPU worker id, and the checkpoint it
-//     resumed from), "timeline" (state changes with their error, failure
-//     and resize decisions, in seconds after fit_started_at),
-//     "lost_hosts" (nodes alive when fit() began and dead at its end) and,
-//     for TPU slices, "intact_slices" (ray.util.tpu.get_num_tpu_slices).
-//     With run_config.profiler ({"port": N}, train.RunConfig.Profiler) the
-//     train function is wrapped (same arity) to start jax.profiler's
-//     server in each worker first (port 0: a free one) and report rank,
-//     node, ip and port to an actor pinned to the driver's node; a driver
-//     thread prints each report as a "RAYTPU_PROFILER <json>" line
-//     (profiler.ServersFromLog reads them). The driver prints them, not the
-//     workers: Ray's log deduplication folds worker lines that differ only
-//     in numbers.
-//   - "data" imports ray.data and the pipeline's "module:attr" callables,
-//     calls ray.init, builds a data.Pipeline's dataset the same way and calls its
-//     sink (write_parquet, write_json). Its outcome is {"kind": "Pipeline",
-//     "name", "sink", "path"} plus "files" (the files written, relative to
-//     path) when path is a local directory. The steps get exactly their
-//     compiled kwargs, as a hand-written pipeline would: an actor pool's
-//     fault tolerance is Ray Data 2.60's default (max_restarts=-1 and,
-//     unless max_restarts is 0, max_task_retries=-1, applied by
-//     ActorPoolMapOperator), so a dead actor is restarted and its calls
-//     retried and every row is written exactly once; a step's
-//     max_restarts (data.MapBatches.MaxRestarts) is passed only when set.
-//
-// The train loop contract: a loop that received config iterates its shard
-// of dataset name with
-//
-//	from _raytpu_launcher import raytpu_iter_jax_batches
-//	for batch in raytpu_iter_jax_batches(config, name): ...
-//
-// which is ray.train.get_dataset_shard(name).iter_jax_batches(
-// **config[IterJaxBatchesKey][name]): the options compiled in Go, never
-// re-typed in Python. The launcher file sits at the root of the job's
-// working_dir, so train workers can import it.
 package rayruntime
 
 import (
 	"bufio"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,13 +10,20 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-//go:embed python/_raytpu_launcher.py
-var script []byte
-
-// Names of the files the launcher needs at the root of the working dir.
+// Names of the files the launcher needs at the root of the job's working
+// directory, as [Files] returns them.
 const (
-	ScriptFile = "_raytpu_launcher.py"
-	PlanFile   = "_raytpu_plan.json"
+	// LauncherFile is the program the [Entrypoint] runs.
+	LauncherFile = "_raytpu_launcher.py"
+	// RecorderFile holds the Ray Train callback that records the run.
+	RecorderFile = "_raytpu_recorder.py"
+	// RuntimeFile holds the helpers the launcher and the replica runtime
+	// share; it reads ProtocolFile from its own directory.
+	RuntimeFile = "_raytpu_runtime.py"
+	// ProtocolFile is [Protocol]'s description, read by the Python side.
+	ProtocolFile = "raytpu_protocol.json"
+	// PlanFile is the compiled plan the launcher reads.
+	PlanFile = "_raytpu_plan.json"
 )
 
 // The launcher's entries: the value of a plan's job.launcher, which says
@@ -87,7 +38,7 @@ const (
 const CallableKwarg = "fn"
 
 // Entrypoint is the job entrypoint of a plan whose job runs the launcher.
-const Entrypoint = "python " + ScriptFile
+const Entrypoint = "python " + LauncherFile
 
 // IterJaxBatchesKey is the train_loop_config key under which the "train"
 // entry passes each dataset's iter_jax_batches keyword arguments.
@@ -100,23 +51,37 @@ const ResultPrefix = "RAYTPU_RESULT "
 // never reached its end (killed, or the driver failed before it started).
 var ErrNoResult = errors.New("rayruntime: no result line in job output")
 
-// Files returns the launcher script and the plan, keyed by their file names
-// at the root of the working directory.
+// Files returns the files a job that runs plan p needs at the root of its
+// working directory, keyed by file name: the launcher and the modules it
+// imports, the protocol description and the plan itself. A backend writes
+// them there (or adds them to the working_dir package it uploads) and
+// runs [Entrypoint]. p must have a launcher job (p.Job.Launcher set).
 func Files(p *placement.Plan) (map[string][]byte, error) {
-	if p.Job == nil || p.Job.Launcher == "" {
-		return nil, fmt.Errorf("rayruntime: plan %q has no launcher job", p.Name)
+	if p == nil || p.Job == nil || p.Job.Launcher == "" {
+		name := ""
+		if p != nil {
+			name = p.Name
+		}
+		return nil, fmt.Errorf("rayruntime: plan %q has no launcher job (plan.job.launcher is empty; want %q or %q)", name, EntryTrain, EntryData)
 	}
 	b, err := p.MarshalIndent()
 	if err != nil {
-		return nil, fmt.Errorf("rayruntime: encoding plan: %w", err)
+		return nil, fmt.Errorf("rayruntime: encoding plan %q: %w", p.Name, err)
 	}
-	return map[string][]byte{ScriptFile: script, PlanFile: b}, nil
+	out := map[string][]byte{PlanFile: b, ProtocolFile: Protocol()}
+	for _, name := range []string{LauncherFile, RecorderFile, RuntimeFile} {
+		out[name] = source(name)
+	}
+	return out, nil
 }
 
-// Script returns the embedded launcher source.
-func Script() []byte { return append([]byte(nil), script...) }
-
-// ParseResult returns the JSON of the last outcome line in logs.
+// ParseResult returns the JSON of the last outcome line in logs: the line
+// the launcher prints last, after [ResultPrefix]. Any prefix Ray puts
+// before it on the line ("(pid=1) ") is ignored. The outcome is an object
+// with "kind" (JaxTrainer, Pipeline), "error" ({"type", "message"}) when
+// the workload failed, "warnings" (problems the launcher worked around,
+// each also logged with its traceback) and the entry's own keys (see
+// [Outcome]).
 func ParseResult(logs string) (json.RawMessage, error) {
 	var last string
 	sc := bufio.NewScanner(strings.NewReader(logs))
@@ -137,4 +102,25 @@ func ParseResult(logs string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("rayruntime: result line is not JSON: %.200q", last)
 	}
 	return json.RawMessage(last), nil
+}
+
+// Outcome is what every outcome line holds, whatever the entry: decode
+// the JSON of [ParseResult] into it, or into the entry's own result type
+// (train.Result, data.Result), which has these keys too.
+type Outcome struct {
+	// Kind is "JaxTrainer" or "Pipeline"; empty when the launcher failed
+	// before it knew the entry.
+	Kind string `json:"kind,omitempty"`
+	// Error is the Python exception that ended the workload, if any.
+	Error *OutcomeError `json:"error,omitempty"`
+	// Warnings are the problems the launcher worked around (a callback
+	// that failed inside Ray's controller, a profiler report it could not
+	// print); each was also logged with its traceback on standard error.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// OutcomeError is a Python exception: its type name and message.
+type OutcomeError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }

@@ -2,11 +2,12 @@ package rayruntime_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
-	"reflect"
-	"strings"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayruntime"
 )
@@ -38,51 +39,62 @@ func TestParseResult(t *testing.T) {
 	}
 }
 
+// An outcome line decodes into Outcome: kind, error and warnings.
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	raw, err := rayruntime.ParseResult(`RAYTPU_RESULT {"kind": "Pipeline", "error": {"type": "ValueError", "message": "bad"}, "warnings": ["w"], "path": "/x"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o rayruntime.Outcome
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	want := rayruntime.Outcome{Kind: "Pipeline", Error: &rayruntime.OutcomeError{Type: "ValueError", Message: "bad"}, Warnings: []string{"w"}}
+	if d := cmp.Diff(want, o); d != "" {
+		t.Errorf("outcome (-want +got):\n%s", d)
+	}
+}
+
 func TestFiles(t *testing.T) {
 	t.Parallel()
-	if _, err := rayruntime.Files(&placement.Plan{Name: "x"}); err == nil {
-		t.Error("Files accepted a plan without a launcher job")
+	for _, p := range []*placement.Plan{nil, {Name: "x"}, {Name: "x", Job: &placement.Job{Entrypoint: "python x.py"}}} {
+		if _, err := rayruntime.Files(p); err == nil {
+			t.Errorf("Files accepted %+v, a plan without a launcher job", p)
+		}
 	}
-	p := &placement.Plan{APIVersion: placement.APIVersion, Name: "x", Job: &placement.Job{Entrypoint: "python _raytpu_launcher.py", Launcher: "train"}}
+	p := &placement.Plan{APIVersion: placement.APIVersion, Name: "x", Job: &placement.Job{Launcher: rayruntime.EntryTrain}}
 	files, err := rayruntime.Files(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := p.MarshalIndent()
-	if !bytes.Equal(files[rayruntime.PlanFile], want) {
-		t.Errorf("plan file = %s", files[rayruntime.PlanFile])
-	}
-	if !bytes.Contains(files[rayruntime.ScriptFile], []byte("RAYTPU_RESULT")) {
-		t.Error("launcher script lacks its result prefix")
-	}
-}
-
-// The Go constant and the launcher's must name the same key, or train
-// loops would find no iterator options.
-func TestIterJaxBatchesKeyMatchesScript(t *testing.T) {
-	t.Parallel()
-	want := []byte(`ITER_JAX_BATCHES_KEY = "` + rayruntime.IterJaxBatchesKey + `"`)
-	if !bytes.Contains(rayruntime.Script(), want) {
-		t.Errorf("launcher script lacks %s", want)
-	}
-	for _, entry := range []string{`"train": run_train`, `"data": run_data`} {
-		if !bytes.Contains(rayruntime.Script(), []byte(entry)) {
-			t.Errorf("launcher script lacks entry %s", entry)
-		}
-	}
-}
-
-// Every keyword the train package writes into the launcher config is read
-// by the launcher script.
-func TestLauncherReadsEveryTrainKey(t *testing.T) {
-	t.Parallel()
-	for _, v := range []any{rayruntime.TrainConfig{}, rayruntime.TrainScaling{}, rayruntime.TrainRun{}, rayruntime.TrainJax{}} {
-		typ := reflect.TypeOf(v)
-		for i := range typ.NumField() {
-			key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-			if !bytes.Contains(rayruntime.Script(), []byte(`"`+key+`"`)) && !bytes.Contains(rayruntime.Script(), []byte(key+"=")) {
-				t.Errorf("%s.%s: the launcher never reads %q", typ.Name(), typ.Field(i).Name, key)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
 			}
 		}
+	})
+	want := []string{rayruntime.LauncherFile, rayruntime.PlanFile, rayruntime.RecorderFile, rayruntime.RuntimeFile, rayruntime.ProtocolFile}
+	slices.Sort(want)
+	if d := cmp.Diff(want, names); d != "" {
+		t.Errorf("files (-want +got):\n%s", d)
+	}
+	plan, _ := p.MarshalIndent()
+	if !bytes.Equal(files[rayruntime.PlanFile], plan) {
+		t.Errorf("plan file = %s", files[rayruntime.PlanFile])
+	}
+	if !bytes.Equal(files[rayruntime.ProtocolFile], rayruntime.Protocol()) {
+		t.Error("the protocol file is not Protocol()")
+	}
+	if rayruntime.Entrypoint != "python "+rayruntime.LauncherFile {
+		t.Errorf("Entrypoint %q does not run %s", rayruntime.Entrypoint, rayruntime.LauncherFile)
+	}
+	// Files hands out copies: a caller that writes into one changes no
+	// other caller's files.
+	files[rayruntime.LauncherFile][0] = 'X'
+	again, _ := rayruntime.Files(p)
+	if again[rayruntime.LauncherFile][0] == 'X' {
+		t.Error("Files shares its bytes between calls")
 	}
 }

@@ -2,7 +2,6 @@ package rayruntime_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,30 +9,46 @@ import (
 	"github.com/raytpu/raytpu/rayruntime"
 )
 
-// The written module is the embedded one, byte for byte, under the name
-// Python imports, and it names the key and version the Go side uses.
+// The written package holds the embedded files, byte for byte, under the
+// directory Python imports.
 func TestWriteModule(t *testing.T) {
 	t.Parallel()
-	path, err := rayruntime.WriteModule(t.TempDir())
+	dir := t.TempDir()
+	pkg, err := rayruntime.WriteModule(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Base(path) != rayruntime.ModuleName+".py" {
-		t.Errorf("module file %s, want %s.py", path, rayruntime.ModuleName)
+	if pkg != filepath.Join(dir, rayruntime.ModuleName) {
+		t.Errorf("package dir %s, want %s", pkg, filepath.Join(dir, rayruntime.ModuleName))
 	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, rayruntime.Module()) || len(got) == 0 {
-		t.Errorf("written module (%d bytes) differs from the embedded one (%d bytes)", len(got), len(rayruntime.Module()))
-	}
-	for _, want := range []string{
-		fmt.Sprintf("RESERVATION_KEY = %q", rayruntime.ReservationKey),
-		fmt.Sprintf("RESERVATION_VERSION = %d", rayruntime.ReservationVersion),
-	} {
-		if !bytes.Contains(got, []byte(want)) {
-			t.Errorf("the runtime lacks %s", want)
+	files := rayruntime.ModuleFiles()
+	for _, want := range []string{"__init__.py", rayruntime.RuntimeFile, rayruntime.ProtocolFile} {
+		if _, ok := files[rayruntime.ModuleName+"/"+want]; !ok {
+			t.Errorf("the module lacks %s", want)
 		}
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) || len(got) == 0 {
+			t.Errorf("%s: written (%d bytes) differs from the embedded one (%d bytes)", name, len(got), len(want))
+		}
+	}
+	entries, err := os.ReadDir(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(files) {
+		t.Errorf("the package holds %d files, want the %d of ModuleFiles", len(entries), len(files))
+	}
+}
+
+// SliceGroupName is the name the replica runtime gives its placement group.
+func TestSliceGroupName(t *testing.T) {
+	t.Parallel()
+	if got, want := rayruntime.SliceGroupName("app", "dep", "r1"), "raytpu-slice:app:dep:r1"; got != want {
+		t.Errorf("SliceGroupName = %q, want %q", got, want)
 	}
 }

@@ -14,7 +14,7 @@ type TrainConfig struct {
 	Scaling         TrainScaling    `json:"scaling_config"`
 	Run             TrainRun        `json:"run_config"`
 	// Datasets is a [TrainDatasets] as JSON; absent without datasets.
-	Datasets json.RawMessage `json:"datasets,omitempty"`
+	Datasets json.RawMessage `json:"datasets,omitempty" wire:"TrainDatasets"`
 	// Jax is jax_config; absent for Ray's default.
 	Jax *TrainJax `json:"jax_config,omitempty"`
 }
