@@ -57,6 +57,8 @@
 //	            carried by the Plan, read and sent by the backends
 //	tpu         the TPU generation catalog, topology parsing, slice shapes
 //	placement   slice placement groups as Ray builds them; the compiled Plan
+//	rayruntime  what runs inside Ray (the Python launcher and replica
+//	            runtime) and its wire protocol, shipped by every backend
 //	backend     the contract between front ends and backends
 //	backend/backendtest  the contract's conformance suite
 //	train       Ray Train's JaxTrainer, compiled to a Plan, fitted on a backend
@@ -68,11 +70,11 @@
 //	raybackend  the Ray cluster backend, on top of the ray client
 //	kuberay     the KubeRay backend (the only importer of k8s.io packages)
 //	cmd/raytpu  the command-line tool over the same packages
-//	internal    the embedded Python launcher, the local Ray test cluster
+//	internal    the local Ray test cluster, the CLI's helpers, test tools
 //
 // Front ends never import each other or a backend (the backend contract is
 // theirs to use); backends import no front end; the ray client is a
-// transport that knows nothing of plans or the launcher; only a Kubernetes
+// transport that knows nothing of plans or the runtime; only a Kubernetes
 // backend may import k8s.io and sigs.k8s.io packages. A test in this
 // package enforces these rules.
 package raytpu

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // Dataset is an immutable Ray Data pipeline: a source, the steps applied to
@@ -25,7 +26,7 @@ type Dataset struct {
 // Step is one transform of a [Dataset]: [MapBatches], [Filter],
 // [RandomShuffle] or [Repartition]. The set is closed.
 type Step interface {
-	compile(p *field.Path) (Op, field.ErrorList)
+	compile(p *field.Path) (rayruntime.Op, field.ErrorList)
 	// keepsRows reports whether the step keeps the number of rows.
 	keepsRows() bool
 	clone() Step
@@ -33,7 +34,7 @@ type Step interface {
 
 // Sink is where a [Dataset] is written: [WriteParquet] or [WriteJSON].
 type Sink interface {
-	compile(p *field.Path) (Op, field.ErrorList)
+	compile(p *field.Path) (rayruntime.Op, field.ErrorList)
 	clone() Sink
 }
 
@@ -85,12 +86,11 @@ func (d Dataset) Steps() int { return len(d.steps) }
 // HasSink reports whether d ends in a write.
 func (d Dataset) HasSink() bool { return d.sink != nil }
 
-// CompiledDataset is a dataset as the launcher builds it: the source op,
-// then each step's op in order, then the sink op, if any.
+// CompiledDataset is a compiled dataset: the calls the launcher makes
+// (the source op, then each step's op in order, then the sink op, if
+// any) and what is known of its rows.
 type CompiledDataset struct {
-	Source Op   `json:"source"`
-	Steps  []Op `json:"steps"`
-	Sink   *Op  `json:"sink,omitempty"`
+	rayruntime.Dataset
 	// Rows is the number of rows the dataset yields when it is known
 	// before running (a range or from_items source and only steps that
 	// keep the row count), else -1. Not read by the launcher.
@@ -99,7 +99,7 @@ type CompiledDataset struct {
 
 // compile validates d; paths are source, steps[i] and sink below p.
 func (d Dataset) compile(p *field.Path) (CompiledDataset, field.ErrorList) {
-	out := CompiledDataset{Steps: []Op{}, Rows: -1}
+	out := CompiledDataset{Dataset: rayruntime.Dataset{Steps: []rayruntime.Op{}}, Rows: -1}
 	var errs field.ErrorList
 	if d.source == nil {
 		errs = append(errs, field.Required(p.Child("source"), "a source: Range, FromItems, ReadParquet, ReadJSON or ReadCSV"))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // DefaultJaxBatchSize is iter_jax_batches' default batch_size (rows per host).
@@ -125,20 +126,6 @@ var dtypeNames = []string{
 	"uint16", "uint32", "uint4", "uint64", "uint8",
 }
 
-// IterKwargs are iter_jax_batches' keyword arguments as the launcher passes
-// them.
-type IterKwargs struct {
-	BatchSize              int  `json:"batch_size"`
-	DropLast               bool `json:"drop_last"`
-	Paddings               any  `json:"paddings"`
-	DTypes                 any  `json:"dtypes"`
-	PrefetchBatches        int  `json:"prefetch_batches"`
-	LocalShuffleBufferSize *int `json:"local_shuffle_buffer_size"`
-	LocalShuffleSeed       *int `json:"local_shuffle_seed"`
-	SynchronizeBatches     bool `json:"synchronize_batches"`
-	policy                 raggedKind
-}
-
 // batchSize is BatchSize with its default.
 func (it IterJaxBatches) batchSize() int {
 	if it.BatchSize == 0 {
@@ -151,12 +138,12 @@ func (it IterJaxBatches) lookahead() int { return max(it.PrefetchBatches, 1) }
 
 // compile checks what can be checked without the hosts and returns the
 // keyword arguments.
-func (it IterJaxBatches) compile(p *field.Path) (IterKwargs, field.ErrorList) {
+func (it IterJaxBatches) compile(p *field.Path) (rayruntime.IterJaxBatchesKwargs, field.ErrorList) {
 	var errs field.ErrorList
-	kw := IterKwargs{
+	kw := rayruntime.IterJaxBatchesKwargs{
 		BatchSize: it.batchSize(), PrefetchBatches: it.lookahead(),
-		SynchronizeBatches: it.SynchronizeBatches, policy: kindOf(it.Ragged),
-		LocalShuffleSeed: it.LocalShuffleSeed,
+		SynchronizeBatches: it.SynchronizeBatches,
+		LocalShuffleSeed:   it.LocalShuffleSeed,
 	}
 	if it.BatchSize < 0 {
 		errs = append(errs, field.Invalid(p.Child("batchSize"), it.BatchSize, "must be positive (rows per host), or 0 for 256"))

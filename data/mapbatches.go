@@ -9,6 +9,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -110,7 +111,7 @@ type mapBatchesKwargs struct {
 	UDFModifyingRowCnt  *bool              `json:"udf_modifying_row_count,omitempty"`
 }
 
-func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
+func (m MapBatches) compile(p *field.Path) (rayruntime.Op, field.ErrorList) {
 	var errs field.ErrorList
 	if e := checkImport(p.Child("fn"), m.Fn, "function"); e != nil {
 		errs = append(errs, e)
@@ -152,7 +153,7 @@ func (m MapBatches) compile(p *field.Path) (Op, field.ErrorList) {
 	rerrs := m.resources(p, &kw)
 	errs = append(errs, rerrs...)
 	if len(errs) > 0 {
-		return Op{Op: "map_batches"}, errs
+		return rayruntime.Op{Op: "map_batches"}, errs
 	}
 	return newOp("map_batches", kw), nil
 }

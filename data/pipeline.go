@@ -6,14 +6,16 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
-// Launcher is the launcher entry a compiled pipeline's job runs: the
-// backend ships raytpu's launcher, which rebuilds the dataset from the
-// plan's LauncherConfig with ray.data calls and executes it.
-const Launcher = "data"
+// Launcher is the launcher entry a compiled pipeline's job runs
+// (rayruntime.EntryData): the backend ships raytpu's launcher, which
+// rebuilds the dataset from the plan's launcherConfig (a
+// rayruntime.PipelineConfig) with ray.data calls and executes it.
+const Launcher = rayruntime.EntryData
 
 // Pipeline is a Ray Data job: a dataset that ends in a write.
 //
@@ -29,13 +31,6 @@ type Pipeline struct {
 	// RuntimeEnv is the job's runtime environment (working dir holding the
 	// Python modules that map_batches names, pip, env vars). Optional.
 	RuntimeEnv runtimeenv.RuntimeEnv
-}
-
-// LauncherConfig is what the launcher reads from the plan: the dataset
-// ops in order, each with Ray's keyword names.
-type LauncherConfig struct {
-	Name string `json:"name"`
-	CompiledDataset
 }
 
 var (
@@ -59,7 +54,7 @@ func (p Pipeline) Compile() (*placement.Plan, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	raw, err := marshal(LauncherConfig{Name: p.Name, CompiledDataset: ds})
+	raw, err := marshal(rayruntime.PipelineConfig{Name: p.Name, Dataset: ds.Dataset})
 	if err != nil {
 		return nil, fmt.Errorf("data: encoding launcher config: %w", err)
 	}

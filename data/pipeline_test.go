@@ -10,6 +10,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
@@ -152,7 +153,7 @@ func TestCompileLabelSelector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg data.LauncherConfig
+	var cfg rayruntime.PipelineConfig
 	if err := json.Unmarshal(plan.Job.LauncherConfig, &cfg); err != nil {
 		t.Fatal(err)
 	}

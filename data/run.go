@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // Result is the outcome of a pipeline run: the launcher's report of the
@@ -24,6 +26,10 @@ type Result struct {
 	Files []string `json:"files,omitempty"`
 	// Error is set when the pipeline failed inside Ray.
 	Error *RunError `json:"error,omitempty"`
+	// Warnings are the problems the launcher worked around inside Ray
+	// (code rayruntime.CodeRuntimeWarning), each also logged with its
+	// traceback in the job's log.
+	Warnings placement.Diagnosis `json:"warnings,omitempty"`
 
 	// Simulated is true when the backend only placed the plan (the
 	// simulator): nothing was read or written.
@@ -79,9 +85,15 @@ func (p Pipeline) Run(ctx context.Context, r backend.Runner, opts ...backend.Run
 	}
 	res := &Result{}
 	if len(out.Output) > 0 {
-		if err := json.Unmarshal(out.Output, res); err != nil {
+		// The launcher's warnings are strings; the result's are findings.
+		wire := struct {
+			*Result
+			Warnings []string `json:"warnings"`
+		}{Result: res}
+		if err := json.Unmarshal(out.Output, &wire); err != nil {
 			return nil, errors.Join(fmt.Errorf("data: decoding launcher result: %w", err), runErr)
 		}
+		res.Warnings = rayruntime.WarningFindings(wire.Warnings)
 		if res.Error != nil {
 			runErr = res.Error // the launcher's account is the better error
 		}

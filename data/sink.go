@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // SaveModes returns Ray's SaveMode values for writes, in order; a fresh
@@ -57,7 +58,7 @@ type count struct {
 	v    int
 }
 
-func (w WriteParquet) compile(p *field.Path) (Op, field.ErrorList) {
+func (w WriteParquet) compile(p *field.Path) (rayruntime.Op, field.ErrorList) {
 	errs := checkSink(p, w.Path, w.Mode, count{"minRowsPerFile", w.MinRowsPerFile}, count{"maxRowsPerFile", w.MaxRowsPerFile})
 	if w.MaxRowsPerFile > 0 && w.MinRowsPerFile > w.MaxRowsPerFile {
 		errs = append(errs, field.Invalid(p.Child("minRowsPerFile"), w.MinRowsPerFile, "must not exceed maxRowsPerFile"))
@@ -76,7 +77,7 @@ func (w WriteParquet) clone() Sink {
 	return w
 }
 
-func (w WriteJSON) compile(p *field.Path) (Op, field.ErrorList) {
+func (w WriteJSON) compile(p *field.Path) (rayruntime.Op, field.ErrorList) {
 	errs := checkSink(p, w.Path, w.Mode, count{"minRowsPerFile", w.MinRowsPerFile})
 	return newOp("write_json", struct {
 		Path           string `json:"path"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // Source is where a [Dataset] reads from: [Range], [FromItems],
@@ -16,7 +17,7 @@ type Source interface {
 	// compile validates the source and returns its launcher op, and the
 	// number of rows it yields when that is known before running (-1
 	// otherwise).
-	compile(p *field.Path) (Op, int, field.ErrorList)
+	compile(p *field.Path) (rayruntime.Op, int, field.ErrorList)
 	// clone returns a copy that shares no map or slice with the receiver.
 	clone() Source
 }
@@ -72,21 +73,14 @@ type ReadCSV struct {
 	OverrideNumBlocks int
 }
 
-// Op is one Ray Data call as the launcher makes it: Op is the function or
-// method name (read_parquet, map_batches, write_parquet) and Kwargs its
-// keyword arguments, named as Ray names them.
-type Op struct {
-	Op     string          `json:"op"`
-	Kwargs json.RawMessage `json:"kwargs"`
-}
-
-func newOp(name string, kwargs any) Op {
+// newOp is the Ray Data call name(**kwargs).
+func newOp(name string, kwargs any) rayruntime.Op {
 	b, err := marshal(kwargs)
 	if err != nil {
 		// Kwargs are raytpu's own structs of validated plain values.
 		panic(fmt.Sprintf("data: encoding %s kwargs: %v", name, err))
 	}
-	return Op{Op: name, Kwargs: b}
+	return rayruntime.Op{Op: name, Kwargs: b}
 }
 
 // marshal is json.Marshal without HTML escaping, so that expressions such
@@ -121,7 +115,7 @@ func checkPaths(p *field.Path, paths []string) field.ErrorList {
 	return errs
 }
 
-func (r Range) compile(p *field.Path) (Op, int, field.ErrorList) {
+func (r Range) compile(p *field.Path) (rayruntime.Op, int, field.ErrorList) {
 	errs := checkBlocks(p, r.OverrideNumBlocks)
 	if r.N < 0 {
 		errs = append(errs, field.Invalid(p.Child("n"), r.N, "cannot be negative"))
@@ -136,7 +130,7 @@ func (r Range) compile(p *field.Path) (Op, int, field.ErrorList) {
 
 func (r Range) clone() Source { return r }
 
-func (f FromItems) compile(p *field.Path) (Op, int, field.ErrorList) {
+func (f FromItems) compile(p *field.Path) (rayruntime.Op, int, field.ErrorList) {
 	errs := checkBlocks(p, f.OverrideNumBlocks)
 	items := make([]json.RawMessage, 0, len(f.Items))
 	for i, it := range f.Items {
@@ -174,7 +168,7 @@ func (f FromItems) clone() Source {
 	return out
 }
 
-func (r ReadParquet) compile(p *field.Path) (Op, int, field.ErrorList) {
+func (r ReadParquet) compile(p *field.Path) (rayruntime.Op, int, field.ErrorList) {
 	errs := append(checkPaths(p, r.Paths), checkBlocks(p, r.OverrideNumBlocks)...)
 	for i, c := range r.Columns {
 		if c == "" {
@@ -207,7 +201,7 @@ func (r ReadParquet) clone() Source {
 	return r
 }
 
-func (r ReadJSON) compile(p *field.Path) (Op, int, field.ErrorList) {
+func (r ReadJSON) compile(p *field.Path) (rayruntime.Op, int, field.ErrorList) {
 	errs := append(checkPaths(p, r.Paths), checkBlocks(p, r.OverrideNumBlocks)...)
 	return newOp("read_json", struct {
 		Paths             []string `json:"paths"`
@@ -221,7 +215,7 @@ func (r ReadJSON) clone() Source {
 	return r
 }
 
-func (r ReadCSV) compile(p *field.Path) (Op, int, field.ErrorList) {
+func (r ReadCSV) compile(p *field.Path) (rayruntime.Op, int, field.ErrorList) {
 	errs := append(checkPaths(p, r.Paths), checkBlocks(p, r.OverrideNumBlocks)...)
 	return newOp("read_csv", struct {
 		Paths             []string `json:"paths"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // importPath matches a Python "module:attr" or "pkg.module:attr".
@@ -29,7 +30,7 @@ type Filter struct {
 	Expr string
 }
 
-func (f Filter) compile(p *field.Path) (Op, field.ErrorList) {
+func (f Filter) compile(p *field.Path) (rayruntime.Op, field.ErrorList) {
 	var errs field.ErrorList
 	switch {
 	case f.Fn == "" && f.Expr == "":
@@ -58,7 +59,7 @@ type RandomShuffle struct {
 	NumBlocks int
 }
 
-func (s RandomShuffle) compile(p *field.Path) (Op, field.ErrorList) {
+func (s RandomShuffle) compile(p *field.Path) (rayruntime.Op, field.ErrorList) {
 	var errs field.ErrorList
 	if s.NumBlocks < 0 {
 		errs = append(errs, field.Invalid(p.Child("numBlocks"), s.NumBlocks, "must be positive, or 0 for Ray's choice"))
@@ -90,7 +91,7 @@ type Repartition struct {
 	Shuffle bool
 }
 
-func (r Repartition) compile(p *field.Path) (Op, field.ErrorList) {
+func (r Repartition) compile(p *field.Path) (rayruntime.Op, field.ErrorList) {
 	var errs field.ErrorList
 	switch {
 	case r.NumBlocks < 0:

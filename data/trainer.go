@@ -7,6 +7,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // TrainDataset is one dataset a JaxTrainer passes to its workers
@@ -31,25 +32,13 @@ type DatasetConfig struct {
 	DatasetsToSplit []string
 }
 
-// TrainerLauncher is the JSON a trainer embeds in its launcher
-// configuration: the launcher builds datasets= and dataset_config= for
-// JaxTrainer from it, and hands IterJaxBatches[name] to the train loop as
-// iter_jax_batches' keyword arguments.
-type TrainerLauncher struct {
-	Datasets       map[string]CompiledDataset `json:"datasets"`
-	DataConfig     LauncherDataConfig         `json:"dataset_config"`
-	IterJaxBatches map[string]IterKwargs      `json:"iter_jax_batches"`
-}
-
-// LauncherDataConfig holds ray.train.DataConfig's keyword arguments.
-// DatasetsToSplit is "all" or a list of names.
-type LauncherDataConfig struct {
-	DatasetsToSplit any `json:"datasets_to_split"`
-}
-
 // TrainerDatasets is a compiled DatasetConfig.
 type TrainerDatasets struct {
-	Launcher TrainerLauncher
+	// Launcher is what the trainer's launcher configuration carries: the
+	// launcher builds datasets= and dataset_config= for JaxTrainer from
+	// it, and hands IterJaxBatches[name] to the train loop as
+	// iter_jax_batches' keyword arguments.
+	Launcher rayruntime.TrainDatasets
 	// Predictions by dataset name, in the order of Datasets.
 	Predictions []NamedPrediction
 	// Findings of every prediction (warnings and notes), in order.
@@ -67,9 +56,9 @@ type NamedPrediction struct {
 // datasets[i].iter.… and datasetsToSplit[i] below p.
 func (c DatasetConfig) Compile(p *field.Path, hosts Hosts) (*TrainerDatasets, field.ErrorList) {
 	var errs field.ErrorList
-	out := &TrainerDatasets{Launcher: TrainerLauncher{
-		Datasets: map[string]CompiledDataset{}, IterJaxBatches: map[string]IterKwargs{},
-		DataConfig: LauncherDataConfig{DatasetsToSplit: "all"},
+	out := &TrainerDatasets{Launcher: rayruntime.TrainDatasets{
+		Datasets: map[string]rayruntime.Dataset{}, IterJaxBatches: map[string]rayruntime.IterJaxBatchesKwargs{},
+		DataConfig: rayruntime.DataConfig{DatasetsToSplit: "all"},
 	}}
 	names := make([]string, 0, len(c.Datasets))
 	for _, n := range c.Datasets {
@@ -108,7 +97,7 @@ func (c DatasetConfig) Compile(p *field.Path, hosts Hosts) (*TrainerDatasets, fi
 			out.Findings = append(out.Findings, pr.Findings...)
 		}
 		kw, _ := td.Iter.compile(dp.Child("iter"))
-		out.Launcher.Datasets[td.Name] = cd
+		out.Launcher.Datasets[td.Name] = cd.Dataset
 		out.Launcher.IterJaxBatches[td.Name] = kw
 	}
 	if len(errs) > 0 {
@@ -136,7 +125,7 @@ func hasPrefix(f, prefix string) bool {
 // CompileForTrainer is the hook a JaxTrainer front end calls while it
 // compiles: with its worker count, TPU generation ("" for CPU workers) and
 // chips per worker, it returns the JSON to embed in its launcher
-// configuration (a TrainerLauncher) and the warnings to show, or the
+// configuration (a rayruntime.TrainDatasets) and the warnings to show, or the
 // errors at paths below p. It uses only types the trainer already knows,
 // so the trainer need not import this package.
 func (c DatasetConfig) CompileForTrainer(p *field.Path, workers int, accelerator string, chipsPerHost int) (json.RawMessage, placement.Diagnosis, field.ErrorList) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/launcher"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // jobEntrypoint is the shell command the Ray job runs on the head. A plan
@@ -25,7 +25,7 @@ func jobEntrypoint(p *placement.Plan) (string, error) {
 		}
 		return p.Job.Entrypoint, nil
 	}
-	files, err := launcher.Files(p)
+	files, err := rayruntime.Files(p)
 	if err != nil {
 		return "", err
 	}
@@ -39,5 +39,5 @@ func jobEntrypoint(p *placement.Plan) (string, error) {
 		py.WriteString(base64.StdEncoding.EncodeToString(files[n]))
 		py.WriteString("\"))")
 	}
-	return "python -c '" + py.String() + "' && " + launcher.Entrypoint, nil
+	return "python -c '" + py.String() + "' && " + rayruntime.Entrypoint, nil
 }

@@ -8,12 +8,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // ServerPrefix starts the line raytpu's launcher prints in a job's log for
 // every train worker whose profiler server started (train.ProfilerConfig),
-// followed by the Server as JSON.
-const ServerPrefix = "RAYTPU_PROFILER "
+// followed by the Server as JSON; the replica runtime prints the same for
+// every TPU host (a HostServer). It is rayruntime.ProfilerPrefix.
+const ServerPrefix = rayruntime.ProfilerPrefix
 
 // Server is where one worker's profiler server listens, as the launcher
 // reported it.

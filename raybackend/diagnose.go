@@ -12,6 +12,7 @@ import (
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/serveconfig"
 )
@@ -84,7 +85,7 @@ func (b *Backend) diagnose(ctx context.Context, a ray.ApplicationDetails) ([]pla
 		// that slice; the others to the replicas holding no slice group.
 		slicePG := make([]*ray.PlacementGroupState, len(reps))
 		for i, r := range reps {
-			slicePG[i] = findGroup(live, "raytpu-slice:"+a.Name+":"+dn+":"+r.ReplicaID)
+			slicePG[i] = findGroup(live, rayruntime.SliceGroupName(a.Name, dn, r.ReplicaID))
 			if pg := slicePG[i]; pg != nil && pg.State == ray.PlacementGroupCreated {
 				on := lc.sliceOf(pg)
 				heads = slices.DeleteFunc(heads, func(h ray.PlacementGroupState) bool {
@@ -128,7 +129,7 @@ func (b *Backend) diagnose(ctx context.Context, a ray.ApplicationDetails) ([]pla
 					h := heads[0]
 					heads = heads[1:]
 					owned++
-					name := fmt.Sprintf("%s reservation of the %s %s slice of raytpu-slice:%s:%s:%s", rayvocab.HeadResource(res.PodType), res.AcceleratorVersion, res.Topology, a.Name, dn, r.ReplicaID)
+					name := fmt.Sprintf("%s reservation of the %s %s slice of %s", rayvocab.HeadResource(res.PodType), res.AcceleratorVersion, res.Topology, rayruntime.SliceGroupName(a.Name, dn, r.ReplicaID))
 					if f, ok := lc.groupFinding(&h, placement.GroupName(h.ID, name)); ok {
 						add(f)
 					}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
@@ -146,8 +147,8 @@ func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placem
 		reason = u.PendingReason()
 	}
 	return placement.Finding{Severity: placement.SeverityError, Code: placement.CodeHeadReservationFailed, Message: fmt.Sprintf(
-		"slice 0 of the %s %s request (%s) of raytpu-slice:%s:%s:%s holds no head reservation: %s; the replica runtime gives up after its head_reservation_timeout_s and Serve retries the replica",
-		res.AcceleratorVersion, res.Topology, res.PodType, app, dep, id, reason)}, true
+		"slice 0 of the %s %s request (%s) of %s holds no head reservation: %s; the replica runtime gives up after its head_reservation_timeout_s and Serve retries the replica",
+		res.AcceleratorVersion, res.Topology, res.PodType, rayruntime.SliceGroupName(app, dep, id), reason)}, true
 }
 
 // unplaced gathers the facts of why a bundle is not placed: the

@@ -15,9 +15,9 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/launcher"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // Name is the name the backend gives itself in a backend.Outcome.
@@ -118,7 +118,7 @@ func (b *Backend) submit(ctx context.Context, p *placement.Plan, opts backend.Ru
 	entrypoint := p.Job.Entrypoint
 	pkg := b.pkg
 	if p.Job.Launcher != "" {
-		files, err := launcher.Files(p)
+		files, err := rayruntime.Files(p)
 		if err != nil {
 			return "", err
 		}
@@ -135,7 +135,7 @@ func (b *Backend) submit(ctx context.Context, p *placement.Plan, opts backend.Ru
 			defer os.RemoveAll(dir)
 			env.WorkingDir = dir
 		}
-		entrypoint = launcher.Entrypoint
+		entrypoint = rayruntime.Entrypoint
 	}
 	if env.WorkingDir != "" || len(env.PyModules) > 0 {
 		if env, err = b.client.PrepareRuntimeEnv(ctx, env, pkg); err != nil {
@@ -242,8 +242,8 @@ func (b *Backend) waitRun(ctx context.Context, id string, opts backend.RunOption
 	if err != nil {
 		return nil, err
 	}
-	output, perr := launcher.ParseResult(logs)
-	if perr != nil && !errors.Is(perr, launcher.ErrNoResult) {
+	output, perr := rayruntime.ParseResult(logs)
+	if perr != nil && !errors.Is(perr, rayruntime.ErrNoResult) {
 		return nil, perr
 	}
 	msg := job.Message

@@ -8,20 +8,12 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/replica"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
 )
-
-// The replica runtime reads the key and version package serve writes.
-func TestReservationFormatMatchesServe(t *testing.T) {
-	t.Parallel()
-	if replica.ReservationKey != serve.SliceReservationKey || replica.ReservationVersion != serve.SliceReservationVersion {
-		t.Errorf("runtime reads %s v%d, serve writes %s v%d", replica.ReservationKey, replica.ReservationVersion, serve.SliceReservationKey, serve.SliceReservationVersion)
-	}
-}
 
 func compileSliceApp(t *testing.T, d serve.Deployment) *placement.Plan {
 	t.Helper()
@@ -56,7 +48,7 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 	noGroups.Slices = nil
 	strayGroup := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1})
 	strayGroup.Slices = compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4}).Slices
-	d := "plan.serve.config.deployments[d].user_config." + replica.ReservationKey
+	d := "plan.serve.config.deployments[d].user_config." + rayruntime.ReservationKey
 	cases := []struct {
 		name string
 		plan *placement.Plan

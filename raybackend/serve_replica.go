@@ -8,9 +8,9 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/replica"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serveconfig"
 )
@@ -31,11 +31,11 @@ func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[stri
 			continue
 		}
 		carried[d.Name] = true
-		path := config.Child("deployments").Key(d.Name).Child("user_config", replica.ReservationKey)
+		path := config.Child("deployments").Key(d.Name).Child("user_config", rayruntime.ReservationKey)
 		switch {
-		case r.Version != replica.ReservationVersion:
+		case r.Version != rayruntime.ReservationVersion:
 			errs = append(errs, field.Invalid(path.Child("version"), r.Version,
-				fmt.Sprintf("the replica runtime reads version %d (compile the application with this raytpu)", replica.ReservationVersion)))
+				fmt.Sprintf("the replica runtime reads version %d (compile the application with this raytpu)", rayruntime.ReservationVersion)))
 		case r.NumHosts < 1 || r.NumBundles != r.NumHosts:
 			errs = append(errs, field.Invalid(path.Child("num_bundles"), r.NumBundles,
 				fmt.Sprintf("the %s slice has %d hosts; the replica runtime runs one host worker per bundle, so each bundle must hold a whole host (TPU: %d)", r.Topology, r.NumHosts, r.ChipsPerHost)))
@@ -50,13 +50,13 @@ func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[stri
 	for _, name := range slices.Sorted(maps.Keys(carried)) {
 		if !grouped[name] {
 			errs = append(errs, field.Required(field.NewPath("plan", "slices"), fmt.Sprintf(
-				"a replica slice group for deployment %q, which carries user_config.%s (compile the application with package serve)", name, replica.ReservationKey)))
+				"a replica slice group for deployment %q, which carries user_config.%s (compile the application with package serve)", name, rayruntime.ReservationKey)))
 		}
 	}
 	for i, g := range p.Slices {
 		if g.Part.Role != placement.RoleReplica || !carried[g.Part.Name] {
 			errs = append(errs, field.Invalid(field.NewPath("plan", "slices").Index(i).Child("part"), g.Part.String(), fmt.Sprintf(
-				"no deployment of the Serve config carries user_config.%s for this slice group (deployments that do: %v)", replica.ReservationKey, slices.Sorted(maps.Keys(carried)))))
+				"no deployment of the Serve config carries user_config.%s for this slice group (deployments that do: %v)", rayruntime.ReservationKey, slices.Sorted(maps.Keys(carried)))))
 		}
 	}
 	if len(errs) > 0 {
@@ -65,8 +65,9 @@ func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[stri
 	return out, nil
 }
 
-// uploadReplicaRuntime uploads raytpu's replica runtime as a single-file
-// py_module and returns its gcs:// URI. It is uploaded on its own, so no
+// uploadReplicaRuntime uploads raytpu's replica runtime (the package
+// directory of rayruntime.WriteModule) as a py_module and returns its
+// gcs:// URI. It is uploaded on its own, so no
 // runtime_env exclude of the application can leave it out; its URI depends
 // only on its content, so redeploying sends the same config.
 func (b *Backend) uploadReplicaRuntime(ctx context.Context) (string, error) {
@@ -75,7 +76,7 @@ func (b *Backend) uploadReplicaRuntime(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	path, err := replica.WriteModule(dir)
+	path, err := rayruntime.WriteModule(dir)
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
@@ -30,7 +31,7 @@ var datasetsPath = trainerPath.Child("datasets")
 // compileDatasets runs the source's hook for the compiled scaling. It is
 // called only when the scaling config is valid, so the worker count is
 // known.
-func compileDatasets(src DatasetSource, s ScalingConfig, scaling LauncherScaling, group *placement.SliceGroup) (json.RawMessage, placement.Diagnosis, field.ErrorList) {
+func compileDatasets(src DatasetSource, s ScalingConfig, scaling rayruntime.TrainScaling, group *placement.SliceGroup) (json.RawMessage, placement.Diagnosis, field.ErrorList) {
 	accelerator, chips := "", 0
 	if s.UseTPU && group != nil {
 		accelerator = s.Accelerator

@@ -6,6 +6,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -66,7 +67,7 @@ func TestDatasetsHookGetsResolvedScaling(t *testing.T) {
 			if len(warn) != 1 || warn[0].String() != "warning X: x" {
 				t.Errorf("warnings = %q, want the source's", warn)
 			}
-			var cfg train.LauncherConfig
+			var cfg rayruntime.TrainConfig
 			if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
 				t.Fatal(err)
 			}

@@ -71,7 +71,7 @@ func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.R
 		}
 		runErr = hostLossError(res, runErr, g.PodType, need)
 	}
-	res.Warnings = warnings
+	res.Warnings = append(warnings, res.Warnings...)
 	res.Simulated = !out.Ran
 	res.Backend = out.Backend
 	res.JobID = out.ID

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // JaxConfig mirrors ray.train.v2.jax.JaxConfig, the JAX backend's
@@ -27,15 +28,9 @@ type JaxConfig struct {
 	UseGPU bool
 }
 
-// LauncherJax holds JaxConfig's keyword arguments.
-type LauncherJax struct {
-	UseTPU bool `json:"use_tpu"`
-	UseGPU bool `json:"use_gpu"`
-}
-
 var jaxConfigPath = trainerPath.Child("jaxConfig")
 
-func (c *JaxConfig) compile(s ScalingConfig) (*LauncherJax, field.ErrorList) {
+func (c *JaxConfig) compile(s ScalingConfig) (*rayruntime.TrainJax, field.ErrorList) {
 	if c == nil {
 		return nil, nil
 	}
@@ -49,7 +44,7 @@ func (c *JaxConfig) compile(s ScalingConfig) (*LauncherJax, field.ErrorList) {
 	if c.UseGPU && !s.UseGPU {
 		errs = append(errs, field.Invalid(jaxConfigPath.Child("useGPU"), true, "needs trainer.scaling.useGPU: the workers would look for CUDA devices they do not have"))
 	}
-	return &LauncherJax{UseTPU: c.UseTPU, UseGPU: c.UseGPU}, errs
+	return &rayruntime.TrainJax{UseTPU: c.UseTPU, UseGPU: c.UseGPU}, errs
 }
 
 // logLevels are the levels Ray Train's LoggingConfig accepts (Python's

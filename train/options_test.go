@@ -9,6 +9,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -55,7 +56,7 @@ func TestElasticCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg train.LauncherConfig
+	var cfg rayruntime.TrainConfig
 	if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package train
 
 import (
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // ProfilerConfig starts the JAX profiler server (jax.profiler.start_server)
@@ -24,20 +25,15 @@ type ProfilerConfig struct {
 	Port int
 }
 
-// LauncherProfiler is ProfilerConfig as the launcher reads it.
-type LauncherProfiler struct {
-	Port int `json:"port"`
-}
-
 // compile validates c; a nil c is no profiler.
-func (c *ProfilerConfig) compile(p *field.Path) (*LauncherProfiler, field.ErrorList) {
+func (c *ProfilerConfig) compile(p *field.Path) (*rayruntime.TrainProfiler, field.ErrorList) {
 	if c == nil {
 		return nil, nil
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		return nil, field.ErrorList{field.Invalid(p.Child("port"), c.Port, "must be a TCP port, 1-65535, or 0 to let each worker pick a free one")}
 	}
-	return &LauncherProfiler{Port: c.Port}, nil
+	return &rayruntime.TrainProfiler{Port: c.Port}, nil
 }
 
 // checkProfilerPort refuses a fixed port where several workers may share a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -34,17 +35,17 @@ func TestProfilerConfig(t *testing.T) {
 		name string
 		cpu  int // CPU workers instead of base's TPU slice
 		cfg  *train.ProfilerConfig
-		want *train.LauncherProfiler // nil: no profiler
-		errs []string                // "path Type"
+		want *rayruntime.TrainProfiler // nil: no profiler
+		errs []string                  // "path Type"
 	}{
 		{name: "unset", cfg: nil},
-		{name: "free port", cfg: &train.ProfilerConfig{}, want: &train.LauncherProfiler{Port: 0}},
-		{name: "fixed port", cfg: &train.ProfilerConfig{Port: 65535}, want: &train.LauncherProfiler{Port: 65535}},
+		{name: "free port", cfg: &train.ProfilerConfig{}, want: &rayruntime.TrainProfiler{Port: 0}},
+		{name: "fixed port", cfg: &train.ProfilerConfig{Port: 65535}, want: &rayruntime.TrainProfiler{Port: 65535}},
 		{name: "negative", cfg: &train.ProfilerConfig{Port: -1}, errs: []string{"trainer.run.profiler.port Invalid"}},
 		{name: "too big", cfg: &train.ProfilerConfig{Port: 65536}, errs: []string{"trainer.run.profiler.port Invalid"}},
 		{name: "fixed port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{Port: 9012}, errs: []string{"trainer.run.profiler.port Invalid"}},
-		{name: "free port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{}, want: &train.LauncherProfiler{Port: 0}},
-		{name: "fixed port, one CPU worker", cpu: 1, cfg: &train.ProfilerConfig{Port: 9012}, want: &train.LauncherProfiler{Port: 9012}},
+		{name: "free port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{}, want: &rayruntime.TrainProfiler{Port: 0}},
+		{name: "fixed port, one CPU worker", cpu: 1, cfg: &train.ProfilerConfig{Port: 9012}, want: &rayruntime.TrainProfiler{Port: 9012}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -64,7 +65,7 @@ func TestProfilerConfig(t *testing.T) {
 			if err != nil {
 				return
 			}
-			var cfg train.LauncherConfig
+			var cfg rayruntime.TrainConfig
 			if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func ExampleProfilerConfig() {
 		fmt.Println(err)
 		return
 	}
-	var cfg train.LauncherConfig
+	var cfg rayruntime.TrainConfig
 	_ = json.Unmarshal(plan.Job.LauncherConfig, &cfg)
 	b, _ := json.Marshal(cfg.Run.Profiler)
 	fmt.Println("run_config.profiler:", string(b))

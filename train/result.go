@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // Result is the outcome of a training run, mirroring ray.train.Result,
@@ -54,7 +55,11 @@ type Result struct {
 	// simulator.
 	Workers   []placement.Landing `json:"workers,omitempty"`
 	Diagnosis placement.Diagnosis `json:"diagnosis,omitempty"`
-	// Warnings are the compile warnings (see JaxTrainer.CompileWithWarnings).
+	// Warnings are the compile warnings (see JaxTrainer.CompileWithWarnings),
+	// then the problems the launcher worked around inside Ray (a record of
+	// the run it could not complete, a profiler report it could not
+	// print; code RuntimeWarning), each also logged with its traceback in
+	// the job's log.
 	Warnings placement.Diagnosis `json:"warnings,omitempty"`
 }
 
@@ -83,9 +88,15 @@ func (e *RunError) Is(target error) bool { return target == ErrTrainingFailed }
 // A failed run returns the Result and its *RunError.
 func ParseResult(raw []byte) (*Result, error) {
 	var r Result
-	if err := json.Unmarshal(raw, &r); err != nil {
+	// The launcher's warnings are strings; the result's are findings.
+	wire := struct {
+		*Result
+		Warnings []string `json:"warnings"`
+	}{Result: &r}
+	if err := json.Unmarshal(raw, &wire); err != nil {
 		return nil, fmt.Errorf("train: decoding launcher result: %w", err)
 	}
+	r.Warnings = rayruntime.WarningFindings(wire.Warnings)
 	if r.Error != nil {
 		return &r, r.Error
 	}

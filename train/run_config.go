@@ -5,6 +5,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // RunConfig mirrors ray.train.RunConfig.
@@ -76,27 +77,10 @@ type FailureConfig struct {
 	PreemptionGrace time.Duration
 }
 
-// LauncherRun holds RunConfig's keyword arguments.
-type LauncherRun struct {
-	Name                     string            `json:"name"`
-	StoragePath              string            `json:"storage_path,omitempty"`
-	MaxFailures              int               `json:"max_failures"`
-	NumToKeep                int               `json:"num_to_keep,omitempty"`
-	CheckpointScoreAttribute string            `json:"checkpoint_score_attribute,omitempty"`
-	CheckpointScoreOrder     string            `json:"checkpoint_score_order"`
-	WorkerEnvVars            map[string]string `json:"worker_env_vars,omitempty"`
-	ControllerFailureLimit   *int              `json:"controller_failure_limit,omitempty"`
-	MaxPreemptionFailures    *int              `json:"max_preemption_failures,omitempty"`
-	RelaxCollectives         bool              `json:"relax_collectives_on_preemption,omitempty"`
-	PreemptionGraceS         float64           `json:"preemption_grace_s,omitempty"`
-	LogLevel                 string            `json:"log_level,omitempty"`
-	Profiler                 *LauncherProfiler `json:"profiler,omitempty"`
-}
-
 // runPath is the path of a JaxTrainer's RunConfig, built once.
 var runPath = trainerPath.Child("run")
 
-func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
+func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList) {
 	errs := field.ValidateStruct(p, &r)
 	if len(r.Name) > placement.MaxNameLength {
 		errs = append(errs, field.TooMany(p.Child("name"), len(r.Name), placement.MaxNameLength, placement.SourceNameLength))
@@ -130,7 +114,7 @@ func (r RunConfig) compile(p *field.Path) (LauncherRun, field.ErrorList) {
 		order = "max"
 	}
 	// The result is encoded at once and never kept, so it may share r's map.
-	return LauncherRun{
+	return rayruntime.TrainRun{
 		Name:                     r.Name,
 		StoragePath:              r.StoragePath,
 		MaxFailures:              r.Failure.MaxFailures,

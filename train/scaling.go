@@ -6,6 +6,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -63,22 +64,6 @@ type ScalingConfig struct {
 	ElasticResizeMonitorInterval time.Duration
 }
 
-// LauncherScaling holds ScalingConfig's keyword arguments.
-type LauncherScaling struct {
-	NumWorkers         int                `json:"num_workers"`
-	UseTPU             bool               `json:"use_tpu"`
-	UseGPU             bool               `json:"use_gpu"`
-	AcceleratorType    string             `json:"accelerator_type,omitempty"`
-	Topology           string             `json:"topology,omitempty"`
-	ResourcesPerWorker map[string]float64 `json:"resources_per_worker,omitempty"`
-	PlacementStrategy  string             `json:"placement_strategy"`
-	LabelSelector      map[string]string  `json:"label_selector,omitempty"`
-	// MinWorkers is set for an elastic group: num_workers is then
-	// (min_workers, num_workers).
-	MinWorkers                    int     `json:"min_workers,omitempty"`
-	ElasticResizeMonitorIntervalS float64 `json:"elastic_resize_monitor_interval_s,omitempty"`
-}
-
 // The paths of a JaxTrainer's sections, built once (paths are immutable)
 // so that compiling a valid trainer allocates none.
 var (
@@ -103,7 +88,7 @@ func scalingFields(p *field.Path) placement.Fields {
 // more than one worker, its slice group. f holds the paths of s's slice
 // fields (scalingFields(p)); startTimeout is the worker group start
 // timeout, which Ray Train also gives the slice head reservation.
-func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout time.Duration) (LauncherScaling, *placement.SliceGroup, field.ErrorList) {
+func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout time.Duration) (rayruntime.TrainScaling, *placement.SliceGroup, field.ErrorList) {
 	errs := field.ValidateStruct(p, &s)
 	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), s.LabelSelector)...)
 	strategy := s.PlacementStrategy
@@ -115,7 +100,7 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 		errs = append(errs, field.Forbidden(p.Child("useGPU"), "useTPU and useGPU are exclusive"))
 	}
 	// out is encoded at once and never kept, so it may share s's maps.
-	out := LauncherScaling{
+	out := rayruntime.TrainScaling{
 		UseTPU: s.UseTPU, UseGPU: s.UseGPU, PlacementStrategy: string(strategy),
 		LabelSelector: s.LabelSelector, ResourcesPerWorker: s.ResourcesPerWorker,
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/golden"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/train"
 )
@@ -89,7 +90,7 @@ func TestCompileWorkers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var cfg train.LauncherConfig
+			var cfg rayruntime.TrainConfig
 			if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +124,7 @@ func TestCompileLabelSelector(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", s, err)
 		}
-		var cfg train.LauncherConfig
+		var cfg rayruntime.TrainConfig
 		if err := json.Unmarshal(p.Job.LauncherConfig, &cfg); err != nil {
 			t.Fatal(err)
 		}

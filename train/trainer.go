@@ -8,6 +8,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
@@ -16,10 +17,11 @@ import (
 // SlicePlacementGroup as the head reservation timeout.
 const WorkerGroupStartTimeout = 60 * time.Second
 
-// Launcher is the launcher entry a compiled trainer's job runs: the
-// backend ships raytpu's launcher, which builds the real JaxTrainer from
-// the plan's LauncherConfig and calls fit().
-const Launcher = "train"
+// Launcher is the launcher entry a compiled trainer's job runs
+// (rayruntime.EntryTrain): the backend ships raytpu's launcher, which
+// builds the real JaxTrainer from the plan's launcherConfig (a
+// rayruntime.TrainConfig) and calls fit().
+const Launcher = rayruntime.EntryTrain
 
 // JaxTrainer mirrors ray.train.v2.jax.JaxTrainer.
 type JaxTrainer struct {
@@ -45,30 +47,16 @@ type JaxTrainer struct {
 	//
 	// The launcher passes the built datasets to the real JaxTrainer and
 	// adds each dataset's iter_jax_batches keyword arguments to the train
-	// loop's config under "_raytpu_iter_jax_batches" (a dict by dataset
+	// loop's config under rayruntime.IterJaxBatchesKey (a dict by dataset
 	// name); the loop iterates its shard with
 	// raytpu_iter_jax_batches(config, name) from the launcher module (see
-	// [DatasetSource] and internal/launcher). A TrainLoopConfig must then
+	// [DatasetSource] and package rayruntime). A TrainLoopConfig must then
 	// be a JSON object or unset.
 	Datasets DatasetSource
 	// JaxConfig configures the JAX backend (Ray's jax_config). Optional.
 	// Default: nil, Ray's JaxConfig(use_tpu=ScalingConfig.UseTPU,
 	// use_gpu=ScalingConfig.UseGPU).
 	JaxConfig *JaxConfig
-}
-
-// LauncherConfig is what the launcher reads from the plan to build the
-// real JaxTrainer. Field names follow Ray's keyword arguments.
-type LauncherConfig struct {
-	TrainLoopPerWorker string          `json:"train_loop_per_worker"`
-	TrainLoopConfig    json.RawMessage `json:"train_loop_config,omitempty"`
-	Scaling            LauncherScaling `json:"scaling_config"`
-	Run                LauncherRun     `json:"run_config"`
-	// Datasets is the DatasetSource's JSON: {"datasets", "dataset_config",
-	// "iter_jax_batches"}.
-	Datasets json.RawMessage `json:"datasets,omitempty"`
-	// Jax is jax_config; absent for Ray's default.
-	Jax *LauncherJax `json:"jax_config,omitempty"`
 }
 
 var importPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$`)
@@ -150,7 +138,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis,
 		return nil, warnings, errs // the warnings found so far help too
 	}
 
-	cfg := LauncherConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run, Datasets: datasets, Jax: jax}
+	cfg := rayruntime.TrainConfig{TrainLoopPerWorker: t.TrainLoopPerWorker, TrainLoopConfig: loopConfig, Scaling: scaling, Run: run, Datasets: datasets, Jax: jax}
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("train: encoding launcher config: %w", err)

@@ -15,7 +15,7 @@ with a TPU topology; the application's code imports it:
 
 The Serve replica becomes a small CPU-only orchestrator. Serve calls its
 reconfigure(user_config) while the replica initialises; the orchestrator
-takes its slice reservation out of user_config["raytpu_slice"], reserves the
+takes its slice reservation out of user_config[RESERVATION_KEY], reserves the
 slice with ray.util.tpu.slice_placement_group (no lifetime: the placement
 groups die with the replica), starts one host worker actor per TPU host in
 bundle i of the slice, ranks them by TPU worker id, joins them into one JAX
@@ -31,6 +31,10 @@ The slice is released when the replica stops (Serve calls __del__) or dies
 appears within the reservation's head timeout, the replica fails to start
 with SliceReservationPending, whose message Serve shows in the
 deployment's status while it retries.
+
+raytpu's Go side (package rayruntime, WriteModule) ships this package with
+_raytpu_runtime.py, the helpers it shares with the launcher, and
+raytpu_protocol.json, the description of the keys and prefixes it reads.
 """
 
 import asyncio
@@ -44,15 +48,20 @@ import socket
 import ray
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-RESERVATION_KEY = "raytpu_slice"
-# user_config[PROFILER_KEY] = {"port": N} starts jax.profiler's server on
-# every host (port 0: a free one); the replica prints PROFILER_PREFIX and a
-# JSON object per host (app, deployment, replica, host, node_id, ip, port,
-# pid; or error) on its stdout, which raytpu reads by actor id.
-PROFILER_KEY = "raytpu_profiler"
-PROFILER_PREFIX = "RAYTPU_PROFILER "
-RESERVATION_VERSION = 1
-_MODULE = "raytpu_replica"
+from . import _raytpu_runtime as rt
+from ._reservation import (  # noqa: F401 (the keys are part of the module's API)
+    PROFILER_KEY,
+    RESERVATION_KEY,
+    RESERVATION_VERSION,
+    bundle_options,
+    replica_where,
+    reservation_call,
+    slice_group_name,
+    split_user_config,
+    worker_id,
+)
+
+_MODULE = rt.PROTOCOL["files"]["replica_module"]
 
 logger = logging.getLogger("ray.serve")
 
@@ -146,7 +155,7 @@ class _HostWorker:
                 num_processes=self._num_hosts,
                 process_id=self._rank,
             )
-        server = None if profiler is None else _start_profiler(profiler.get("port", 0))
+        server = None if profiler is None else dict(rt.node_report(), **rt.start_profiler(profiler.get("port", 0)))
         # Ray ships this actor class by value, so its globals are not the
         # module's: set the context on the module the user's code imports.
         ctx = SliceContext(name, self._rank, self._num_hosts, coordinator, hosts, reservation)
@@ -164,37 +173,6 @@ class _HostWorker:
 
     def call(self, method, args, kwargs):
         return _run(getattr(self._obj, method)(*args, **kwargs))
-
-
-def _start_profiler(port):
-    """Starts jax.profiler's server in this host worker on port (0: a free
-    one) and says where, or why not: serving goes on without it."""
-    out = {"pid": os.getpid(), "node_id": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address()}
-    try:
-        import jax
-
-        # gRPC sets SO_REUSEPORT, so a second server on a taken port would
-        # start and share it: a fixed port is first locked for this machine
-        # (the lock lives as long as the process) and bound once without
-        # SO_REUSEPORT, which fails if anything holds it.
-        if port:
-            import fcntl
-            import tempfile
-
-            lock = os.open(os.path.join(tempfile.gettempdir(), "raytpu-profiler-%d.lock" % port), os.O_CREAT | os.O_RDWR, 0o666)
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(lock)
-                raise OSError("port %d: another raytpu profiler server on this machine holds it" % port) from None
-        with socket.socket() as s:
-            s.bind(("", port))
-            port = s.getsockname()[1]
-        jax.profiler.start_server(port)
-        out["port"] = port
-    except Exception as exc:
-        out["error"] = "%s: %s" % (type(exc).__name__, exc)
-    return out
 
 
 def _run(result):
@@ -221,23 +199,6 @@ async def _copy_request(arg):
     )
 
 
-def _worker_id(info):
-    try:
-        return (int(info["labels"].get("ray.io/tpu-worker-id", "")), info["bundle"])
-    except ValueError:
-        return (1 << 30, info["bundle"])
-
-
-def _bundle_options(bundle):
-    opts = {"num_cpus": bundle.get("CPU", 0)}
-    if bundle.get("GPU"):
-        opts["num_gpus"] = bundle["GPU"]
-    if bundle.get("memory"):
-        opts["memory"] = bundle["memory"]
-    opts["resources"] = {k: v for k, v in bundle.items() if k not in ("CPU", "GPU", "memory")}
-    return opts
-
-
 class _SliceOrchestrator:
     """Base of the class tpu_slice returns; see the module doc."""
 
@@ -253,20 +214,7 @@ class _SliceOrchestrator:
         self._raytpu_profiler = None
 
     async def reconfigure(self, user_config):
-        config = dict(user_config or {})
-        reservation = config.pop(RESERVATION_KEY, None)
-        self._raytpu_profiler = config.pop(PROFILER_KEY, None)
-        if reservation is None:
-            raise ValueError(
-                "raytpu: user_config has no %r: deploy this deployment with raytpu "
-                "(serve.Deployment with AcceleratorConfig.Topology) so that each "
-                "replica knows the slice it owns" % RESERVATION_KEY
-            )
-        if reservation.get("version") != RESERVATION_VERSION:
-            raise ValueError(
-                "raytpu: %s version %r is not supported by this replica runtime (want %d)"
-                % (RESERVATION_KEY, reservation.get("version"), RESERVATION_VERSION)
-            )
+        reservation, self._raytpu_profiler, config = split_user_config(user_config)
         if reservation != self._raytpu_reservation:
             loop = asyncio.get_running_loop()
             await loop.run_in_executor(None, self._raytpu_start, reservation)
@@ -293,36 +241,25 @@ class _SliceOrchestrator:
         return results[0]
 
     def _raytpu_name(self):
-        try:
-            from ray import serve
-
-            ctx = serve.get_replica_context()
-            return "raytpu-slice:%s:%s:%s" % (ctx.app_name, ctx.deployment, ctx.replica_id.unique_id)
-        except Exception:  # outside Serve
-            return "raytpu-slice:%s" % os.getpid()
+        where = replica_where()
+        if not where:  # outside Serve
+            return "%s:%s" % (rt.PROTOCOL["slice_group_prefix"], os.getpid())
+        return slice_group_name(where["app"], where["deployment"], where["replica"])
 
     def _raytpu_start(self, res):
         from ray.util.tpu import slice_placement_group
 
         self._raytpu_stop()
         name = self._raytpu_name()
-        timeout = res.get("head_reservation_timeout_s") or None
-        what = "TPU %s %s slice (pod type %s, %d hosts of %d chips)" % (
-            res["accelerator_version"], res["topology"], res["pod_type"], res["num_hosts"], res["chips_per_host"])
+        call = reservation_call(res)
+        what, timeout = call["what"], call["timeout"]
         logger.info("raytpu: %s reserving a %s", name, what)
         try:
-            spg = slice_placement_group(
-                res["topology"],
-                res["accelerator_version"],
-                resources_per_bundle=res["resources_per_bundle"],
-                strategy=res["strategy"],
-                name=name,
-                head_reservation_timeout_s=timeout,
-            )
+            spg = slice_placement_group(name=name, **call["kwargs"])
         except TimeoutError as e:
             msg = ("raytpu: slice reservation pending: %s found no free %s within %ss "
                    "(no node offers TPU-%s-head); Serve retries the replica. Ray: %s"
-                   % (name, what, timeout, res["pod_type"], e))
+                   % (name, what, timeout, call["pod_type"], e))
             logger.warning(msg)
             raise SliceReservationPending(msg) from None
         self._raytpu_slice = spg
@@ -339,7 +276,7 @@ class _SliceOrchestrator:
             self._raytpu_stop()
             raise ValueError("raytpu: the slice has %d bundles for %d hosts; the replica runtime "
                              "needs one bundle per host" % (spg.num_bundles, spg.num_hosts))
-        opts = _bundle_options(spg.bundle_resources)
+        opts = bundle_options(spg.bundle_resources)
         hosts = [
             _HostWorker.options(
                 scheduling_strategy=PlacementGroupSchedulingStrategy(pg, placement_group_bundle_index=i),
@@ -351,7 +288,7 @@ class _SliceOrchestrator:
         infos = ray.get([h.info.remote() for h in hosts])
         # Ray puts bundle i on any host of the slice: rank the hosts by
         # their TPU worker id, so JAX process i runs on TPU worker i.
-        order = sorted(range(len(infos)), key=lambda i: _worker_id(infos[i]))
+        order = sorted(range(len(infos)), key=lambda i: worker_id(infos[i]))
         hosts = [hosts[i] for i in order]
         infos = [infos[i] for i in order]
         self._raytpu_hosts = hosts
@@ -372,17 +309,11 @@ class _SliceOrchestrator:
                     json.dumps([{"rank": i["rank"], "node_id": i["node_id"]} for i in infos]))
 
     def _raytpu_report_profilers(self, servers):
-        try:
-            from ray import serve
-
-            ctx = serve.get_replica_context()
-            where = {"app": ctx.app_name, "deployment": ctx.deployment, "replica": ctx.replica_id.unique_id}
-        except Exception:  # outside Serve
-            where = {}
+        where = replica_where()
         for rank, server in enumerate(servers):
             if server is not None:
                 server.update(where, host=rank)
-                print(PROFILER_PREFIX + json.dumps(server, sort_keys=True), flush=True)
+                rt.print_profiler_report(server)
 
     def _raytpu_stop(self):
         hosts, self._raytpu_hosts = self._raytpu_hosts, []

@@ -1,0 +1,71 @@
+package rayruntime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/raytpu/raytpu/serveconfig"
+)
+
+// ModuleName is the import name of the replica runtime, the Python
+// package that makes a Ray Serve replica own one TPU slice: application
+// code does `from raytpu_replica import tpu_slice`.
+const ModuleName = "raytpu_replica"
+
+// ReservationKey is the user_config key holding a replica's slice
+// reservation (a serveconfig.SliceReservation), ReservationVersion the
+// reservation format the runtime reads, and ProfilerKey the key of its
+// profiler config (a serveconfig.ProfilerConfig). Package serveconfig
+// defines them; package serve compiles them into a deployment.
+const (
+	ReservationKey     = serveconfig.SliceReservationKey
+	ReservationVersion = serveconfig.SliceReservationVersion
+	ProfilerKey        = serveconfig.ProfilerKey
+)
+
+// ProfilerPrefix starts the lines on which the launcher (one per train
+// worker) and the replica runtime (one per TPU host) report where a JAX
+// profiler server listens, followed by the report as JSON.
+const ProfilerPrefix = "RAYTPU_PROFILER "
+
+// SliceGroupPrefix starts the name of the slice placement group each
+// slice replica reserves: SliceGroupName(app, deployment, replica).
+const SliceGroupPrefix = "raytpu-slice"
+
+// SliceGroupName is the name the replica runtime gives the slice
+// placement group of replica (Serve's replica unique id) of deployment of
+// application app: "raytpu-slice:<app>:<deployment>:<replica>".
+func SliceGroupName(app, deployment, replica string) string {
+	return SliceGroupPrefix + ":" + app + ":" + deployment + ":" + replica
+}
+
+// ModuleFiles returns the files of the replica runtime package, keyed by
+// their paths under the directory listed in py_modules: ModuleName's
+// __init__.py, the helpers it shares with the launcher and the protocol
+// description.
+func ModuleFiles() map[string][]byte {
+	return map[string][]byte{
+		ModuleName + "/__init__.py":     source(ModuleName + "/__init__.py"),
+		ModuleName + "/_reservation.py": source(ModuleName + "/_reservation.py"),
+		ModuleName + "/" + RuntimeFile:  source(RuntimeFile),
+		ModuleName + "/" + ProtocolFile: Protocol(),
+	}
+}
+
+// WriteModule writes the replica runtime package ([ModuleFiles]) into dir
+// and returns the package directory, dir/raytpu_replica, ready to be
+// listed in a runtime_env's py_modules (Ray uploads a directory entry
+// under its own name, so the application imports it as ModuleName).
+func WriteModule(dir string) (string, error) {
+	pkg := filepath.Join(dir, ModuleName)
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		return "", fmt.Errorf("rayruntime: writing the replica runtime: %w", err)
+	}
+	for name, b := range ModuleFiles() {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), b, 0o644); err != nil {
+			return "", fmt.Errorf("rayruntime: writing the replica runtime: %w", err)
+		}
+	}
+	return pkg, nil
+}
