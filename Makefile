@@ -47,7 +47,7 @@ vet:
 # The packages whose tests need nothing but Go (no Python, no Ray); tests
 # named ...OnRealRay (internal/cli's `raytpu top` on a live cluster) are left
 # to `make test`.
-UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./internal/cli ./internal/golden ./observe ./internal/progress ./internal/tpuplugin
+UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./internal/cli ./internal/testinfra/golden ./observe ./internal/progress ./internal/tpuplugin
 unit:
 	$(GO) test -race -count=1 -skip 'OnRealRay$$' $(UNIT_PKGS)
 

@@ -10,97 +10,161 @@ import (
 
 const module = "github.com/raytpu/raytpu"
 
-// rule forbids a package (by prefix) from importing any of the listed
-// prefixes; allow lists exceptions inside the forbidden set.
-type rule struct {
-	pkg    string
-	forbid []string
-	why    string
+// allowed lists, for every package of the module, the module's packages
+// its code (not its tests) may import, with why. Packages outside the
+// module are free, but k8s.io and sigs.k8s.io (kubeOnly). A package with
+// no entry fails the test: a new package states its place here.
+//
+// The layers, from the bottom: field, rayvocab, runtimeenv and the
+// catalog (tpu); placement, the compiled form; the backend contract and
+// the Python runtime (rayruntime); the front ends (train, serve, data);
+// the backends (sim, the ray transport and raybackend, kuberay); the
+// command (cmd/raytpu over internal/cli); examples and benchmarks over the
+// public packages. internal/raycluster, internal/tpuplugin and
+// internal/pyenv are the local Ray cluster that `raytpu dev-cluster` and
+// the tests start; internal/testinfra holds what only tests import.
+var allowed = map[string]struct {
+	may []string
+	why string
+}{
+	"":                               {nil, "the module's doc package imports nothing"},
+	"field":                          {nil, "field is a leaf of the module"},
+	"field/fieldfile":                {[]string{"field"}, "fieldfile reads spec files into field errors only"},
+	"rayvocab":                       {nil, "rayvocab is a leaf of the module"},
+	"runtimeenv":                     {[]string{"field"}, "runtimeenv imports only field"},
+	"runtimeenv/packaging":           {nil, "the working_dir packager is a leaf of the module, so that every backend can use it"},
+	"serveconfig":                    {[]string{"runtimeenv"}, "serveconfig imports only runtimeenv, so that placement, front ends, backends and the ray transport share it"},
+	"tpu":                            {[]string{"field", "rayvocab"}, "tpu imports only field and rayvocab"},
+	"placement":                      {[]string{"field", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "placement imports no front end, backend or runtime"},
+	"backend":                        {[]string{"field", "placement", "serveconfig"}, "the backend contract imports no backend, front end or runtime"},
+	"backend/backendtest":            {[]string{"backend", "field", "placement", "serveconfig"}, "the conformance suite imports only the contract"},
+	"rayruntime":                     {[]string{"placement", "serveconfig"}, "the Python runtime imports no front end, backend or contract"},
+	"train":                          {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
+	"serve":                          {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
+	"data":                           {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
+	"sim":                            {[]string{"backend", "field", "field/fieldfile", "placement", "rayvocab", "tpu"}, "a backend imports no front end and no other backend"},
+	"ray":                            {[]string{"runtimeenv", "runtimeenv/packaging", "serveconfig"}, "the ray dashboard client is a transport: it knows nothing of plans, backends, front ends or the runtime"},
+	"ray/authtest":                   {nil, "ray/authtest is tests only"},
+	"raybackend":                     {[]string{"backend", "field", "placement", "ray", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "a backend imports no front end and no other backend but its transport"},
+	"kuberay":                        {[]string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serveconfig", "tpu"}, "a backend imports no front end and no other backend"},
+	"kuberay/internal/kubetest":      {nil, "the kube test control plane imports nothing of raytpu's"},
+	"serve/client":                   {nil, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
+	"serve/servev1":                  {nil, "the generated Predictor service imports nothing of raytpu's"},
+	"profiler":                       {[]string{"field", "profiler/internal/tslpb", "rayruntime"}, "profiler speaks gRPC to the worker only: no front end, backend, transport or plan"},
+	"profiler/internal/tslpb":        {nil, "generated protobuf code"},
+	"observe":                        {[]string{"ray", "rayvocab"}, "observe reads through the ray transport only: no front end, other backend, plan or runtime"},
+	"cmd/raytpu":                     {[]string{"internal/cli"}, "the command is its CLI package"},
+	"internal/cli":                   {cliMay, "the CLI uses the public packages and the local cluster, never test infrastructure"},
+	"internal/progress":              {nil, "progress is a leaf"},
+	"internal/pyenv":                 {nil, "pyenv is a leaf"},
+	"internal/tpuplugin":             {[]string{"rayvocab", "tpu"}, "the TPU device-plugin emulator knows only the catalog"},
+	"internal/raycluster":            {[]string{"internal/pyenv", "internal/tpuplugin", "rayvocab", "sim"}, "the local cluster reads the simulator's cluster specs and nothing of the front ends or backends"},
+	"internal/crosscheck":            {nil, "crosscheck is tests only"},
+	"internal/crosscheck/datamodel":  {nil, "crosscheck is tests only"},
+	"internal/crosscheck/tpurules":   {nil, "crosscheck is tests only"},
+	"internal/crosscheck/workingdir": {nil, "crosscheck is tests only"},
+	"internal/testinfra/alloctest":   {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/faultproxy":  {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/golden":      {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/owntest":     {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/syncbuf":     {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/testtree":    {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/raytest":     {[]string{"internal/raycluster", "sim"}, "raytest starts local clusters for tests"},
+	"internal/testinfra/venvtest":    {[]string{"internal/pyenv"}, "venvtest finds the venv for tests"},
+	"examples/batchinfer":            {examplesMay, "examples use the public packages only"},
+	"examples/custombackend":         {examplesMay, "examples use the public packages only"},
+	"examples/jaxtrain":              {examplesMay, "examples use the public packages only"},
+	"examples/serve":                 {examplesMay, "examples use the public packages only"},
+	"bench/cpubench":                 {nil, "the CPU timer of the benchmarks is a leaf"},
+	"bench/compilebench":             {benchMay, "benchmarks use the public packages and the local cluster"},
+	"bench/jobsbench":                {benchMay, "benchmarks use the public packages and the local cluster"},
+	"bench/servecompilebench":        {benchMay, "benchmarks use the public packages and the local cluster"},
+	"bench/servegrpcbench":           {benchMay, "benchmarks use the public packages and the local cluster"},
 }
 
-var frontEnds = []string{module + "/train", module + "/serve", module + "/data"}
+// frontEnd is what a front end may import.
+var frontEnd = []string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}
 
-// backends are the implementations of the backend contract, and the
-// transports they build on.
-var backends = []string{module + "/ray", module + "/raybackend", module + "/sim", module + "/kuberay"}
+// public are the module's public packages.
+var public = []string{"backend", "backend/backendtest", "data", "field", "field/fieldfile", "kuberay", "observe", "placement", "profiler",
+	"ray", "raybackend", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serve", "serve/client", "serve/servev1", "serveconfig", "sim", "tpu", "train"}
 
-func without(list []string, drop ...string) []string {
-	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return slices.Contains(drop, s) })
-}
+var (
+	cliMay      = slices.Concat(public, []string{"internal/progress", "internal/pyenv", "internal/raycluster", "internal/tpuplugin"})
+	examplesMay = public
+	benchMay    = slices.Concat(public, []string{"bench/cpubench", "internal/raycluster", "internal/testinfra/testtree"})
+)
 
-func all(lists ...[]string) []string { return slices.Concat(lists...) }
+// testsMayNot are the module's packages no test imports: commands,
+// examples and benchmarks are programs.
+var testsMayNot = []string{"cmd/", "examples/", "bench/"}
 
-var rules = []rule{
-	{module + "/field", []string{module + "/"}, "field is a leaf of the module"},
-	{module + "/rayvocab", []string{module + "/"}, "rayvocab is a leaf of the module"},
-	{module + "/runtimeenv", all([]string{module + "/tpu", module + "/placement", module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "runtimeenv imports only field"},
-	{module + "/runtimeenv/packaging", []string{module + "/"}, "the working_dir packager is a leaf of the module, so that every backend can use it"},
-	{module + "/serveconfig", all([]string{module + "/field", module + "/tpu", module + "/placement", module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "serveconfig imports only runtimeenv, so that placement, front ends, backends and the ray transport share it"},
-	{module + "/tpu", all([]string{module + "/placement", module + "/backend", module + "/runtimeenv", module + "/internal", module + "/cmd"}, frontEnds, backends), "tpu imports only field and rayvocab"},
-	{module + "/placement", all([]string{module + "/backend", module + "/internal", module + "/cmd"}, frontEnds, backends), "placement imports no front end or backend"},
-	{module + "/backend", all([]string{module + "/internal", module + "/cmd"}, frontEnds, backends), "the backend contract imports no backend and no front end"},
-	{module + "/train", all([]string{module + "/serve", module + "/data", module + "/internal/raycluster", module + "/internal/cli", module + "/cmd"}, backends), "front ends never import each other or a backend (the backend contract is fine)"},
-	{module + "/serve", all([]string{module + "/train", module + "/data", module + "/internal/raycluster", module + "/internal/cli", module + "/cmd"}, backends), "front ends never import each other or a backend (the backend contract is fine)"},
-	{module + "/data", all([]string{module + "/train", module + "/serve", module + "/internal/raycluster", module + "/internal/cli", module + "/cmd"}, backends), "front ends never import each other or a backend (the backend contract is fine)"},
-	{module + "/ray", all([]string{module + "/placement", module + "/backend", module + "/rayruntime", module + "/cmd"}, frontEnds, without(backends, module+"/ray")), "the ray dashboard client is a transport: it knows nothing of plans, backends, front ends or the runtime that runs inside Ray"},
-	{module + "/rayruntime", all([]string{module + "/backend", module + "/internal", module + "/cmd", module + "/profiler", module + "/observe"}, frontEnds, backends), "the runtime package is shared by front ends (wire types) and every backend (files to ship): it imports no backend, front end or contract"},
-	{module + "/raybackend", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/raybackend", module+"/ray")), "a backend imports no front end and no other backend"},
-	{module + "/sim", all([]string{module + "/internal", module + "/cmd"}, frontEnds, without(backends, module+"/sim")), "a backend imports no front end and no other backend"},
-	{module + "/kuberay", all([]string{module + "/cmd"}, frontEnds, without(backends, module+"/kuberay")), "a backend imports no front end and no other backend"},
-	{module + "/serve/client", []string{module + "/"}, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
-	{module + "/profiler", all([]string{module + "/placement", module + "/backend", module + "/internal/cli", module + "/cmd"}, frontEnds, backends), "profiler speaks gRPC to the worker and reads the runtime's report lines (rayruntime) only: no front end, backend, transport or plan"},
-	{module + "/observe", all([]string{module + "/placement", module + "/backend", module + "/rayruntime", module + "/internal/cli", module + "/cmd"}, frontEnds, without(backends, module+"/ray")), "observe reads through the ray transport only: no front end, other backend, plan or runtime"},
-}
-
-// kubeOnly are import prefixes only the kuberay backend may use.
+// kubeOnly are import prefixes only the kuberay backend (and its tests'
+// control plane) may use.
 var kubeOnly = []string{"k8s.io/", "sigs.k8s.io/"}
 
 func TestImportDirections(t *testing.T) {
 	t.Parallel()
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}}", "./...").Output()
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	seen := 0
 	for line := range bytes.Lines(out) {
-		fields := strings.Fields(string(line))
-		if len(fields) == 0 {
+		parts := strings.Split(strings.TrimSpace(string(line)), "|")
+		if len(parts) != 3 {
 			continue
 		}
 		seen++
-		for _, v := range violations(fields[0], fields[1:]) {
+		for _, v := range violations(parts[0], strings.Fields(parts[1]), strings.Fields(parts[2])) {
 			t.Error(v)
 		}
 	}
-	if seen < 3 {
+	if seen < len(allowed)/2 {
 		t.Fatalf("go list saw only %d packages; the check would be vacuous", seen)
 	}
 }
 
-// violations lists the forbidden imports of pkg.
-func violations(pkg string, imports []string) []string {
+// violations lists what pkg's code (imports) and tests (testImports)
+// import against the rules.
+func violations(pkg string, imports, testImports []string) []string {
+	rel, inModule := relPath(pkg)
+	if !inModule {
+		return []string{pkg + ": not in module " + module}
+	}
+	rule, ok := allowed[rel]
+	if !ok {
+		return []string{pkg + ": no import rule; add the package to imports_test.go's allowed"}
+	}
 	var out []string
-	for _, imp := range imports {
-		if !(pkg == module+"/kuberay" || strings.HasPrefix(pkg, module+"/kuberay/")) &&
-			slices.ContainsFunc(kubeOnly, func(p string) bool { return strings.HasPrefix(imp, p) }) {
+	kube := rel == "kuberay" || strings.HasPrefix(rel, "kuberay/")
+	for i, imp := range slices.Concat(imports, testImports) {
+		test := i >= len(imports)
+		if !kube && slices.ContainsFunc(kubeOnly, func(p string) bool { return strings.HasPrefix(imp, p) }) {
 			out = append(out, pkg+" imports "+imp+": only the kuberay backend may import k8s.io and sigs.k8s.io packages")
 		}
-		for _, r := range rules {
-			if pkg != r.pkg && !strings.HasPrefix(pkg, r.pkg+"/") {
-				continue
+		r, mine := relPath(imp)
+		switch {
+		case !mine || r == rel:
+		case test:
+			if slices.ContainsFunc(testsMayNot, func(p string) bool { return strings.HasPrefix(r, p) }) {
+				out = append(out, pkg+"'s tests import "+imp+": commands, examples and benchmarks are programs, not libraries")
 			}
-			if imp == r.pkg || strings.HasPrefix(imp, r.pkg+"/") {
-				continue
-			}
-			if slices.ContainsFunc(r.forbid, func(f string) bool {
-				f = strings.TrimSuffix(f, "/")
-				return imp == f || strings.HasPrefix(imp, f+"/")
-			}) {
-				out = append(out, pkg+" imports "+imp+": "+r.why)
-			}
+		case !slices.Contains(rule.may, r):
+			out = append(out, pkg+" imports "+imp+": "+rule.why)
 		}
 	}
 	return out
+}
+
+// relPath is an import path relative to the module ("" for the module's
+// root package) and whether it is in the module.
+func relPath(imp string) (string, bool) {
+	if imp == module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(imp, module+"/")
+	return r, ok
 }
 
 func TestImportRulesCatchViolations(t *testing.T) {
@@ -172,12 +236,61 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/ray", module + "/runtimeenv/packaging", false},
 		{module + "/kuberay", module + "/runtimeenv/packaging", false},
 		{module + "/kuberay", module + "/ray", true},
+		{module + "/internal/raycluster", module + "/internal/cli", true},
+		{module + "/internal/raycluster", module + "/raybackend", true},
+		{module + "/internal/raycluster", module + "/sim", false},
+		{module + "/internal/cli", module + "/internal/testinfra/raytest", true},
+		{module + "/internal/cli", module + "/internal/raycluster", false},
+		{module + "/internal/cli", module + "/examples/jaxtrain", true},
+		{module + "/cmd/raytpu", module + "/internal/raycluster", true},
+		{module + "/cmd/raytpu", module + "/internal/cli", false},
+		{module + "/placement", module + "/internal/testinfra/golden", true},
+		{module + "/internal/testinfra/golden", module + "/placement", true},
+		{module + "/internal/testinfra/raytest", module + "/internal/raycluster", false},
+		{module + "/examples/jaxtrain", module + "/internal/raycluster", true},
+		{module + "/examples/jaxtrain", module + "/train", false},
+		{module + "/bench/jobsbench", module + "/internal/raycluster", false},
+		{module + "/bench/jobsbench", module + "/internal/cli", true},
+		{module + "/sim", "k8s.io/apimachinery/pkg/util/validation", true},
 	}
 	for _, c := range cases {
-		got := len(violations(c.pkg, []string{c.imp})) > 0
+		got := len(violations(c.pkg, []string{c.imp}, nil)) > 0
 		if got != c.bad {
 			t.Errorf("%s importing %s: violation = %v, want %v", c.pkg, c.imp, got, c.bad)
 		}
+	}
+}
+
+// Tests may import any library of the module (test infrastructure, the
+// simulator, other front ends), but no program; a package the rules do not
+// name is a violation, as is k8s.io in a test outside kuberay.
+func TestImportRulesForTestsAndNewPackages(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		pkg, testImp string
+		bad          bool
+	}{
+		{module + "/placement", module + "/internal/testinfra/golden", false},
+		{module + "/raybackend", module + "/internal/testinfra/raytest", false},
+		{module + "/raybackend", module + "/serve", false},
+		{module + "/kuberay", module + "/train", false},
+		{module + "/internal/cli", module + "/cmd/raytpu", true},
+		{module + "/raybackend", module + "/examples/serve", true},
+		{module + "/serve", module + "/bench/servecompilebench", true},
+		{module + "/raybackend", "k8s.io/client-go/kubernetes", true},
+		{module + "/kuberay", "k8s.io/client-go/kubernetes", false},
+	}
+	for _, c := range cases {
+		got := len(violations(c.pkg, nil, []string{c.testImp})) > 0
+		if got != c.bad {
+			t.Errorf("%s's tests importing %s: violation = %v, want %v", c.pkg, c.testImp, got, c.bad)
+		}
+	}
+	if v := violations(module+"/newpkg", nil, nil); len(v) != 1 || !strings.Contains(v[0], "no import rule") {
+		t.Errorf("a package without a rule: %v, want one violation saying so", v)
+	}
+	if v := violations("example.com/other", nil, nil); len(v) != 1 {
+		t.Errorf("a package outside the module: %v, want one violation", v)
 	}
 }
 
@@ -195,6 +308,6 @@ func TestCommandDoesNotLinkTesting(t *testing.T) {
 		t.Fatalf("cmd/raytpu no longer depends on internal/raycluster; the check would be vacuous (deps: %d)", len(deps))
 	}
 	if slices.Contains(deps, "testing") {
-		t.Error(`cmd/raytpu links package "testing"; move test helpers into a package only tests import (e.g. internal/raycluster/raytest)`)
+		t.Error(`cmd/raytpu links package "testing"; move test helpers into a package only tests import (e.g. internal/testinfra/raytest)`)
 	}
 }

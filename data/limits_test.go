@@ -8,7 +8,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/alloctest"
+	"github.com/raytpu/raytpu/internal/testinfra/alloctest"
 )
 
 // TestHugeDataLimit: a batch size, row count, worker count, prefetch

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/data"
-	"github.com/raytpu/raytpu/internal/owntest"
+	"github.com/raytpu/raytpu/internal/testinfra/owntest"
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 

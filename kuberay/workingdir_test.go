@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 	"github.com/raytpu/raytpu/kuberay"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/alloctest"
+	"github.com/raytpu/raytpu/internal/testinfra/alloctest"
 	"github.com/raytpu/raytpu/placement"
 )
 

@@ -3,7 +3,7 @@ package placement_test
 import (
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/owntest"
+	"github.com/raytpu/raytpu/internal/testinfra/owntest"
 	"github.com/raytpu/raytpu/placement"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/testtree"
+	"github.com/raytpu/raytpu/internal/testinfra/testtree"
 	"github.com/raytpu/raytpu/ray"
 )
 

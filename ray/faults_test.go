@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/raytpu/raytpu/internal/faultproxy"
+	"github.com/raytpu/raytpu/internal/testinfra/faultproxy"
 	"github.com/raytpu/raytpu/ray"
 )
 

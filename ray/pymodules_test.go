@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
 // TestPyModulePackagesMatchRay compares py_modules packages (a directory

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/faultproxy"
+	"github.com/raytpu/raytpu/internal/testinfra/faultproxy"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/runtimeenv"
 )

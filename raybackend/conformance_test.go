@@ -8,7 +8,7 @@ import (
 
 	"github.com/raytpu/raytpu/backend/backendtest"
 	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/raycluster/raytest"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayruntime"
 )

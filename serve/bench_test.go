@@ -3,13 +3,13 @@ package serve_test
 import (
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/serve"
 )
 
 // typicalApp is a typical Serve app: a CPU router and an LLM deployment
 // whose two replicas each own a v4 2x2x2 slice. The Python side of
-// scripts/bench-serve-compile-vs-python.sh builds the same config.
+// bench/servecompilebench/vs-python.sh builds the same config.
 func typicalApp() serve.Application {
 	return serve.Application{
 		Name:        "chat",
@@ -63,7 +63,7 @@ func BenchmarkCompileAndMarshal(b *testing.B) {
 }
 
 // TestTypicalConfig keeps the benchmarked app's Serve config in testdata,
-// where scripts/bench-serve-compile-vs-python.sh reads it for the Python
+// where bench/servecompilebench/vs-python.sh reads it for the Python
 // side.
 func TestTypicalConfig(t *testing.T) {
 	t.Parallel()

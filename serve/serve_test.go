@@ -14,7 +14,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/field/fieldfile"
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/placement"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/sim"
 )

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"

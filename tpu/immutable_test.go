@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/owntest"
+	"github.com/raytpu/raytpu/internal/testinfra/owntest"
 	"github.com/raytpu/raytpu/tpu"
 )
 

@@ -9,7 +9,7 @@ import (
 )
 
 // benchTrainer is the two-slice v6e 4x4 trainer that
-// scripts/bench-compile-vs-python.sh compares with Ray's Python
+// bench/compilebench/vs-python.sh compares with Ray's Python
 // ScalingConfig plus slice bundles.
 func benchTrainer() train.JaxTrainer {
 	return train.JaxTrainer{

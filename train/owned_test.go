@@ -3,7 +3,7 @@ package train_test
 import (
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/owntest"
+	"github.com/raytpu/raytpu/internal/testinfra/owntest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/train"

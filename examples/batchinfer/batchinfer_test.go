@@ -15,8 +15,8 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/raycluster/raytest"
-	"github.com/raytpu/raytpu/internal/syncbuf"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
+	"github.com/raytpu/raytpu/internal/testinfra/syncbuf"
 )
 
 // clusterSpec is the local test cluster: the head and the two hosts of one

@@ -13,7 +13,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/train"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/data"
-	"github.com/raytpu/raytpu/internal/syncbuf"
+	"github.com/raytpu/raytpu/internal/testinfra/syncbuf"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"

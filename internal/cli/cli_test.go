@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/cli"
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 
 func run(t *testing.T, args ...string) (string, string, int) {

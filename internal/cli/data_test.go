@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/cli"
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 
 // `raytpu data plan` prints every host's predicted epoch; a raise certain

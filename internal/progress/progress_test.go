@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/internal/progress"
 )
 

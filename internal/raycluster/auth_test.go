@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/raycluster/raytest"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 )
 
 // TestTokenAuth starts a cluster with token authentication on and checks

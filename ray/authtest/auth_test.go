@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/raycluster/raytest"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/runtimeenv"
 )

@@ -112,7 +112,7 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 // venvPython is the project virtualenv's interpreter: $RAYTPU_VENV, else
 // .venv at the repository's root. (runtimeenv imports nothing of
-// internal/, so internal/venvtest is out of reach.)
+// internal/, so internal/testinfra/venvtest is out of reach.)
 func venvPython(t *testing.T) string {
 	t.Helper()
 	venv := os.Getenv("RAYTPU_VENV")

@@ -31,7 +31,7 @@
 // 16-float32 tensors and from 4.0 to 3.7 ms with 1 MiB ones, requests/s
 // unchanged within noise (the proxy bounds it); they also cap a link
 // whose bandwidth-delay product exceeds them, so they are not the default.
-// scripts/bench-serve-grpc-vs-python.sh compares NewGRPC's requests/s and
+// bench/servegrpcbench/vs-python.sh compares NewGRPC's requests/s and
 // client CPU per call with fixed windows, with a bare grpc-go connection
 // and with Python's grpcio.
 //

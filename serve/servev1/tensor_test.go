@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 	"github.com/raytpu/raytpu/serve/servev1"
 )
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
 // crossDevices is the JAX devices of every host in the cross-check

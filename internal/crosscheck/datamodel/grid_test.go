@@ -13,7 +13,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
 // gridCase is one generated iter_jax_batches case of the grid mode of

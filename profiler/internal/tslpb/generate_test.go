@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/venvtest"
+	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
 // The committed generated code is exactly what generate.sh produces from

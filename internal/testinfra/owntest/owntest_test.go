@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/owntest"
+	"github.com/raytpu/raytpu/internal/testinfra/owntest"
 )
 
 type bundle struct {

@@ -1,4 +1,4 @@
-// Command jobsbench drives the Go side of scripts/bench-jobs-vs-python.sh:
+// Command jobsbench drives the Go side of bench/jobsbench/vs-python.sh:
 // it starts and stops a local Ray cluster, times job submissions, and times
 // packaging plus upload of a working_dir, printing one JSON object per run.
 //
@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/testtree"
+	"github.com/raytpu/raytpu/internal/testinfra/testtree"
 	"github.com/raytpu/raytpu/ray"
 )
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench-serve-compile-vs-python.sh compares the time to build and validate a
+# bench/servecompilebench/vs-python.sh compares the time to build and validate a
 # typical Serve application config (a CPU router with autoscaling and an LLM
 # deployment whose two replicas each own a v4 2x2x2 slice):
 #   Go:     serve.Application.Compile (validation, slice placement, config
-#           bytes), timed by internal/bench/servecompilebench, which first
+#           bytes), timed by bench/servecompilebench, which first
 #           checks that it compiles to serve/testdata/typical-config.golden.json
 #           (every compile resolves its slice shape from the TPU catalog:
 #           serve keeps nothing between compiles);
@@ -26,7 +26,7 @@
 # No cluster is started.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 py="$repo/.venv/bin/python"
 [[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
 RUNS=${RUNS:-5}
@@ -35,7 +35,7 @@ golden="$repo/serve/testdata/typical-config.golden.json"
 
 work=$(mktemp -d /tmp/rtservecompile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-(cd "$repo" && go build -o "$work/servecompilebench" ./internal/bench/servecompilebench)
+(cd "$repo" && go build -o "$work/servecompilebench" ./bench/servecompilebench)
 echo "bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 "$py" - "$golden" "$RUNS" "$work/servecompilebench" <<'PY'

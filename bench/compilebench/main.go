@@ -1,5 +1,5 @@
 // Command compilebench drives the Go side of
-// scripts/bench-compile-vs-python.sh: it times validating and compiling the
+// bench/compilebench/vs-python.sh: it times validating and compiling the
 // JaxTrainers the script's Python side mirrors with Ray's own
 // ScalingConfig and slice placement functions, and prints one JSON object
 // per case: {"case", "ns_per_op", "cpu_ns_per_op", "allocs_per_op",
@@ -17,7 +17,7 @@ import (
 	"os"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/bench/cpubench"
+	"github.com/raytpu/raytpu/bench/cpubench"
 	"github.com/raytpu/raytpu/tpu"
 	"github.com/raytpu/raytpu/train"
 )

@@ -1,5 +1,5 @@
 // Command servegrpcbench drives the Go side of
-// scripts/bench-serve-grpc-vs-python.sh: it starts and stops a local Ray
+// bench/servegrpcbench/vs-python.sh: it starts and stops a local Ray
 // cluster whose nodes can import raytpu's generated gRPC Python, deploys a
 // small Predictor application behind Serve's gRPC proxy, and times calls
 // through package serve/client, printing one JSON object.

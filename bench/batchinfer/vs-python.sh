@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-batchinfer-vs-python.sh runs one batch-inference pipeline on one
+# bench/batchinfer/vs-python.sh runs one batch-inference pipeline on one
 # local Ray cluster posing as a v4 2x2x2 slice (the head and two hosts of 4
 # TPU chips), twice per round, alternating which goes first: once compiled
 # and submitted by raytpu (examples/batchinfer, --backend ray) and once
@@ -21,7 +21,7 @@
 # Needs the venv from scripts/setup-venv.sh.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 py="$repo/.venv/bin/python"
 [[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
 ROWS=${ROWS:-100000}

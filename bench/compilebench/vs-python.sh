@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-compile-vs-python.sh times raytpu's validation and compilation of a
+# bench/compilebench/vs-python.sh times raytpu's validation and compilation of a
 # JaxTrainer against the Python it mirrors, in one run, and prints both and
 # their ratio:
 #   valid:   a two-slice v6e 4x4 trainer (8 workers). Python: Ray's
@@ -22,7 +22,7 @@
 # Needs the venv from scripts/setup-venv.sh. No cluster is started.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 py="$repo/.venv/bin/python"
 [[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
 RUNS=${RUNS:-5}
@@ -30,7 +30,7 @@ export RAY_USAGE_STATS_ENABLED=0
 
 work=$(mktemp -d /tmp/rtcompile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-(cd "$repo" && go build -o "$work/compilebench" ./internal/bench/compilebench)
+(cd "$repo" && go build -o "$work/compilebench" ./bench/compilebench)
 echo "bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 "$work/compilebench" -runs "$RUNS" >"$work/go.jsonl"

@@ -3,7 +3,7 @@ package cpubench_test
 import (
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/bench/cpubench"
+	"github.com/raytpu/raytpu/bench/cpubench"
 )
 
 var sink []byte

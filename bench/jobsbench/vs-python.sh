@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-jobs-vs-python.sh runs raytpu's Go dashboard client and Ray's Python
+# bench/jobsbench/vs-python.sh runs raytpu's Go dashboard client and Ray's Python
 # JobSubmissionClient side by side against one local Ray cluster and prints
 # both numbers and their ratio:
 #   1. submit round trip and submit-to-RUNNING (N sequential "echo hi" jobs)
@@ -12,7 +12,7 @@
 # Needs the venv from scripts/setup-venv.sh.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 py="$repo/.venv/bin/python"
 [[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
 N=${N:-10}
@@ -30,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$repo" && go build -o "$bin" ./internal/bench/jobsbench)
+(cd "$repo" && go build -o "$bin" ./bench/jobsbench)
 if [[ -z ${ADDRESS:-} ]]; then
 	echo "bench: starting a local Ray cluster..." >&2
 	ADDRESS=$(cd "$repo" && "$bin" -start-cluster "$state")

@@ -1,5 +1,5 @@
 // Command servecompilebench drives the Go side of
-// scripts/bench-serve-compile-vs-python.sh: it times serve.Application
+// bench/servecompilebench/vs-python.sh: it times serve.Application
 // .Compile of the typical Serve app whose config the script's Python side
 // builds with Ray's schema classes, and prints one JSON object per case
 // (see package cpubench), each the median of -runs runs. It first checks
@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/raytpu/raytpu/internal/bench/cpubench"
+	"github.com/raytpu/raytpu/bench/cpubench"
 	"github.com/raytpu/raytpu/serve"
 )
 

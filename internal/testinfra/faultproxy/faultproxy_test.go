@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/faultproxy"
+	"github.com/raytpu/raytpu/internal/testinfra/faultproxy"
 )
 
 func TestFaults(t *testing.T) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-serve-grpc-vs-python.sh calls one running Serve application through
+# bench/servegrpcbench/vs-python.sh calls one running Serve application through
 # Serve's gRPC proxy with raytpu's Go client (serve/client + servev1) and
 # with a Python grpcio client (the same generated Predictor code), at the
 # same concurrency, and prints side by side: requests/s, and client CPU
@@ -27,7 +27,7 @@
 # PYTHONPATH). Needs the venv from scripts/setup-venv.sh.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 py="$repo/.venv/bin/python"
 [[ -x $py ]] || { echo "bench: $py missing: run scripts/setup-venv.sh" >&2; exit 1; }
 N=${N:-3000}
@@ -47,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$repo" && go build -o "$bin" ./internal/bench/servegrpcbench)
+(cd "$repo" && go build -o "$bin" ./bench/servegrpcbench)
 if [[ -z ${ADDRESS:-} ]]; then
 	echo "bench: starting a local Ray cluster..." >&2
 	ADDRESS=$(cd "$repo" && "$bin" -start-cluster "$state" -python-path "$pypath")
