@@ -87,7 +87,8 @@ func scalingFields(p *field.Path) placement.Fields {
 // compile checks s and builds its launcher arguments and, with UseTPU and
 // more than one worker, its slice group. f holds the paths of s's slice
 // fields (scalingFields(p)); startTimeout is the worker group start
-// timeout, which Ray Train also gives the slice head reservation.
+// timeout, which Ray Train also gives the slice head reservation. It takes
+// one of three paths: CPU (or GPU) workers, one TPU worker, or TPU slices.
 func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout time.Duration) (rayruntime.TrainScaling, *placement.SliceGroup, field.ErrorList) {
 	errs := field.ValidateStruct(p, &s)
 	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), s.LabelSelector)...)
@@ -95,7 +96,6 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if !strategy.Valid() {
 		strategy = placement.Pack // Ray Train's default; a bad value is reported above
 	}
-	tpuReq, hasTPU := s.ResourcesPerWorker[rayvocab.ResourceTPU]
 	if s.UseTPU && s.UseGPU {
 		errs = append(errs, field.Forbidden(p.Child("useGPU"), "useTPU and useGPU are exclusive"))
 	}
@@ -110,22 +110,44 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	errs = append(errs, eerrs...)
 	out.MinWorkers, out.ElasticResizeMonitorIntervalS = el.min, el.intervalS
 	if !s.UseTPU {
-		if hasTPU && tpuReq > 0 {
-			errs = append(errs, field.Forbidden(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), "TPU needs useTPU: true"))
+		return s.compileNoTPU(f, out, el, errs)
+	}
+	errs = append(errs, s.checkTPUResources(f)...)
+	if (s.NumWorkers == 1 || el.max == 1) && s.NumSlices <= 1 && s.Topology == "" && s.Accelerator == "" {
+		// One TPU worker needs neither topology nor accelerator (Ray's rule).
+		out.NumWorkers = 1
+		if _, hasTPU := s.ResourcesPerWorker[rayvocab.ResourceTPU]; !hasTPU {
+			out.ResourcesPerWorker = map[string]float64{rayvocab.ResourceTPU: 1}
 		}
-		for _, c := range []struct {
-			path *field.Path
-			set  bool
-		}{{f.Accelerator, s.Accelerator != ""}, {f.Topology, s.Topology != ""}, {f.NumSlices, s.NumSlices != 0}, {f.ChipsPerHost, s.ChipsPerHost != 0}} {
-			if c.set {
-				errs = append(errs, field.Forbidden(c.path, "applies only with useTPU: true"))
-			}
-		}
-		out.NumWorkers = max(s.NumWorkers, el.max, 1) // Ray's default: 1
-		out.AcceleratorType = s.Accelerator
 		return out, nil, errs
 	}
+	return s.compileSlices(p, f, startTimeout, strategy, out, el, len(limErrs) > 0, errs)
+}
 
+// compileNoTPU is compile's path for CPU or GPU workers: no slice fields,
+// no TPU.
+func (s ScalingConfig) compileNoTPU(f placement.Fields, out rayruntime.TrainScaling, el elasticRange, errs field.ErrorList) (rayruntime.TrainScaling, *placement.SliceGroup, field.ErrorList) {
+	if tpuReq, hasTPU := s.ResourcesPerWorker[rayvocab.ResourceTPU]; hasTPU && tpuReq > 0 {
+		errs = append(errs, field.Forbidden(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), "TPU needs useTPU: true"))
+	}
+	for _, c := range []struct {
+		path *field.Path
+		set  bool
+	}{{f.Accelerator, s.Accelerator != ""}, {f.Topology, s.Topology != ""}, {f.NumSlices, s.NumSlices != 0}, {f.ChipsPerHost, s.ChipsPerHost != 0}} {
+		if c.set {
+			errs = append(errs, field.Forbidden(c.path, "applies only with useTPU: true"))
+		}
+	}
+	out.NumWorkers = max(s.NumWorkers, el.max, 1) // Ray's default: 1
+	out.AcceleratorType = s.Accelerator
+	return out, nil, errs
+}
+
+// checkTPUResources checks resourcesPerWorker and chipsPerHost of TPU
+// workers.
+func (s ScalingConfig) checkTPUResources(f placement.Fields) field.ErrorList {
+	var errs field.ErrorList
+	tpuReq, hasTPU := s.ResourcesPerWorker[rayvocab.ResourceTPU]
 	if hasTPU && tpuReq == 0 {
 		errs = append(errs, field.Invalid(f.ResourcesPerBundle.Key(rayvocab.ResourceTPU), tpuReq,
 			"useTPU is true: request a positive TPU, or leave TPU out for one worker per host"))
@@ -137,15 +159,15 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if hasTPU && s.ChipsPerHost != 0 {
 		errs = append(errs, field.Forbidden(f.ChipsPerHost, "set either chipsPerHost or resourcesPerWorker[TPU], not both"))
 	}
-	single := (s.NumWorkers == 1 || el.max == 1) && s.NumSlices <= 1 && s.Topology == "" && s.Accelerator == ""
-	if single {
-		// One TPU worker needs neither topology nor accelerator (Ray's rule).
-		out.NumWorkers = 1
-		if !hasTPU {
-			out.ResourcesPerWorker = map[string]float64{rayvocab.ResourceTPU: 1}
-		}
-		return out, nil, errs
-	}
+	return errs
+}
+
+// compileSlices is compile's path for TPU workers on slices: the slice
+// shape from the topology and accelerator, then the number of slices from
+// the worker counts. pastLimits says a count is past its limit (reported
+// already), so no group is built from it.
+func (s ScalingConfig) compileSlices(p *field.Path, f placement.Fields, startTimeout time.Duration, strategy placement.Strategy,
+	out rayruntime.TrainScaling, el elasticRange, pastLimits bool, errs field.ErrorList) (rayruntime.TrainScaling, *placement.SliceGroup, field.ErrorList) {
 	if s.Topology == "" {
 		errs = append(errs, field.Required(f.Topology, "useTPU with more than one worker needs the slice topology, e.g. 4x4"))
 	}
@@ -161,11 +183,39 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if s.Topology == "" || s.Accelerator == "" {
 		return out, nil, errs
 	}
+	shape, serrs := s.sliceShape(f, strategy, startTimeout)
+	errs = append(errs, serrs...)
+	if shape == nil || pastLimits {
+		return out, nil, errs // past a limit, the counts below would be too
+	}
+	sl := shape.Slice
+	numSlices, cerrs := s.numSlices(p, shape, el)
+	errs = append(errs, cerrs...)
+	if len(errs) > 0 {
+		return out, nil, errs
+	}
+	if numSlices > 1 && !sl.Generation.Multislice {
+		return out, nil, append(errs, field.Invalid(f.NumSlices, numSlices, sl.Generation.Name+" does not support multislice; use one slice"))
+	}
+	group, gerrs := shape.Group(numSlices)
+	if len(gerrs) > 0 {
+		return out, nil, append(errs, gerrs...)
+	}
+	out.NumWorkers = shape.BundlesPerSlice * numSlices
+	out.AcceleratorType = group.AcceleratorType
+	out.Topology = group.Topology
+	out.ResourcesPerWorker = group.BundleResources
+	return out, group, nil
+}
 
-	// The worker bundle: Ray Train passes resources_per_worker (defaulted
-	// by get_tpu_worker_resources) to SlicePlacementGroup as
-	// resources_per_bundle, without chips_per_vm. Values reported above are
-	// left out, so that placement does not report them again.
+// sliceShape resolves the slice shape of TPU workers. Ray Train passes
+// resources_per_worker (defaulted by get_tpu_worker_resources) to
+// SlicePlacementGroup as resources_per_bundle, without chips_per_vm, and
+// adds accelerator_type:<type>: 0.001 to every worker's resources
+// (ScalingConfig's _resources_per_worker_not_none). Values reported by
+// checkTPUResources are left out, so that placement does not report them
+// again.
+func (s ScalingConfig) sliceShape(f placement.Fields, strategy placement.Strategy, startTimeout time.Duration) (*placement.Shape, field.ErrorList) {
 	var perWorker map[string]float64
 	if len(s.ResourcesPerWorker) > 0 || s.ChipsPerHost > 0 {
 		perWorker = make(map[string]float64, len(s.ResourcesPerWorker)+1)
@@ -182,16 +232,15 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 	if s.ChipsPerHost > 0 {
 		sf.BundleTPU = f.ChipsPerHost // the bundle's TPU is chipsPerHost's
 	}
-	shape, serrs := placement.SliceSpec{
+	shape, errs := placement.SliceSpec{
 		Topology:               s.Topology,
 		Accelerator:            s.Accelerator,
 		ResourcesPerBundle:     perWorker,
 		Strategy:               strategy,
 		HeadReservationTimeout: startTimeout,
 	}.Resolve(sf)
-	errs = append(errs, serrs...)
 	if shape == nil {
-		return out, nil, errs
+		return nil, errs
 	}
 	sl := shape.Slice
 	if s.ChipsPerHost > 0 {
@@ -199,29 +248,31 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 			errs = append(errs, e)
 		}
 	}
-	// Ray Train adds accelerator_type:<type>: 0.001 to every worker's
-	// resources when an accelerator type is set (ScalingConfig's
-	// _resources_per_worker_not_none), and reserves the slice with them.
 	key := rayvocab.AcceleratorTypeResource(sl.RayAcceleratorType())
 	if _, set := shape.BundleResources[key]; !set {
 		shape.BundleResources[key] = rayvocab.AcceleratorConstraintAmount
 	}
-	if len(limErrs) > 0 {
-		return out, nil, errs // the counts below would be past their limits
-	}
-	perSlice := shape.BundlesPerSlice
-	numSlices := max(s.NumSlices, 1)
+	return shape, errs
+}
+
+// numSlices is how many slices the worker counts ask for: numWorkers (a
+// multiple of the workers per slice, agreeing with numSlices), else
+// maxWorkers (elastic: Ray requests resources for max_workers), else
+// numSlices.
+func (s ScalingConfig) numSlices(p *field.Path, shape *placement.Shape, el elasticRange) (int, field.ErrorList) {
+	sl, perSlice := shape.Slice, shape.BundlesPerSlice
 	switch {
 	case s.NumWorkers > 0 && s.NumWorkers%perSlice != 0:
-		errs = append(errs, field.Invalid(p.Child("numWorkers"), s.NumWorkers,
-			fmt.Sprintf("must be a multiple of %d, the workers per %s %s slice", perSlice, sl.Generation.Name, sl.Topology)))
+		return 0, field.ErrorList{field.Invalid(p.Child("numWorkers"), s.NumWorkers,
+			fmt.Sprintf("must be a multiple of %d, the workers per %s %s slice", perSlice, sl.Generation.Name, sl.Topology))}
 	case s.NumWorkers > 0 && s.NumSlices > 0 && s.NumWorkers != s.NumSlices*perSlice:
-		errs = append(errs, field.Invalid(p.Child("numWorkers"), s.NumWorkers,
-			fmt.Sprintf("numSlices %d of %s %s needs %d workers; set one of the two", s.NumSlices, sl.Generation.Name, sl.Topology, s.NumSlices*perSlice)))
+		return 0, field.ErrorList{field.Invalid(p.Child("numWorkers"), s.NumWorkers,
+			fmt.Sprintf("numSlices %d of %s %s needs %d workers; set one of the two", s.NumSlices, sl.Generation.Name, sl.Topology, s.NumSlices*perSlice))}
 	case s.NumWorkers > 0:
-		numSlices = s.NumWorkers / perSlice
+		return s.NumWorkers / perSlice, nil
 	case el.max > 0:
 		// Ray's _validate_tpu_config checks max_workers, then min_workers.
+		var errs field.ErrorList
 		for _, c := range []struct {
 			name string
 			n    int
@@ -231,23 +282,9 @@ func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout t
 					fmt.Sprintf("must be a multiple of %d, the workers per %s %s slice (Ray scales TPU groups by whole slices)", perSlice, sl.Generation.Name, sl.Topology)))
 			}
 		}
-		numSlices = el.max / perSlice // Ray requests resources for max_workers
+		return el.max / perSlice, errs
 	}
-	if len(errs) > 0 {
-		return out, nil, errs
-	}
-	if numSlices > 1 && !sl.Generation.Multislice {
-		return out, nil, append(errs, field.Invalid(f.NumSlices, numSlices, sl.Generation.Name+" does not support multislice; use one slice"))
-	}
-	group, gerrs := shape.Group(numSlices)
-	if len(gerrs) > 0 {
-		return out, nil, append(errs, gerrs...)
-	}
-	out.NumWorkers = perSlice * numSlices
-	out.AcceleratorType = group.AcceleratorType
-	out.Topology = group.Topology
-	out.ResourcesPerWorker = group.BundleResources
-	return out, group, nil
+	return max(s.NumSlices, 1), nil
 }
 
 // checkLimits reports every count of s past its limit (placement's limits
