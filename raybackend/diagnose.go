@@ -68,82 +68,95 @@ func (b *Backend) diagnose(ctx context.Context, a ray.ApplicationDetails) ([]pla
 			jobs[act.JobID] = true
 		}
 	}
-	var (
-		landings []placement.Landing
-		diag     = placement.Diagnosis{}
-		group    int
-	)
+	d := &appDiagnosis{lc: lc, live: live, jobs: jobs, diag: placement.Diagnosis{}}
 	for _, dn := range slices.Sorted(maps.Keys(a.Deployments)) {
-		dep := a.Deployments[dn]
-		reps := slices.SortedFunc(slices.Values(dep.Replicas), func(x, y ray.ReplicaDetails) int { return cmp.Compare(x.ReplicaID, y.ReplicaID) })
 		res, sliced := reservations[dn]
-		var heads []ray.PlacementGroupState
-		if sliced {
-			heads = headGroups(live, res.PodType, jobs)
-		}
-		// A held head belongs to the replica whose slice group is on
-		// that slice; the others to the replicas holding no slice group.
-		slicePG := make([]*ray.PlacementGroupState, len(reps))
-		for i, r := range reps {
-			slicePG[i] = findGroup(live, rayruntime.SliceGroupName(a.Name, dn, r.ReplicaID))
-			if pg := slicePG[i]; pg != nil && pg.State == ray.PlacementGroupCreated {
-				on := lc.sliceOf(pg)
-				heads = slices.DeleteFunc(heads, func(h ray.PlacementGroupState) bool {
-					return h.State == ray.PlacementGroupCreated && lc.sliceOf(&h) == on
-				})
-			}
-		}
-		for i, r := range reps {
-			part := placement.Part{Role: placement.RoleReplica, Name: dn, Index: i}
-			var found placement.Diagnosis
-			add := func(f placement.Finding) {
-				f.Part = part.String()
-				found = append(found, f)
-			}
-			owned := 0
-			if pg := findGroup(live, r.ActorName); pg != nil { // Serve's own group
-				owned++
-				landings = append(landings, lc.landings(pg, group, part)...)
-				if f, ok := lc.groupFinding(pg, placement.GroupName(pg.ID, pg.Name)); ok {
-					add(f)
-				} else {
-					for _, f := range lc.rawLanding(pg).Diagnose() {
-						add(f)
-					}
-				}
-			}
-			if pg := slicePG[i]; pg != nil {
-				owned++
-				landings = append(landings, lc.landings(pg, group, part)...)
-				if f, ok := lc.groupFinding(pg, placement.GroupName(pg.ID, pg.Name)); ok {
-					add(f)
-				} else {
-					for _, f := range lc.rawLanding(pg).Diagnose() {
-						if f.Severity == placement.SeverityError {
-							add(f)
-						}
-					}
-				}
-			} else if sliced && r.State != ray.ServeReplicaRunning {
-				if len(heads) > 0 {
-					h := heads[0]
-					heads = heads[1:]
-					owned++
-					name := fmt.Sprintf("%s reservation of the %s %s slice of %s", rayvocab.HeadResource(res.PodType), res.AcceleratorVersion, res.Topology, rayruntime.SliceGroupName(a.Name, dn, r.ReplicaID))
-					if f, ok := lc.groupFinding(&h, placement.GroupName(h.ID, name)); ok {
-						add(f)
-					}
-				} else if f, ok := lc.headFinding(res, a.Name, dn, r.ReplicaID); ok {
-					add(f)
-				}
-			}
-			if owned > 0 {
-				group++
-			}
-			diag = append(diag, found...)
+		d.deployment(a.Name, dn, a.Deployments[dn], res, sliced)
+	}
+	return d.landings, d.diag, nil
+}
+
+// appDiagnosis gathers the landings and findings of an application's
+// replicas, numbering the placement groups they hold in order.
+type appDiagnosis struct {
+	lc       *liveCluster
+	live     []ray.PlacementGroupState // not REMOVED
+	jobs     map[string]bool           // the jobs of Serve replicas
+	landings []placement.Landing
+	diag     placement.Diagnosis
+	group    int
+}
+
+// deployment reports on every replica of deployment dn of app; sliced
+// says its replicas own slices, reserved as res says.
+func (d *appDiagnosis) deployment(app, dn string, dep ray.DeploymentDetails, res reservation, sliced bool) {
+	reps := slices.SortedFunc(slices.Values(dep.Replicas), func(x, y ray.ReplicaDetails) int { return cmp.Compare(x.ReplicaID, y.ReplicaID) })
+	var heads []ray.PlacementGroupState
+	if sliced {
+		heads = headGroups(d.live, res.PodType, d.jobs)
+	}
+	// A held head belongs to the replica whose slice group is on that
+	// slice; the others to the replicas holding no slice group.
+	slicePG := make([]*ray.PlacementGroupState, len(reps))
+	for i, r := range reps {
+		slicePG[i] = findGroup(d.live, rayruntime.SliceGroupName(app, dn, r.ReplicaID))
+		if pg := slicePG[i]; pg != nil && pg.State == ray.PlacementGroupCreated {
+			on := d.lc.sliceOf(pg)
+			heads = slices.DeleteFunc(heads, func(h ray.PlacementGroupState) bool {
+				return h.State == ray.PlacementGroupCreated && d.lc.sliceOf(&h) == on
+			})
 		}
 	}
-	return landings, diag, nil
+	for i, r := range reps {
+		part := placement.Part{Role: placement.RoleReplica, Name: dn, Index: i}
+		var found placement.Diagnosis
+		owned := 0
+		if pg := findGroup(d.live, r.ActorName); pg != nil { // Serve's own group
+			owned++
+			found = append(found, d.held(pg, part, false)...)
+		}
+		if pg := slicePG[i]; pg != nil {
+			owned++
+			found = append(found, d.held(pg, part, true)...)
+		} else if sliced && r.State != ray.ServeReplicaRunning {
+			if len(heads) > 0 {
+				h := heads[0]
+				heads = heads[1:]
+				owned++
+				name := fmt.Sprintf("%s reservation of the %s %s slice of %s", rayvocab.HeadResource(res.PodType), res.AcceleratorVersion, res.Topology, rayruntime.SliceGroupName(app, dn, r.ReplicaID))
+				if f, ok := d.lc.groupFinding(&h, placement.GroupName(h.ID, name)); ok {
+					found = append(found, f)
+				}
+			} else if f, ok := d.lc.headFinding(res, app, dn, r.ReplicaID); ok {
+				found = append(found, f)
+			}
+		}
+		if owned > 0 {
+			d.group++
+		}
+		for _, f := range found {
+			f.Part = part.String()
+			d.diag = append(d.diag, f)
+		}
+	}
+}
+
+// held records where a group a replica holds landed and returns its
+// findings: the group's state when it is not placed, else where its TPU
+// bundles landed (errors only for a slice group, which its replica pinned
+// itself).
+func (d *appDiagnosis) held(pg *ray.PlacementGroupState, part placement.Part, errorsOnly bool) placement.Diagnosis {
+	d.landings = append(d.landings, d.lc.landings(pg, d.group, part)...)
+	if f, ok := d.lc.groupFinding(pg, placement.GroupName(pg.ID, pg.Name)); ok {
+		return placement.Diagnosis{f}
+	}
+	var out placement.Diagnosis
+	for _, f := range d.lc.rawLanding(pg).Diagnose() {
+		if !errorsOnly || f.Severity == placement.SeverityError {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // reservation is the slice reservation a slice deployment's replicas
