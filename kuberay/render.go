@@ -240,6 +240,26 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 	if g.NumSlices < 1 {
 		return nil, field.ErrorList{field.Invalid(path.Child("numSlices"), g.NumSlices, "at least 1")}
 	}
+	var env []*corev1ac.EnvVarApplyConfiguration
+	if g.NumSlices > 1 {
+		env = append(env, corev1ac.EnvVar().WithName(rayvocab.EnvMegascaleNumSlices).WithValue(strconv.Itoa(g.NumSlices)))
+	}
+	n := int32(g.NumSlices)
+	name := sl.PodType()
+	// A Serve plan has one slice group per replica: indexing every group
+	// makes more replicas append worker groups, which KubeRay applies to
+	// the running RayCluster in place.
+	if len(p.Slices) > 1 || p.Kind == placement.KindApplication {
+		name += "-" + strconv.Itoa(i)
+	}
+	return tpuWorkerGroup(name, sl, n, n, n, env, hostResources(g, sl.ChipsPerHost), o), nil
+}
+
+// tpuWorkerGroup is a worker group of TPU hosts of slice shape sl: each
+// replica is one slice of numOfHosts pods, each pod one host requesting
+// its chips (google.com/tpu) on the slice's GKE node pool, with env and,
+// when set, the Ray resources to advertise beyond Ray's TPU detection.
+func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplicas int32, env []*corev1ac.EnvVarApplyConfiguration, resources map[string]string, o Options) *rayv1ac.WorkerGroupSpecApplyConfiguration {
 	image := DefaultTPUImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		image = o.Image
@@ -250,29 +270,21 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 		WithResources(corev1ac.ResourceRequirements().
 			WithRequests(corev1.ResourceList{tpu.ResourceGKETPU: chips}).
 			WithLimits(corev1.ResourceList{tpu.ResourceGKETPU: chips.DeepCopy()}))
-	if g.NumSlices > 1 {
-		c.WithEnv(corev1ac.EnvVar().WithName(rayvocab.EnvMegascaleNumSlices).WithValue(strconv.Itoa(g.NumSlices)))
-	}
-	n := int32(g.NumSlices)
-	name := sl.PodType()
-	// A Serve plan has one slice group per replica: indexing every group
-	// makes more replicas append worker groups, which KubeRay applies to
-	// the running RayCluster in place.
-	if len(p.Slices) > 1 || p.Kind == placement.KindApplication {
-		name += "-" + strconv.Itoa(i)
+	if len(env) > 0 {
+		c.WithEnv(env...)
 	}
 	wg := rayv1ac.WorkerGroupSpec().
 		WithGroupName(name).
-		WithReplicas(n).WithMinReplicas(n).WithMaxReplicas(n).
+		WithReplicas(replicas).WithMinReplicas(minReplicas).WithMaxReplicas(maxReplicas).
 		WithNumOfHosts(int32(sl.Hosts())).
 		WithRayStartParams(map[string]string{}).
 		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
 			WithNodeSelector(sl.GKENodeSelector()).
 			WithContainers(c)))
-	if res := hostResources(g, sl.ChipsPerHost); len(res) > 0 {
-		wg.WithResources(res)
+	if len(resources) > 0 {
+		wg.WithResources(resources)
 	}
-	return wg, nil
+	return wg
 }
 
 // hostResources are the Ray resources a host of slice group g must

@@ -19,7 +19,9 @@ import (
 // application config byte for byte (see ServeConfigV2) and
 // spec.rayClusterConfig is the RayCluster Render builds for a RayJob, one
 // TPU worker group per slice group of the plan (a Serve plan has one per
-// replica slice). The result passed ValidateService.
+// replica slice), and one of single-host TPU slices per deployment whose
+// replicas ask for TPU without a topology (see hostGroups). The result
+// passed ValidateService.
 //
 // An application whose runtime_env working_dir is a local directory needs
 // it packed in o.WorkingDir (Backend.Deploy packs it): serveConfigV2 then
@@ -33,6 +35,11 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	hosts, errs := hostGroups(p, o, len(p.Slices))
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	cluster.WithWorkerGroupSpecs(hosts...)
 	digest, err := PlanDigest(p)
 	if err != nil {
 		return nil, err
