@@ -9,7 +9,9 @@ import (
 
 	configapi "github.com/ray-project/kuberay/ray-operator/apis/config/v1alpha1"
 	ray "github.com/ray-project/kuberay/ray-operator/controllers/ray"
+	rayutils "github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	"github.com/ray-project/kuberay/ray-operator/pkg/features"
+	"github.com/raytpu/raytpu/kuberay/internal/podrunner"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/rest"
@@ -33,7 +35,9 @@ type operator struct {
 	once   sync.Once
 }
 
-func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*operator, error) {
+// startOperator starts KubeRay's controllers and, without a pod runner,
+// the pod-status driver.
+func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, pods *podrunner.Runner) (*operator, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(FeatureGates); err != nil {
 		return nil, fmt.Errorf("kubetest: setting KubeRay feature gates %v: %w", FeatureGates, err)
 	}
@@ -50,7 +54,10 @@ func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 	ctx, cancel := context.WithCancel(ctx)
 	// The operator's own configuration type is its dashboard and HTTP proxy
 	// client provider: the real clients, as the deployed operator uses.
-	provider := configapi.Configuration{}
+	var provider rayutils.ClientProvider = configapi.Configuration{}
+	if pods != nil {
+		provider = newDialingProvider(pods.DialContext)
+	}
 	setups := []struct {
 		name  string
 		setup func() error
@@ -64,7 +71,12 @@ func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 		{"RayService", func() error {
 			return ray.NewRayServiceReconciler(ctx, mgr, provider).SetupWithManager(mgr, 1)
 		}},
-		{"pod status driver", func() error { return setupPodDriver(mgr) }},
+	}
+	if pods == nil {
+		setups = append(setups, struct {
+			name  string
+			setup func() error
+		}{"pod status driver", func() error { return setupPodDriver(mgr) }})
 	}
 	for _, s := range setups {
 		if err := s.setup(); err != nil {
