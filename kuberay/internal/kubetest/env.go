@@ -104,7 +104,12 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 		o(&set)
 	}
 	setLogger.Do(func() {
-		l := zap.New(zap.WriteTo(logOutput()), zap.UseDevMode(true))
+		// Not zap's development mode, whose DPanic panics: KubeRay v1.5.0
+		// logs with an odd number of key-value arguments
+		// (raycluster_controller.go:762, every single-host worker group
+		// with RayMultiHostIndexing on), which the deployed operator only
+		// reports.
+		l := zap.New(zap.WriteTo(logOutput()), zap.UseDevMode(false), zap.ConsoleEncoder())
 		logf.SetLogger(l)
 		// client-go's event broadcaster logs through klog.
 		klog.SetLogger(l)
