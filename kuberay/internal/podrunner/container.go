@@ -152,8 +152,15 @@ func (p *proc) stop(grace time.Duration) error {
 		return nil
 	case <-time.After(grace):
 	}
+	// Killing the init ends its PID namespace; unshare, its parent, reaps
+	// it once every process of the namespace is gone, then exits.
 	if pid := p.init(); pid > 0 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+		select {
+		case <-p.done:
+			return nil
+		case <-time.After(10 * time.Second):
+		}
 	}
 	_ = p.cmd.Process.Kill()
 	select {

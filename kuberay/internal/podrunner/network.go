@@ -129,16 +129,48 @@ func (ns *netns) etcDir() string { return filepath.Join("/etc/netns", ns.name) }
 // remove kills what still runs in the namespace, deletes it (its veth
 // goes with it) and its /etc/netns directory.
 func (ns *netns) remove(ctx context.Context) error {
-	return removeNetns(ctx, ns.name)
-}
-
-func removeNetns(ctx context.Context, name string) error {
-	if out, err := exec.CommandContext(ctx, "ip", "netns", "pids", name).Output(); err == nil {
-		for f := range strings.FieldsSeq(string(out)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+	err := removeNetns(ctx, ns.name)
+	// The veth goes with the namespace; delete it if it is still there.
+	link := filepath.Join("/sys/class/net", ns.veth)
+	if _, serr := os.Stat(link); serr == nil {
+		if derr := run(ctx, "ip", "link", "del", ns.veth); derr != nil {
+			if _, serr := os.Stat(link); serr == nil {
+				err = errors.Join(err, derr)
 			}
 		}
+	}
+	return err
+}
+
+// netnsPIDs are the processes in network namespace name.
+func netnsPIDs(ctx context.Context, name string) []int {
+	out, err := exec.CommandContext(ctx, "ip", "netns", "pids", name).Output()
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for f := range strings.FieldsSeq(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// removeNetns kills what runs in network namespace name and waits (10s at
+// most) until it is gone, so that the namespace and its veth go at once
+// when it is deleted.
+func removeNetns(ctx context.Context, name string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pids := netnsPIDs(ctx, name)
+		if len(pids) == 0 || time.Now().After(deadline) {
+			break
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	var errs []error
 	if _, err := os.Stat(filepath.Join("/run/netns", name)); err == nil {

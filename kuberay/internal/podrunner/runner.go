@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -257,15 +256,5 @@ func (r *Runner) PIDs(ctx context.Context, namespace, name string) ([]int, error
 	if w == nil || w.ns == nil {
 		return nil, nil
 	}
-	out, err := exec.CommandContext(ctx, r.tools.ip, "netns", "pids", w.ns.name).Output()
-	if err != nil {
-		return nil, fmt.Errorf("podrunner: ip netns pids %s: %w", w.ns.name, err)
-	}
-	var pids []int
-	for f := range strings.FieldsSeq(string(out)) {
-		if pid, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
+	return netnsPIDs(ctx, w.ns.name), nil
 }
