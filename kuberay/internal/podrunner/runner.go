@@ -150,13 +150,21 @@ func findTools() (tools, error) {
 	return t, nil
 }
 
-func (r *Runner) startManager(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) error {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+// ManagerOptions are the options of every controller-runtime manager of a
+// test control plane (the operator's, the runner's): no metrics or health
+// listener, and controller names that may repeat, since tests in one
+// process may run several managers.
+func ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
+	return ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+}
+
+func (r *Runner) startManager(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) error {
+	mgr, err := ctrl.NewManager(cfg, ManagerOptions(scheme))
 	if err != nil {
 		return fmt.Errorf("podrunner: creating the manager: %w", err)
 	}
