@@ -17,6 +17,12 @@
 // the pods, so no Ray process answers the operator's dashboard calls, and
 // batch Jobs (the RayJob submitter) never start.
 //
+// Start(ctx, WithPodRunner(podrunner.Options{})) replaces the driver with
+// package podrunner: pods are bound to its nodes and run KubeRay's own
+// commands (real `ray start` processes from the project virtualenv) in
+// per-pod network namespaces with cluster DNS names, and their probes
+// decide readiness. It needs root; no kuberay test uses it yet.
+//
 // Faults: Env.StopOperator / StartOperator restart the operator (a new
 // manager, empty caches); Env.StopAPIServer / StartAPIServer restart
 // kube-apiserver on the same address and certificates while etcd keeps the

@@ -9,14 +9,13 @@ import (
 
 	configapi "github.com/ray-project/kuberay/ray-operator/apis/config/v1alpha1"
 	ray "github.com/ray-project/kuberay/ray-operator/controllers/ray"
+	rayutils "github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	"github.com/ray-project/kuberay/ray-operator/pkg/features"
+	"github.com/raytpu/raytpu/kuberay/internal/podrunner"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 // FeatureGates are the KubeRay feature gates the harness turns on:
@@ -33,24 +32,23 @@ type operator struct {
 	once   sync.Once
 }
 
-func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*operator, error) {
+// startOperator starts KubeRay's controllers and, without a pod runner,
+// the pod-status driver.
+func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, pods *podrunner.Runner) (*operator, error) {
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(FeatureGates); err != nil {
 		return nil, fmt.Errorf("kubetest: setting KubeRay feature gates %v: %w", FeatureGates, err)
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// Tests in one process may run several managers.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := ctrl.NewManager(cfg, podrunner.ManagerOptions(scheme))
 	if err != nil {
 		return nil, fmt.Errorf("kubetest: creating the operator's manager: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	// The operator's own configuration type is its dashboard and HTTP proxy
 	// client provider: the real clients, as the deployed operator uses.
-	provider := configapi.Configuration{}
+	var provider rayutils.ClientProvider = configapi.Configuration{}
+	if pods != nil {
+		provider = newDialingProvider(pods.DialContext)
+	}
 	setups := []struct {
 		name  string
 		setup func() error
@@ -64,7 +62,12 @@ func startOperator(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 		{"RayService", func() error {
 			return ray.NewRayServiceReconciler(ctx, mgr, provider).SetupWithManager(mgr, 1)
 		}},
-		{"pod status driver", func() error { return setupPodDriver(mgr) }},
+	}
+	if pods == nil {
+		setups = append(setups, struct {
+			name  string
+			setup func() error
+		}{"pod status driver", func() error { return setupPodDriver(mgr) }})
 	}
 	for _, s := range setups {
 		if err := s.setup(); err != nil {
