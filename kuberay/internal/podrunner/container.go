@@ -75,7 +75,7 @@ func (w *worker) start(ctx context.Context, c *corev1.Container) (*proc, error) 
 		return nil, err
 	}
 	t := w.r.tools
-	args := append([]string{"netns", "exec", w.ns.name, t.unshare, "--pid", "--fork", "--kill-child", "--uts", "--ipc", "--mount", "--propagation", "private",
+	args := append([]string{"netns", "exec", w.ns.Load().name, t.unshare, "--pid", "--fork", "--kill-child", "--uts", "--ipc", "--mount", "--propagation", "private",
 		"/bin/sh", "-c", script, "sh"}, argv...)
 	cmd := exec.Command(t.ip, args...)
 	cmd.Env = env

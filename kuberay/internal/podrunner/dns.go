@@ -144,7 +144,7 @@ func (d *dnsReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Res
 	workers := slices.Collect(maps.Values(d.r.workers))
 	d.r.mu.Unlock()
 	for _, w := range workers {
-		if err := w.writeEtc(recs); err != nil {
+		if err := w.writeEtc(); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

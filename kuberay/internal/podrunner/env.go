@@ -154,7 +154,7 @@ func (w *worker) fieldValue(path string) (string, error) {
 	case "spec.serviceAccountName":
 		return p.Spec.ServiceAccountName, nil
 	case "status.podIP", "status.podIPs":
-		return w.ns.ip, nil
+		return w.ns.Load().ip, nil
 	case "status.hostIP", "status.hostIPs":
 		return w.r.net.gw, nil
 	}

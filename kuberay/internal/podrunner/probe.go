@@ -35,7 +35,7 @@ func (w *worker) probe(ctx context.Context, c *corev1.Container, p *proc, pr *co
 		}
 		host := g.Host
 		if host == "" {
-			host = w.ns.ip
+			host = w.ns.Load().ip
 		}
 		scheme := strings.ToLower(string(g.Scheme))
 		if scheme == "" {
@@ -69,7 +69,7 @@ func (w *worker) probe(ctx context.Context, c *corev1.Container, p *proc, pr *co
 		}
 		host := pr.TCPSocket.Host
 		if host == "" {
-			host = w.ns.ip
+			host = w.ns.Load().ip
 		}
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))

@@ -261,8 +261,8 @@ func (r *Runner) PIDs(ctx context.Context, namespace, name string) ([]int, error
 	r.mu.Lock()
 	w := r.workers[types.NamespacedName{Namespace: namespace, Name: name}]
 	r.mu.Unlock()
-	if w == nil || w.ns == nil {
+	if w == nil || w.ns.Load() == nil {
 		return nil, nil
 	}
-	return netnsPIDs(ctx, w.ns.name), nil
+	return netnsPIDs(ctx, w.ns.Load().name), nil
 }

@@ -64,8 +64,8 @@ func (w *worker) podStatus(old *corev1.PodStatus) corev1.PodStatus {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st := corev1.PodStatus{Phase: w.phase(), HostIP: w.r.net.gw, HostIPs: []corev1.HostIP{{IP: w.r.net.gw}}, StartTime: &w.started, QOSClass: old.QOSClass}
-	if w.ns != nil {
-		st.PodIP, st.PodIPs = w.ns.ip, []corev1.PodIP{{IP: w.ns.ip}}
+	if w.ns.Load() != nil {
+		st.PodIP, st.PodIPs = w.ns.Load().ip, []corev1.PodIP{{IP: w.ns.Load().ip}}
 	}
 	ready := w.initDone
 	for _, c := range w.inits {
@@ -89,7 +89,7 @@ func (w *worker) podStatus(old *corev1.PodStatus) corev1.PodStatus {
 		st.Conditions = append(st.Conditions, c)
 	}
 	cond(corev1.PodScheduled, true)
-	cond(corev1.PodReadyToStartContainers, w.ns != nil)
+	cond(corev1.PodReadyToStartContainers, w.ns.Load() != nil)
 	cond(corev1.PodInitialized, w.initDone)
 	cond(corev1.ContainersReady, ready)
 	cond(corev1.PodReady, ready)

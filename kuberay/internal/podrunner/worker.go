@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,8 +30,8 @@ type ctr struct {
 type worker struct {
 	r        *Runner
 	pod      *corev1.Pod
-	host     int // last byte of the pod IP
-	ns       *netns
+	host     int                   // last byte of the pod IP
+	ns       atomic.Pointer[netns] // set once by setup; read by the status, DNS and probe code
 	root     string
 	volPaths map[string]string
 	cancel   context.CancelFunc
@@ -38,6 +39,7 @@ type worker struct {
 	dirty    chan struct{}
 	started  metav1.Time
 
+	etcMu    sync.Mutex // serializes writeEtc
 	mu       sync.Mutex
 	inits    []*ctr
 	ctrs     []*ctr
@@ -135,28 +137,35 @@ func (w *worker) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.ns = ns
-	w.r.mu.Lock()
-	recs := w.r.records
-	w.r.mu.Unlock()
-	if err := w.writeEtc(recs); err != nil {
+	w.ns.Store(ns)
+	if err := w.writeEtc(); err != nil {
 		return err
 	}
 	return w.volumes(ctx)
 }
 
-func (w *worker) writeEtc(recs []record) error {
-	if w.ns == nil {
+// writeEtc writes the pod's hosts and resolv.conf from the runner's
+// current Service records. The worker (at setup) and the DNS reconciler
+// (on every change) both call it; etcMu makes the last writer write the
+// latest records.
+func (w *worker) writeEtc() error {
+	w.etcMu.Lock()
+	defer w.etcMu.Unlock()
+	ns := w.ns.Load()
+	if ns == nil {
 		return nil
 	}
-	return writeEtc(w.ns.etcDir(), hostsFile(w.pod.Name, w.pod.Namespace, w.ns.ip, recs), resolvConf(w.pod.Namespace))
+	w.r.mu.Lock()
+	recs := w.r.records
+	w.r.mu.Unlock()
+	return writeEtc(ns.etcDir(), hostsFile(w.pod.Name, w.pod.Namespace, ns.ip, recs), resolvConf(w.pod.Namespace))
 }
 
 // teardown removes the namespace and the pod's directory.
 func (w *worker) teardown() {
 	var errs []error
-	if w.ns != nil {
-		errs = append(errs, w.ns.remove(context.Background()))
+	if w.ns.Load() != nil {
+		errs = append(errs, w.ns.Load().remove(context.Background()))
 	}
 	errs = append(errs, os.RemoveAll(w.root))
 	if err := errors.Join(errs...); err != nil {
