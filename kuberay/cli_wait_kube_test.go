@@ -34,9 +34,9 @@ func TestApplyWaitCommand(t *testing.T) {
 		`^\S+Z dashboard: http://t-head-svc\.` + ns + `\.svc:8265 `,
 		`^\S+Z provisioning$`,
 		`^\S+Z workers ready [0-3]/4`,
-		`^\S+Z ready \(after [0-9.]+m?s in provisioning\)$`,
+		`^\S+Z ready \(after (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s) in provisioning\)$`,
 		`^\S+Z workers ready 4/4$`,
-		`^\S+Z ready in [0-9.]+m?s$`,
+		`^\S+Z ready in (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)$`,
 	}
 	lines := strings.Split(stdout.String(), "\n")
 	i := 0

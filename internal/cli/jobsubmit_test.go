@@ -52,9 +52,9 @@ func TestJobSubmitWaitPlain(t *testing.T) {
 		regexp.MustCompile(`^working_dir 0 MiB/0 MiB 100%$`), // 30 bytes: rounded to 0 MiB
 		regexp.MustCompile(`^job: ` + regexp.QuoteMeta(c.DashboardURL+"/#/jobs/raytpu_progress_plain") + `$`),
 		regexp.MustCompile(`^metrics: ` + regexp.QuoteMeta(c.DashboardURL+"/#/metrics") + `$`),
-		regexp.MustCompile(`^(PENDING|RUNNING) \(after [0-9.]+m?s in UPLOADING\)$`),
-		regexp.MustCompile(`^SUCCEEDED \(after [0-9.]+m?s in (PENDING|RUNNING)\)$`),
-		regexp.MustCompile(`^SUCCEEDED in [0-9.]+m?s$`),
+		regexp.MustCompile(`^(PENDING|RUNNING) \(after (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s) in UPLOADING\)$`),
+		regexp.MustCompile(`^SUCCEEDED \(after (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s) in (PENDING|RUNNING)\)$`),
+		regexp.MustCompile(`^SUCCEEDED in (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)$`),
 	}
 	matchInOrder(t, lines, want)
 

@@ -68,7 +68,7 @@ func TestJobSubmitInTmux(t *testing.T) {
 			}
 		}
 	}
-	status := regexp.MustCompile(`^> RUNNING +([0-9.]+m?s)  \(total [0-9.]+m?s\)$`)
+	status := regexp.MustCompile(`^> RUNNING +((?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s))  \(total (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)\)$`)
 	running := func(s []string) bool { return status.MatchString(s[len(s)-1]) }
 
 	first := await("the RUNNING status line", running)
@@ -91,9 +91,9 @@ func TestJobSubmitInTmux(t *testing.T) {
 	want := []*regexp.Regexp{
 		regexp.MustCompile("^" + regexp.QuoteMeta(jobLink) + "$"),
 		regexp.MustCompile(`^metrics: `),
-		regexp.MustCompile(`^  PENDING +[0-9.]+m?s$`),
-		regexp.MustCompile(`^  RUNNING +[0-9.]+m?s$`),
-		regexp.MustCompile(`^SUCCEEDED in [0-9.]+m?s$`),
+		regexp.MustCompile(`^  PENDING +(?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)$`),
+		regexp.MustCompile(`^  RUNNING +(?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)$`),
+		regexp.MustCompile(`^SUCCEEDED in (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)$`),
 	}
 	if len(final) != len(want) {
 		t.Fatalf("final screen has %d rows, want %d (no status line left):\n%s", len(final), len(want), strings.Join(final, "\n"))

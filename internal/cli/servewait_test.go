@@ -60,7 +60,7 @@ func TestServeDeployWaitPlain(t *testing.T) {
 		`^replicas running: Hello [0-2]/2$`,
 		`^RUNNING`,
 		`^replicas running: Hello 2/2$`,
-		`^RUNNING in [0-9.]+m?s$`,
+		`^RUNNING in (?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+(?:ms|µs|s)$`,
 	))
 	if !regexp.MustCompile(`(?m)^Hello +HEALTHY +2/2`).MatchString(out.String()) {
 		t.Errorf("no status table with Hello HEALTHY 2/2 after the wait")
