@@ -111,6 +111,12 @@ func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts O
 	if r.venv, err = raycluster.FindVenv(opts.Venv); err != nil {
 		return nil, fmt.Errorf("podrunner: %w", err)
 	}
+	// Each container mounts a private /tmp: a venv reached through a path
+	// under /tmp (a clone in /tmp links .venv to the raytpu cache) would
+	// vanish inside it, so containers get the venv's real path.
+	if real, err := filepath.EvalSymlinks(r.venv); err == nil {
+		r.venv = real
+	}
 	if r.tools, err = findTools(); err != nil {
 		return nil, err
 	}
