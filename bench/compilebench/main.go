@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/bench/cpubench"
+	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/tpu"
 	"github.com/raytpu/raytpu/train"
 )

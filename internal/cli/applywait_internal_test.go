@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/kuberay"
 )
 

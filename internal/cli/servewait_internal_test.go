@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 
 // TestServeProgressGolden renders a Serve wait (links, states, replicas

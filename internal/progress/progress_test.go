@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 
 // clock is a fake clock the script moves.
