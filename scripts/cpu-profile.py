@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Where a command's CPU goes: runs it, samples /proc, and prints the CPU
 seconds of its process tree by kind of process (Ray's node processes, Ray
-actors by class, Go's compiler and linker, test binaries, ...).
+actors by class, Go's compiler and linker, test binaries, ...), then by
+test binary: each package's tests with every process they started (its Ray
+clusters, their workers, its kube-apiserver).
 
     scripts/cpu-profile.py [--interval S] [--top N] -- make test
 
@@ -61,6 +63,9 @@ def kind(cmd):
     return cmd[:60] or "(unnamed)"
 
 
+TEST_BINARY = re.compile(r"/([\w.-]+)\.test\b")
+
+
 class Tree:
     """The CPU ticks and latest command line of every process seen in the
     tree of one root pid, keyed by (pid, start time)."""
@@ -68,6 +73,11 @@ class Tree:
     def __init__(self, root):
         self.members = {root}
         self.procs = {}
+        # The test binary a process descends from (its package), decided
+        # when the process is first seen: Ray's daemons outlive the
+        # `ray start` that spawned them, but not before the sampler saw them.
+        self.owner = {}
+        self.parent_owner = {}
 
     def sample(self):
         for name in os.listdir("/proc"):
@@ -90,6 +100,10 @@ class Tree:
             key = (pid, start)
             if not cmd and key in self.procs:
                 cmd = self.procs[key][1]
+            if key not in self.owner:
+                m = TEST_BINARY.search(cmd)
+                self.owner[key] = m.group(1) if m else self.parent_owner.get(ppid, "")
+            self.parent_owner[pid] = self.owner[key]
             # A Ray worker renames itself after exec: the latest name wins.
             self.procs[key] = (ticks, cmd)
 
@@ -126,6 +140,13 @@ def main():
     for k, ticks in cpu.most_common(args.top):
         s = ticks / HZ
         print(f"{s:8.1f} {100 * s / total if total else 0:5.1f}% {count[k]:6d}  {k}", file=out)
+    by_pkg = collections.Counter()
+    for key, (ticks, _) in tree.procs.items():
+        by_pkg[tree.owner.get(key) or "(no test binary: go build, vet, setup)"] += ticks
+    print(f"\n{'CPU s':>8} {'share':>6}  test binary (the package's tests and every process they started)", file=out)
+    for k, ticks in by_pkg.most_common(args.top):
+        s = ticks / HZ
+        print(f"{s:8.1f} {100 * s / total if total else 0:5.1f}%  {k}", file=out)
     return proc.returncode
 
 
