@@ -47,8 +47,6 @@ var allowed = map[string]struct {
 	"ray/authtest":                   {nil, "ray/authtest is tests only"},
 	"raybackend":                     {[]string{"backend", "field", "placement", "ray", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "a backend imports no front end and no other backend but its transport"},
 	"kuberay":                        {[]string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serveconfig", "tpu"}, "a backend imports no front end and no other backend"},
-	"kuberay/internal/kubetest":      {[]string{"kuberay/internal/podrunner"}, "the kube test control plane imports nothing of raytpu's but its pod runner"},
-	"kuberay/internal/podrunner":     {[]string{"internal/raycluster"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing and nothing else of raytpu's"},
 	"serve/client":                   {nil, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
 	"serve/servev1":                  {nil, "the generated Predictor service imports nothing of raytpu's"},
 	"profiler":                       {[]string{"field", "profiler/internal/tslpb", "rayruntime"}, "profiler speaks gRPC to the worker only: no front end, backend, transport or plan"},
@@ -72,6 +70,8 @@ var allowed = map[string]struct {
 	"internal/testinfra/testtree":    {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/raytest":     {[]string{"internal/raycluster", "sim"}, "raytest starts local clusters for tests"},
 	"internal/testinfra/venvtest":    {[]string{"internal/pyenv"}, "venvtest finds the venv for tests"},
+	"internal/testinfra/kubetest":    {[]string{"internal/testinfra/podrunner"}, "the kube test control plane imports nothing of raytpu's but its pod runner"},
+	"internal/testinfra/podrunner":   {[]string{"internal/raycluster"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing and nothing else of raytpu's"},
 	"examples/batchinfer":            {examplesMay, "examples use the public packages only"},
 	"examples/custombackend":         {examplesMay, "examples use the public packages only"},
 	"examples/jaxtrain":              {examplesMay, "examples use the public packages only"},
@@ -100,9 +100,20 @@ var (
 // examples and benchmarks are programs.
 var testsMayNot = []string{"cmd/", "examples/", "bench/"}
 
-// kubeOnly are import prefixes only the kuberay backend (and its tests'
-// control plane) may use.
+// kubeOnly are import prefixes only the kuberay backend and the kube test
+// control plane (kubeCode) may use.
 var kubeOnly = []string{"k8s.io/", "sigs.k8s.io/"}
+
+// kubeCode are the packages (with the packages below them) whose code and
+// tests may import kubeOnly packages: the kuberay backend, and the test
+// control plane with its pod runner.
+var kubeCode = []string{"kuberay", "internal/testinfra/kubetest", "internal/testinfra/podrunner"}
+
+// mayImportKube reports whether rel's code and tests may import kubeOnly
+// packages.
+func mayImportKube(rel string) bool {
+	return slices.ContainsFunc(kubeCode, func(p string) bool { return rel == p || strings.HasPrefix(rel, p+"/") })
+}
 
 func TestImportDirections(t *testing.T) {
 	t.Parallel()
@@ -138,11 +149,10 @@ func violations(pkg string, imports, testImports []string) []string {
 		return []string{pkg + ": no import rule; add the package to imports_test.go's allowed"}
 	}
 	var out []string
-	kube := rel == "kuberay" || strings.HasPrefix(rel, "kuberay/")
 	for i, imp := range slices.Concat(imports, testImports) {
 		test := i >= len(imports)
-		if !kube && slices.ContainsFunc(kubeOnly, func(p string) bool { return strings.HasPrefix(imp, p) }) {
-			out = append(out, pkg+" imports "+imp+": only the kuberay backend may import k8s.io and sigs.k8s.io packages")
+		if !mayImportKube(rel) && slices.ContainsFunc(kubeOnly, func(p string) bool { return strings.HasPrefix(imp, p) }) {
+			out = append(out, pkg+" imports "+imp+": only the kuberay backend and the kube test control plane may import k8s.io and sigs.k8s.io packages")
 		}
 		r, mine := relPath(imp)
 		switch {
@@ -253,6 +263,14 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/bench/jobsbench", module + "/internal/raycluster", false},
 		{module + "/bench/jobsbench", module + "/internal/cli", true},
 		{module + "/sim", "k8s.io/apimachinery/pkg/util/validation", true},
+		{module + "/internal/testinfra/kubetest", "sigs.k8s.io/controller-runtime/pkg/envtest", false},
+		{module + "/internal/testinfra/kubetest", module + "/internal/testinfra/podrunner", false},
+		{module + "/internal/testinfra/kubetest", module + "/kuberay", true},
+		{module + "/internal/testinfra/podrunner", "k8s.io/client-go/kubernetes", false},
+		{module + "/internal/testinfra/podrunner", module + "/internal/raycluster", false},
+		{module + "/internal/testinfra/podrunner", module + "/internal/testinfra/kubetest", true},
+		{module + "/internal/testinfra/raytest", "k8s.io/client-go/kubernetes", true},
+		{module + "/kuberay", module + "/internal/testinfra/kubetest", true},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, []string{c.imp}, nil)) > 0
@@ -280,6 +298,9 @@ func TestImportRulesForTestsAndNewPackages(t *testing.T) {
 		{module + "/serve", module + "/bench/servecompilebench", true},
 		{module + "/raybackend", "k8s.io/client-go/kubernetes", true},
 		{module + "/kuberay", "k8s.io/client-go/kubernetes", false},
+		{module + "/kuberay", module + "/internal/testinfra/kubetest", false},
+		{module + "/raybackend", module + "/internal/testinfra/kubetest", false},
+		{module + "/internal/testinfra/podrunner", module + "/internal/testinfra/kubetest", false},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, nil, []string{c.testImp})) > 0

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 )
 
 // cliTestdata holds the raytpu command's workload files and the golden

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/cli"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 )
 
 // raytpu apply --wait on a RayCluster, against the apiserver with the real

@@ -11,8 +11,8 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 	"github.com/raytpu/raytpu/placement"
 )
 

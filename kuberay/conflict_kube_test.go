@@ -12,8 +12,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 )
 
 // Someone takes over the worker groups of a RayCluster raytpu created

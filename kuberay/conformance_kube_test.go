@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend/backendtest"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 )
 
 // The KubeRay backend passes the backend contract's conformance suite on

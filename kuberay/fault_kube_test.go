@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 )
 
 // Faults on a control plane of its own (the test stops and starts its

@@ -13,8 +13,8 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 )
 
 // The 47-character name limit Validate enforces is KubeRay's: a 48-character

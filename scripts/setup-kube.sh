@@ -3,9 +3,9 @@
 # against — etcd and kube-apiserver — from the Go module proxy into the
 # machine's raytpu cache (scripts/cache.sh), in a directory named for the
 # recipe, and links <repo>/.cache/kube/bin (git-ignored) to it: the directory
-# internal/kubetest hands to envtest as KUBEBUILDER_ASSETS. Every clone with
-# the same recipe shares one build. Debian ships no kube-apiserver and its
-# etcd is too old, so both are built from source.
+# internal/testinfra/kubetest hands to envtest as KUBEBUILDER_ASSETS. Every
+# clone with the same recipe shares one build. Debian ships no kube-apiserver
+# and its etcd is too old, so both are built from source.
 #
 # The recipes are two small Go modules with a `tool` directive each:
 #   internal/tools/kube/etcd       go.etcd.io/etcd/server/v3 v3.7.0

@@ -11,7 +11,7 @@ import (
 	ray "github.com/ray-project/kuberay/ray-operator/controllers/ray"
 	rayutils "github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	"github.com/ray-project/kuberay/ray-operator/pkg/features"
-	"github.com/raytpu/raytpu/kuberay/internal/podrunner"
+	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/rest"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	"github.com/raytpu/raytpu/kuberay/internal/podrunner"
+	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"

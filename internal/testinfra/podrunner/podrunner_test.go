@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
-	"github.com/raytpu/raytpu/kuberay/internal/podrunner"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
+	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
