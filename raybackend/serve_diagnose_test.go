@@ -1,10 +1,8 @@
 package raybackend_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -107,11 +104,12 @@ func findings(d placement.Diagnosis, code string) []placement.Finding {
 
 // Live diagnosis on a real cluster posing as two v4-16 slices and a v4-8:
 // per-chip bundles that land on two slices (as the simulator predicted
-// before deploying), a topology no slice can hold (Wait stops with the
-// pending head reservation named, and so does the CLI), and a constructor
-// that raises (DEPLOY_FAILED through the CLI). Diagnosing replicas that
-// own whole slices, and scaling them down and away without leaking
-// placement groups, is TestServeReplicasOwnSlices's part (same cluster).
+// before deploying), and a topology no slice can hold (Wait stops with the
+// pending head reservation named). Diagnosing replicas that own whole
+// slices, and scaling them down and away without leaking placement groups,
+// is TestServeReplicasOwnSlices's part (same cluster); what `raytpu serve
+// wait` prints for a stuck application and for a constructor that raises
+// is TestServeWaitDiagnosisOnRealRay's, in the command's package.
 func TestServeLiveDiagnosis(t *testing.T) {
 	const spec = "2*v4-16,v4-8"
 	parsed, err := sim.ParseSpec(spec)
@@ -251,14 +249,6 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			t.Errorf("diagnosis %v, want an error finding for replica 0 naming the pending TPU-v4-32-head reservation of the v4 2x2x4 slice", se.Status.Diagnosis)
 		}
 
-		// The CLI's wait prints the same diagnosis and exits 1.
-		var out, errOut bytes.Buffer
-		code := cli.Main(t.Context(), []string{"serve", "wait", "toobig", "--address", cluster.DashboardURL, "--stuck-after", "1s", "--timeout", "2m"}, &out, &errOut)
-		t.Logf("raytpu serve wait toobig: exit %d\n%s%s", code, out.String(), errOut.String())
-		if code != cli.ExitInvalid || !strings.Contains(out.String(), "Diagnosis:") || !strings.Contains(out.String(), "TPU-v4-32-head") {
-			t.Errorf("raytpu serve wait on a stuck application: exit %d, want %d and the diagnosis naming TPU-v4-32-head", code, cli.ExitInvalid)
-		}
-
 		if err := b.Delete(t.Context(), "toobig"); err != nil {
 			t.Fatal(err)
 		}
@@ -266,34 +256,5 @@ func TestServeLiveDiagnosis(t *testing.T) {
 		waitGroups(t, client, "none", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
 	})
 
-	t.Run("constructor raises through the CLI", func(t *testing.T) {
-		startServe(t, cluster, client)
-		file := filepath.Join(t.TempDir(), "broken.yaml")
-		yaml := fmt.Sprintf("name: broken\nroute_prefix: /broken\nimport_path: hello:broken\nruntime_env:\n  working_dir: %s\ndeployments:\n  - name: Broken\n    num_replicas: 1\n", dir)
-		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var out, errOut bytes.Buffer
-		if code := cli.Main(t.Context(), []string{"serve", "deploy", "-f", file, "--address", cluster.DashboardURL}, &out, &errOut); code != cli.ExitOK {
-			t.Fatalf("raytpu serve deploy: exit %d\n%s%s", code, out.String(), errOut.String())
-		}
-		out.Reset()
-		errOut.Reset()
-		code := cli.Main(t.Context(), []string{"serve", "wait", "broken", "--address", cluster.DashboardURL, "--timeout", "3m"}, &out, &errOut)
-		t.Logf("raytpu serve wait broken: exit %d\n%s%s", code, out.String(), errOut.String())
-		if code != cli.ExitInvalid || !strings.Contains(out.String(), "DEPLOY_FAILED") || !strings.Contains(out.String()+errOut.String(), "raytpu-broken-constructor") {
-			t.Errorf("raytpu serve wait: exit %d, want %d with DEPLOY_FAILED and the constructor's error", code, cli.ExitInvalid)
-		}
-		// The same through the backend: a typed error with Ray's message.
-		_, err := b.Wait(t.Context(), "broken", backend.WaitOptions{})
-		var se *backend.ServiceError
-		if !errors.As(err, &se) || !errors.Is(err, backend.ErrDeployFailed) || !strings.Contains(se.Status.Message, "raytpu-broken-constructor") {
-			t.Errorf("Wait = %v, want a *backend.ServiceError matching ErrDeployFailed with the constructor's message", err)
-		}
-		if err := b.Delete(t.Context(), "broken"); err != nil {
-			t.Fatal(err)
-		}
-		waitGone(t, b, "broken")
-	})
 	waitGroups(t, client, "none (the shared cluster left clean)", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
 }

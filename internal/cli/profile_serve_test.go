@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/profiler"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -35,28 +36,7 @@ func TestProfileServeReplicaOnRealRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := url.Parse(c.DashboardURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(u.Hostname(), "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	if err := client.DeployServeApplications(ctx, ray.ServeDeployConfig{
-		ProxyLocation: ray.ProxyHeadOnly,
-		HTTPOptions:   &ray.ServeHTTPOptions{Host: u.Hostname(), Port: port},
-		Applications:  []json.RawMessage{},
-	}); err != nil {
-		t.Fatalf("starting Serve: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := client.ShutdownServe(context.Background()); err != nil {
-			t.Errorf("shutting Serve down: %v", err)
-		}
-	})
+	startServe(t, c, client)
 	app := serve.Application{
 		Name: "profiled", RoutePrefix: "/profiled", ImportPath: "prof_serve:app",
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "testdata/profile", EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}},
@@ -109,4 +89,33 @@ func TestProfileServeReplicaOnRealRay(t *testing.T) {
 	if code := cli.Main(ctx, args, &stdout, &stderr); code != cli.ExitInvalid || !strings.Contains(stderr.String(), "0, 1") {
 		t.Errorf("raytpu profile --host 2 = %d, stderr %q; want exit %d listing hosts 0, 1", code, stderr.String(), cli.ExitInvalid)
 	}
+}
+
+// startServe starts Serve on c with its HTTP proxy on the head's address
+// at a free port (Ray's default, 8000, may be another cluster's on this
+// machine) and shuts all of Serve down when the test ends.
+func startServe(t *testing.T, c *raycluster.Cluster, client *ray.Client) {
+	t.Helper()
+	u, err := url.Parse(c.DashboardURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(u.Hostname(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	if err := client.DeployServeApplications(t.Context(), ray.ServeDeployConfig{
+		ProxyLocation: ray.ProxyHeadOnly,
+		HTTPOptions:   &ray.ServeHTTPOptions{Host: u.Hostname(), Port: port},
+		Applications:  []json.RawMessage{},
+	}); err != nil {
+		t.Fatalf("starting Serve: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := client.ShutdownServe(context.Background()); err != nil {
+			t.Errorf("shutting Serve down: %v", err)
+		}
+	})
 }

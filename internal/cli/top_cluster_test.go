@@ -16,6 +16,7 @@ import (
 
 	"github.com/raytpu/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/internal/tpuplugin"
 	"github.com/raytpu/raytpu/observe"
 	"github.com/raytpu/raytpu/ray"
@@ -31,8 +32,10 @@ var (
 	tpuClusterErr  error
 )
 
+// TestMain stops what the tests started on first use: the TPU cluster, and
+// the kube control plane of the ...OnKube tests (kubetest.Shared).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := kubetest.Main(m)
 	if tpuCluster != nil {
 		if err := tpuCluster.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stop local Ray cluster:", err)

@@ -1,5 +1,6 @@
 // Package kubetest runs a real Kubernetes control plane with the real
-// KubeRay operator for tests of the kuberay backend.
+// KubeRay operator for tests: the kuberay backend's, and the raytpu
+// command's tests of what it applies.
 //
 // Start launches etcd and kube-apiserver through controller-runtime's
 // envtest, from the binaries scripts/setup-kube.sh builds into

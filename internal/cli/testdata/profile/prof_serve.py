@@ -1,6 +1,7 @@
 """A Serve deployment for the `raytpu profile` test: its replicas own a
 TPU slice, and every host runs a jitted step in a background thread, so a
-trace of any host holds JAX work."""
+trace of any host holds JAX work. The `raytpu serve wait` diagnosis test
+asks for a slice the cluster does not have, so it never starts there."""
 
 import threading
 

@@ -1,4 +1,4 @@
-package kuberay_test
+package cli_test
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ import (
 // ready): the object kubectl-style and its head service first, then
 // KubeRay's state and the worker pods ready of desired as timestamped
 // lines, until KubeRay reports the cluster ready.
-func TestApplyWaitCommand(t *testing.T) {
+func TestApplyWaitCommandOnKube(t *testing.T) {
 	t.Parallel()
 	env := kubetest.Shared(t)
 	ns := env.Namespace(t)
 	kubeconfig := env.WriteKubeconfig(t, ns)
-	args := []string{"apply", "--wait", "--timeout", "2m", "-f", filepath.Join(cliTestdata, "plan-v4-per-slice.json"), "--kubeconfig", kubeconfig}
+	args := []string{"apply", "--wait", "--timeout", "2m", "-f", filepath.Join("testdata", "plan-v4-per-slice.json"), "--kubeconfig", kubeconfig}
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(t.Context(), args, &stdout, &stderr)
 	t.Logf("raytpu %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
