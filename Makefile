@@ -45,10 +45,10 @@ vet:
 	$(GO) vet ./...
 
 # The packages whose tests need nothing but Go (no Python, no Ray); tests
-# named ...OnRealRay (internal/cli's `raytpu top` on a live cluster) and
-# ...OnKube (its `raytpu apply` on the test control plane) are left to
-# `make test`.
-UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./internal/cli ./internal/testinfra/golden ./observe ./internal/progress ./internal/tpuplugin
+# named ...OnRealRay (cmd/raytpu/internal/cli's `raytpu top` on a live
+# cluster) and ...OnKube (its `raytpu apply` on the test control plane) are
+# left to `make test`.
+UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./cmd/raytpu/internal/cli ./internal/testinfra/golden ./observe ./cmd/raytpu/internal/progress ./internal/tpuplugin
 unit:
 	$(GO) test -race -count=1 -skip 'OnRealRay$$|OnKube$$' $(UNIT_PKGS)
 

@@ -69,12 +69,14 @@
 //	ray         the Ray dashboard client: Jobs API, packages, log tail
 //	raybackend  the Ray cluster backend, on top of the ray client
 //	kuberay     the KubeRay backend (the only importer of k8s.io packages)
-//	cmd/raytpu  the command-line tool over the same packages
-//	internal    the local Ray test cluster, the CLI's helpers, test tools
+//	cmd/raytpu  the command-line tool over the same packages; its own code
+//	            (cli, progress) in cmd/raytpu/internal
+//	internal    the local Ray cluster posing as TPU hosts; testinfra, what
+//	            only tests import (clusters, the kube control plane, goldens)
 //
 // Front ends never import each other or a backend (the backend contract is
 // theirs to use); backends import no front end; the ray client is a
 // transport that knows nothing of plans or the runtime; only a Kubernetes
-// backend may import k8s.io and sigs.k8s.io packages. A test in this
-// package enforces these rules.
+// backend (and the kube control plane of the tests) may import k8s.io and
+// sigs.k8s.io packages. A test in this package enforces these rules.
 package raytpu

@@ -19,10 +19,12 @@ const module = "github.com/raytpu/raytpu"
 // catalog (tpu); placement, the compiled form; the backend contract and
 // the Python runtime (rayruntime); the front ends (train, serve, data);
 // the backends (sim, the ray transport and raybackend, kuberay); the
-// command (cmd/raytpu over internal/cli); examples and benchmarks over the
-// public packages. internal/raycluster, internal/tpuplugin and
-// internal/pyenv are the local Ray cluster that `raytpu dev-cluster` and
-// the tests start; internal/testinfra holds what only tests import.
+// command (cmd/raytpu over its own cmd/raytpu/internal/cli and progress);
+// examples and benchmarks over the public packages. internal/raycluster,
+// internal/tpuplugin and internal/pyenv are the local Ray cluster that
+// `raytpu dev-cluster` and the tests start; internal/testinfra holds what
+// only tests import (kubetest and podrunner, the kube test control plane,
+// among them).
 var allowed = map[string]struct {
 	may []string
 	why string
@@ -52,9 +54,9 @@ var allowed = map[string]struct {
 	"profiler":                       {[]string{"field", "profiler/internal/tslpb", "rayruntime"}, "profiler speaks gRPC to the worker only: no front end, backend, transport or plan"},
 	"profiler/internal/tslpb":        {nil, "generated protobuf code"},
 	"observe":                        {[]string{"ray", "rayvocab"}, "observe reads through the ray transport only: no front end, other backend, plan or runtime"},
-	"cmd/raytpu":                     {[]string{"internal/cli"}, "the command is its CLI package"},
-	"internal/cli":                   {cliMay, "the CLI uses the public packages and the local cluster, never test infrastructure"},
-	"internal/progress":              {nil, "progress is a leaf"},
+	"cmd/raytpu":                     {[]string{"cmd/raytpu/internal/cli"}, "the command is its CLI package"},
+	"cmd/raytpu/internal/cli":        {cliMay, "the CLI uses the public packages and the local cluster, never test infrastructure"},
+	"cmd/raytpu/internal/progress":   {nil, "progress is a leaf"},
 	"internal/pyenv":                 {nil, "pyenv is a leaf"},
 	"internal/tpuplugin":             {[]string{"rayvocab", "tpu"}, "the TPU device-plugin emulator knows only the catalog"},
 	"internal/raycluster":            {[]string{"internal/pyenv", "internal/tpuplugin", "rayvocab", "sim"}, "the local cluster reads the simulator's cluster specs and nothing of the front ends or backends"},
@@ -91,14 +93,22 @@ var public = []string{"backend", "backend/backendtest", "data", "field", "field/
 	"ray", "raybackend", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serve", "serve/client", "serve/servev1", "serveconfig", "sim", "tpu", "train"}
 
 var (
-	cliMay      = slices.Concat(public, []string{"internal/progress", "internal/pyenv", "internal/raycluster", "internal/tpuplugin"})
+	cliMay      = slices.Concat(public, []string{"cmd/raytpu/internal/progress", "internal/pyenv", "internal/raycluster", "internal/tpuplugin"})
 	examplesMay = public
 	benchMay    = slices.Concat(public, []string{"bench/cpubench", "internal/raycluster", "internal/testinfra/testtree"})
 )
 
 // testsMayNot are the module's packages no test imports: commands,
-// examples and benchmarks are programs.
+// examples and benchmarks are programs. A program's internal packages
+// (cmd/raytpu/internal/cli, ...) are its libraries, not programs: its own
+// tests import them, and Go keeps every other package out.
 var testsMayNot = []string{"cmd/", "examples/", "bench/"}
+
+// isProgram reports whether the module's package rel is one no test
+// imports (testsMayNot).
+func isProgram(rel string) bool {
+	return !strings.Contains(rel, "/internal/") && slices.ContainsFunc(testsMayNot, func(p string) bool { return strings.HasPrefix(rel, p) })
+}
 
 // kubeOnly are import prefixes only the kuberay backend and the kube test
 // control plane (kubeCode) may use, and the tests of kubeTests.
@@ -112,7 +122,7 @@ var kubeCode = []string{"kuberay", "internal/testinfra/kubetest", "internal/test
 // kubeTests are the packages whose tests, not their code, may import
 // kubeOnly packages too: the command's tests read back from the test
 // control plane what `raytpu apply` wrote there.
-var kubeTests = []string{"internal/cli"}
+var kubeTests = []string{"cmd/raytpu/internal/cli"}
 
 // mayImportKube reports whether rel's code (or, with test, its tests) may
 // import kubeOnly packages.
@@ -164,7 +174,7 @@ func violations(pkg string, imports, testImports []string) []string {
 		switch {
 		case !mine || r == rel:
 		case test:
-			if slices.ContainsFunc(testsMayNot, func(p string) bool { return strings.HasPrefix(r, p) }) {
+			if isProgram(r) {
 				out = append(out, pkg+"'s tests import "+imp+": commands, examples and benchmarks are programs, not libraries")
 			}
 		case !slices.Contains(rule.may, r):
@@ -253,21 +263,25 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/ray", module + "/runtimeenv/packaging", false},
 		{module + "/kuberay", module + "/runtimeenv/packaging", false},
 		{module + "/kuberay", module + "/ray", true},
-		{module + "/internal/raycluster", module + "/internal/cli", true},
+		{module + "/internal/raycluster", module + "/cmd/raytpu/internal/cli", true},
 		{module + "/internal/raycluster", module + "/raybackend", true},
 		{module + "/internal/raycluster", module + "/sim", false},
-		{module + "/internal/cli", module + "/internal/testinfra/raytest", true},
-		{module + "/internal/cli", module + "/internal/raycluster", false},
-		{module + "/internal/cli", module + "/examples/jaxtrain", true},
+		{module + "/cmd/raytpu/internal/cli", module + "/internal/testinfra/raytest", true},
+		{module + "/cmd/raytpu/internal/cli", module + "/internal/testinfra/kubetest", true},
+		{module + "/cmd/raytpu/internal/cli", module + "/internal/raycluster", false},
+		{module + "/cmd/raytpu/internal/cli", module + "/cmd/raytpu/internal/progress", false},
+		{module + "/cmd/raytpu/internal/cli", module + "/examples/jaxtrain", true},
+		{module + "/cmd/raytpu/internal/progress", module + "/cmd/raytpu/internal/cli", true},
 		{module + "/cmd/raytpu", module + "/internal/raycluster", true},
-		{module + "/cmd/raytpu", module + "/internal/cli", false},
+		{module + "/cmd/raytpu", module + "/cmd/raytpu/internal/cli", false},
+		{module + "/cmd/raytpu", module + "/cmd/raytpu/internal/progress", true},
 		{module + "/placement", module + "/internal/testinfra/golden", true},
 		{module + "/internal/testinfra/golden", module + "/placement", true},
 		{module + "/internal/testinfra/raytest", module + "/internal/raycluster", false},
 		{module + "/examples/jaxtrain", module + "/internal/raycluster", true},
 		{module + "/examples/jaxtrain", module + "/train", false},
 		{module + "/bench/jobsbench", module + "/internal/raycluster", false},
-		{module + "/bench/jobsbench", module + "/internal/cli", true},
+		{module + "/bench/jobsbench", module + "/cmd/raytpu/internal/cli", true},
 		{module + "/sim", "k8s.io/apimachinery/pkg/util/validation", true},
 		{module + "/internal/testinfra/kubetest", "sigs.k8s.io/controller-runtime/pkg/envtest", false},
 		{module + "/internal/testinfra/kubetest", module + "/internal/testinfra/podrunner", false},
@@ -277,7 +291,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/internal/testinfra/podrunner", module + "/internal/testinfra/kubetest", true},
 		{module + "/internal/testinfra/raytest", "k8s.io/client-go/kubernetes", true},
 		{module + "/kuberay", module + "/internal/testinfra/kubetest", true},
-		{module + "/internal/cli", "sigs.k8s.io/controller-runtime/pkg/client", true},
+		{module + "/cmd/raytpu/internal/cli", "sigs.k8s.io/controller-runtime/pkg/client", true},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, []string{c.imp}, nil)) > 0
@@ -300,7 +314,8 @@ func TestImportRulesForTestsAndNewPackages(t *testing.T) {
 		{module + "/raybackend", module + "/internal/testinfra/raytest", false},
 		{module + "/raybackend", module + "/serve", false},
 		{module + "/kuberay", module + "/train", false},
-		{module + "/internal/cli", module + "/cmd/raytpu", true},
+		{module + "/cmd/raytpu/internal/cli", module + "/cmd/raytpu", true},
+		{module + "/cmd/raytpu/internal/cli", module + "/cmd/raytpu/internal/progress", false},
 		{module + "/raybackend", module + "/examples/serve", true},
 		{module + "/serve", module + "/bench/servecompilebench", true},
 		{module + "/raybackend", "k8s.io/client-go/kubernetes", true},
@@ -308,10 +323,11 @@ func TestImportRulesForTestsAndNewPackages(t *testing.T) {
 		{module + "/kuberay", module + "/internal/testinfra/kubetest", false},
 		{module + "/raybackend", module + "/internal/testinfra/kubetest", false},
 		{module + "/internal/testinfra/podrunner", module + "/internal/testinfra/kubetest", false},
-		{module + "/internal/cli", module + "/internal/testinfra/kubetest", false},
-		{module + "/internal/cli", "k8s.io/apimachinery/pkg/api/errors", false},
-		{module + "/internal/cli", module + "/kuberay", false},
-		{module + "/internal/progress", "k8s.io/apimachinery/pkg/api/errors", true},
+		{module + "/cmd/raytpu/internal/cli", module + "/internal/testinfra/kubetest", false},
+		{module + "/cmd/raytpu/internal/cli", "k8s.io/apimachinery/pkg/api/errors", false},
+		{module + "/cmd/raytpu/internal/cli", module + "/kuberay", false},
+		{module + "/cmd/raytpu/internal/progress", "k8s.io/apimachinery/pkg/api/errors", true},
+		{module + "/cmd/raytpu", "k8s.io/apimachinery/pkg/api/errors", true},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, nil, []string{c.testImp})) > 0

@@ -11,7 +11,7 @@ import (
 
 // cliTestdata holds the golden output of raytpu render (the command's own
 // tests of raytpu apply against this control plane are in its package).
-const cliTestdata = "../internal/cli/testdata"
+const cliTestdata = "../cmd/raytpu/internal/cli/testdata"
 
 // What `raytpu render` prints (its golden files) is accepted by the
 // apiserver's CRD schema validation and by KubeRay's own validation.

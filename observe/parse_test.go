@@ -16,7 +16,7 @@ import (
 // capture is the export of a real Ray 2.60 worker node posing as host 0 of
 // a v4-16 slice, beside a device-plugin emulator whose chip i was set to
 // tensorcore i+1 %, duty cycle 50+i %, bandwidth 30+i %, HBM (i+1) GiB of
-// 32 GiB (written by TestTopOnRealRay in internal/cli with
+// 32 GiB (written by TestTopOnRealRay in cmd/raytpu/internal/cli with
 // RAYTPU_CAPTURE_EXPORT set).
 const capture = "testdata/ray-node-export.prom"
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # setup-tools.sh installs the system programs some tests drive, when they
 # are missing, from Debian's packages:
-#   tmux        internal/progress renders its terminal output in a real tmux pane
-#   ip          (iproute2) kuberay's pod runner gives each pod a network namespace
+#   tmux        cmd/raytpu/internal/progress renders its terminal output in a real tmux pane
+#   ip          (iproute2) the kube tests' pod runner (internal/testinfra/podrunner) gives each pod a network namespace
 #   unshare, nsenter (util-linux) it runs each container in namespaces of
 #               its own and runs exec probes inside them
 #   wget        KubeRay's readiness and liveness probes call it in the pods

@@ -22,7 +22,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 )
 
 // replicaPoll is how often a Serve wait reads the replica counts, which

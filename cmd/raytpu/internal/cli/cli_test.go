@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 

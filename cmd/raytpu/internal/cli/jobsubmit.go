@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/runtimeenv"
 )

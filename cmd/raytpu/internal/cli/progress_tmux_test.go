@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 // envCLIArgs names a file whose command line (one argument a line) the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 // syncBuffer is a bytes.Buffer safe for the printer's goroutines.

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/kuberay"
 )
 

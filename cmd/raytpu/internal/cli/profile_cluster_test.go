@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 	"github.com/raytpu/raytpu/profiler"
 	"github.com/raytpu/raytpu/ray"

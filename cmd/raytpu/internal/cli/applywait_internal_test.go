@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/kuberay"
 )

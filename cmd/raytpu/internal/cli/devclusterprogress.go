@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/ray"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 // Flags that do not make one capture are usage errors (exit 2), caught

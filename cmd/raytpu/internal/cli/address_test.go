@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 // deadAddress is a local host:port where nothing listens.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/ray"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 // stamped is a plain progress line: an RFC 3339 UTC timestamp, then text.

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/observe"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/internal/tpuplugin"

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/profiler"
 	"github.com/raytpu/raytpu/ray"

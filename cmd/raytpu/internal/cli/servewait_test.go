@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/raytpu/raytpu/internal/cli"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
 )
 
 const helloServe = `from ray import serve

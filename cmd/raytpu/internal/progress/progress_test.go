@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/progress"
+	"github.com/raytpu/raytpu/cmd/raytpu/internal/progress"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
 
