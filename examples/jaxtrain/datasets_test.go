@@ -143,21 +143,26 @@ func readBatchReports(t *testing.T, dir string) []batchReport {
 
 // Every ragged policy on the real cluster, one dataset each in one run (a
 // trainer's start dominates the time): every host sees exactly the batches
-// data.Predict predicted before launch.
-func TestDatasetsPoliciesMatchPrediction(t *testing.T) {
+// data.Predict predicted before launch. The loop then trains 12 steps, and
+// the run is also the example's single-slice run: its steps, checkpoints
+// and where its workers ran are checked as well.
+func TestTrainOnOneSliceDatasetsMatchPrediction(t *testing.T) {
 	t.Run("drop pad raise", func(t *testing.T) {
 		// 1000 rows: 500 per host = 7 batches of 64 and 52 rows, which 4
 		// devices share, so even Raise completes.
 		cfg := dataConfig(t, "range-policies", 1000, 64, data.Drop{}, data.Pad{Value: padValue}, data.Raise{})
+		cfg.Steps = 12
 		prs, want := predicted(t, cfg)
 		for name, pr := range prs {
 			if pr.Fails {
 				t.Fatalf("%s: prediction %+v fails; this case wants completing epochs", name, pr)
 			}
 		}
-		if _, err := runLogged(t, t.Context(), cfg); err != nil {
+		res, err := runLogged(t, t.Context(), cfg)
+		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
+		checkOneSliceRun(t, cfg, res)
 		reports := readBatchReports(t, cfg.ReportDir)
 		if len(reports) != 2 {
 			t.Fatalf("%d batch reports, want one per host (2)", len(reports))
@@ -171,19 +176,27 @@ func TestDatasetsPoliciesMatchPrediction(t *testing.T) {
 			}
 		}
 	})
-	t.Run("raise fails", func(t *testing.T) {
+	t.Run("raise fails without retries", func(t *testing.T) {
 		// 1002 rows: 501 per host, a last batch of 53 rows that 4 devices
-		// cannot share. Compile refuses it; AllowRaise lets it run.
+		// cannot share. Compile refuses it; AllowRaise lets it run. With
+		// MaxFailures 0 the first failing attempt ends the run.
 		cfg := dataConfig(t, "range-raise-fails", 1002, 64, data.Raise{})
 		cfg.AllowRaise = true
+		cfg.MaxFailures = 0
 		prs, _ := predicted(t, cfg)
 		if pr := prs["raise"]; !pr.Fails || pr.Groups[0].Batches.Outcome != data.Raises {
 			t.Fatalf("prediction %+v, want a Raise", pr)
 		}
-		_, err := runLogged(t, t.Context(), cfg)
+		res, err := runLogged(t, t.Context(), cfg)
+		if res == nil || len(res.Attempts) != 1 {
+			t.Errorf("result %+v; want the failed run's Result with its one worker-group start (no retry)", res)
+		}
 		var re *train.RunError
 		if !errors.As(err, &re) || !errors.Is(err, train.ErrTrainingFailed) {
 			t.Fatalf("err = %v, want a *train.RunError", err)
+		}
+		if re.Type == "" {
+			t.Errorf("RunError without Ray's error type: %#v", re)
 		}
 		if !strings.Contains(re.Message, "ValueError") || !strings.Contains(re.Message, "The local batch size (53) must be evenly divisible") {
 			t.Errorf("error %q, want Ray's ValueError about the last batch of 53 rows", re.Message)

@@ -104,7 +104,8 @@ def train_func(config):
 
 
 def data_func(config):
-    """Iterates one epoch of this worker's shard of every dataset, in name order.
+    """Iterates one epoch of this worker's shard of every dataset, in name
+    order, then trains as train_func does (checkpoints, reports).
 
     The iter_jax_batches options come from the trainer (compiled in Go):
     raytpu's launcher adds them to config, and raytpu_iter_jax_batches
@@ -132,4 +133,4 @@ def data_func(config):
     os.makedirs(config["report_dir"], exist_ok=True)
     with open(os.path.join(config["report_dir"], "batches-%d.json" % rank), "w") as f:
         json.dump(report, f, sort_keys=True)
-    return {name: len(b) for name, b in seen.items()}
+    return dict(train_func(config), batches={name: len(b) for name, b in seen.items()})
