@@ -30,11 +30,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestStartProgressCountsRealNodes feeds dev-cluster's start progress the
+// TestStartProgressCountsNodesOnRealRay feeds dev-cluster's start progress the
 // records raycluster.Start logs, pointing at a real cluster's dashboard:
 // the links, the states, and the nodes the real dashboard reports alive
 // out of wanted, as timestamped lines.
-func TestStartProgressCountsRealNodes(t *testing.T) {
+func TestStartProgressCountsNodesOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	var out syncBuffer
 	log, stop := cli.StartProgress(t.Context(), &out, 4)

@@ -30,11 +30,11 @@ func plainLines(t *testing.T, out string) []string {
 	return lines
 }
 
-// TestJobSubmitWaitPlain submits a job with a working directory to real
+// TestJobSubmitWaitPlainOnRealRay submits a job with a working directory to real
 // Ray with output that is not a terminal: timestamped lines for the
 // upload's bytes, the job's links, each state with the time spent in the
 // one before, and the final state; then `job wait` on the finished job.
-func TestJobSubmitWaitPlain(t *testing.T) {
+func TestJobSubmitWaitPlainOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("print('hello from', __file__)\n"), 0o644); err != nil {
@@ -70,9 +70,9 @@ func TestJobSubmitWaitPlain(t *testing.T) {
 	})
 }
 
-// TestJobWaitFailed: a job that fails exits 1 after its final state and
+// TestJobWaitFailedOnRealRay: a job that fails exits 1 after its final state and
 // Ray's message.
-func TestJobWaitFailed(t *testing.T) {
+func TestJobWaitFailedOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	var out, errb bytes.Buffer
 	code := cli.Main(t.Context(), []string{"job", "submit", "--address", c.DashboardURL, "--wait", "--", "python", "-c", "'import sys; sys.exit(3)'"}, &out, &errb)

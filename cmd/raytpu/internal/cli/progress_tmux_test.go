@@ -18,12 +18,12 @@ import (
 // test binary runs instead of the tests: TestHelperCLI below.
 const envCLIArgs = "RAYTPU_CLI_TEST_ARGS"
 
-// TestJobSubmitInTmux runs `raytpu job submit --wait` against real Ray in
+// TestJobSubmitInTmuxOnRealRay runs `raytpu job submit --wait` against real Ray in
 // a tmux pane, a real terminal, and reads the screen back: while the job
 // runs, the links above one status line that is redrawn in place (the
 // same screen row, a moving elapsed time, no new rows); at the end the
 // finished states, each with its time, and the final state line.
-func TestJobSubmitInTmux(t *testing.T) {
+func TestJobSubmitInTmuxOnRealRay(t *testing.T) {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatalf("this test needs tmux (apt-get install tmux): %v", err)
@@ -106,7 +106,7 @@ func TestJobSubmitInTmux(t *testing.T) {
 	t.Logf("final screen:\n%s", strings.Join(final, "\n"))
 }
 
-// TestHelperCLI is the program TestJobSubmitInTmux runs in its pane: the
+// TestHelperCLI is the program TestJobSubmitInTmuxOnRealRay runs in its pane: the
 // raytpu command on the pane's terminal. Run by go test it only checks
 // that it was not asked to.
 func TestHelperCLI(t *testing.T) {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,12 +24,12 @@ class Hello:
 app = Hello.bind()
 `
 
-// TestServeDeployWaitPlain deploys a two-replica application from a
+// TestServeDeployWaitPlainOnRealRay deploys a two-replica application from a
 // local directory on real Ray with --wait and output that is not a
 // terminal: the upload, the application and metrics links, the states
 // with the time in each, the replicas running of wanted, the final state,
 // all as timestamped lines, then the status table.
-func TestServeDeployWaitPlain(t *testing.T) {
+func TestServeDeployWaitPlainOnRealRay(t *testing.T) {
 	c := realTPUCluster(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte(helloServe), 0o644); err != nil {
@@ -41,7 +42,15 @@ func TestServeDeployWaitPlain(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	code := cli.Main(t.Context(), []string{"serve", "deploy", "-f", file, "--wait", "--timeout", "4m", "--address", c.DashboardURL}, &out, &errb)
-	t.Cleanup(func() { run(t, "serve", "delete", "progress", "--address", c.DashboardURL) })
+	t.Cleanup(func() {
+		// t.Context() is cancelled before cleanups run: the delete gets a
+		// context of its own, so the application really goes and the
+		// package's later Serve tests find a clean cluster.
+		var out, errb bytes.Buffer
+		if code := cli.Main(context.Background(), []string{"serve", "delete", "progress", "--address", c.DashboardURL}, &out, &errb); code != cli.ExitOK {
+			t.Errorf("raytpu serve delete progress: exit %d\n%s%s", code, out.String(), errb.String())
+		}
+	})
 	t.Logf("raytpu serve deploy --wait: exit %d\n%s%s", code, out.String(), errb.String())
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d", code)
