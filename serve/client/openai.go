@@ -137,14 +137,21 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
+// Response is what every answer and chunk starts with.
+type Response struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	Model   string `json:"model"`
+	// Usage counts the tokens; in a stream it is set on the last chunk
+	// with StreamOptions.IncludeUsage.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
 // ChatCompletion is the answer of a chat completion.
 type ChatCompletion struct {
-	ID      string       `json:"id"`
-	Object  string       `json:"object"`
-	Created int64        `json:"created"`
-	Model   string       `json:"model"`
+	Response
 	Choices []ChatChoice `json:"choices"`
-	Usage   *Usage       `json:"usage,omitempty"`
 }
 
 // ChatChoice is one choice of a chat completion.
@@ -157,13 +164,8 @@ type ChatChoice struct {
 
 // ChatCompletionChunk is one chunk of a streamed chat completion.
 type ChatCompletionChunk struct {
-	ID      string            `json:"id"`
-	Object  string            `json:"object"`
-	Created int64             `json:"created"`
-	Model   string            `json:"model"`
+	Response
 	Choices []ChatChunkChoice `json:"choices"`
-	// Usage is set on the last chunk with StreamOptions.IncludeUsage.
-	Usage *Usage `json:"usage,omitempty"`
 }
 
 // ChatChunkChoice is one choice's part of a chunk.
@@ -176,12 +178,8 @@ type ChatChunkChoice struct {
 
 // Completion is the answer of a completion, or one chunk of a streamed one.
 type Completion struct {
-	ID      string             `json:"id"`
-	Object  string             `json:"object"`
-	Created int64              `json:"created"`
-	Model   string             `json:"model"`
+	Response
 	Choices []CompletionChoice `json:"choices"`
-	Usage   *Usage             `json:"usage,omitempty"`
 }
 
 // CompletionChoice is one choice of a completion.

@@ -102,70 +102,56 @@ func TestChatCompletionStreamIsIncremental(t *testing.T) {
 	}
 }
 
-// Cancelling the ctx mid-stream ends Next at once with the ctx's error,
-// and closes the connection, which ends the request on the server.
-func TestChatCompletionStreamCancel(t *testing.T) {
+// Cancelling the ctx, or closing the stream, mid-stream ends Next at once
+// and closes the connection, which ends the request on the server; after
+// a cancel Err is the ctx's error.
+func TestChatCompletionStreamEnds(t *testing.T) {
 	t.Parallel()
-	serverDone := make(chan struct{})
-	c := streamServer(t, func(w io.Writer, flush func(), r *http.Request) {
-		defer close(serverDone)
-		io.WriteString(w, chunk("c1", "a"))
-		flush()
-		<-r.Context().Done() // the handler of a streaming engine waits here for its next token
-	})
-	ctx, cancel := context.WithCancel(t.Context())
-	s, err := c.ChatCompletionStream(ctx, chatReq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if !s.Next() {
-		t.Fatalf("no first chunk: %v", s.Err())
-	}
-	go func() {
-		time.Sleep(50 * time.Millisecond) // Next is blocked in a read by then
-		cancel()
-	}()
-	start := time.Now()
-	if s.Next() {
-		t.Fatal("Next after cancel = true")
-	}
-	if !errors.Is(s.Err(), context.Canceled) {
-		t.Errorf("Err = %v, want context.Canceled", s.Err())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Next took %v to return after cancel", d)
-	}
-	select {
-	case <-serverDone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server's handler is still running: the request was not ended")
-	}
-}
-
-// Closing a stream before its end ends the request on the server too.
-func TestChatCompletionStreamClose(t *testing.T) {
-	t.Parallel()
-	serverDone := make(chan struct{})
-	c := streamServer(t, func(w io.Writer, flush func(), r *http.Request) {
-		defer close(serverDone)
-		io.WriteString(w, chunk("c1", "a"))
-		flush()
-		<-r.Context().Done()
-	})
-	s, err := c.ChatCompletionStream(t.Context(), chatReq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.Next() {
-		t.Fatalf("no first chunk: %v", s.Err())
-	}
-	s.Close()
-	s.Close() // twice is fine
-	select {
-	case <-serverDone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server's handler is still running after Close")
+	for _, how := range []string{"cancel", "close"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			serverDone := make(chan struct{})
+			c := streamServer(t, func(w io.Writer, flush func(), r *http.Request) {
+				defer close(serverDone)
+				io.WriteString(w, chunk("c1", "a"))
+				flush()
+				<-r.Context().Done() // a streaming engine's handler waits here for its next token
+			})
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			s, err := c.ChatCompletionStream(ctx, chatReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if !s.Next() {
+				t.Fatalf("no first chunk: %v", s.Err())
+			}
+			if how == "close" {
+				s.Close()
+				s.Close() // twice is fine
+			} else {
+				go func() {
+					time.Sleep(50 * time.Millisecond) // Next is blocked in a read by then
+					cancel()
+				}()
+				start := time.Now()
+				if s.Next() {
+					t.Fatal("Next after cancel = true")
+				}
+				if !errors.Is(s.Err(), context.Canceled) {
+					t.Errorf("Err = %v, want context.Canceled", s.Err())
+				}
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("Next took %v to return after cancel", d)
+				}
+			}
+			select {
+			case <-serverDone:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server's handler is still running: the request was not ended")
+			}
+		})
 	}
 }
 

@@ -8,16 +8,15 @@ import (
 	"github.com/raytpu/raytpu/serve/llm"
 )
 
-// appCase is one application spec with what Compile must say about it.
+// appCase is an OpenAIApp and the outcome of its Compile: the errors
+// (path and type, in order) or, for a valid app, its slice group count
+// and optionally the golden file of its plan.
 type appCase struct {
-	name string
-	app  llm.OpenAIApp
-	// want lists the errors Compile reports; nil for a valid spec.
-	want []field.Ref
-	// golden names the testdata file the plan of a valid spec is kept in.
-	golden string
-	// slices is the number of slice groups of a valid spec's plan.
+	name   string
+	app    llm.OpenAIApp
+	want   []field.Ref
 	slices int
+	golden string
 }
 
 func ref(f string, t field.Type) field.Ref { return field.Ref{Field: f, Type: t} }

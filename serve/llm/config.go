@@ -72,8 +72,9 @@ type ModelLoadingConfig struct {
 	// to local disk first. Optional. Default: ModelID as a Hugging Face ID.
 	ModelSource string `json:"model_source,omitempty"`
 	// ExtraFiles are more files copied from buckets with a bucket
-	// ModelSource (CloudMirrorConfig's extra_files). Optional.
-	ExtraFiles []ExtraFile `json:"extra_files,omitempty"`
+	// ModelSource. In JSON, model_source is then Ray's CloudMirrorConfig
+	// {bucket_uri: ModelSource, extra_files}. Optional.
+	ExtraFiles []ExtraFile `json:"-"`
 	// TokenizerSource is a Hugging Face ID to take the tokenizer from.
 	// Optional. Default: the model's own.
 	TokenizerSource string `json:"tokenizer_source,omitempty"`
@@ -162,23 +163,16 @@ type DeploymentConfig struct {
 	// AutoscalingConfig scales the replica count, overlaid on Serve LLM's
 	// default (target_ongoing_requests 1e9). Optional.
 	AutoscalingConfig *serve.AutoscalingConfig `json:"autoscaling_config,omitempty"`
-	// MaxOngoingRequests per replica. Optional. Default: 1e9.
-	MaxOngoingRequests int `json:"max_ongoing_requests,omitempty"`
-	// MaxQueuedRequests at each caller; -1 is no limit. Optional.
-	// Default: -1.
-	MaxQueuedRequests int `json:"max_queued_requests,omitempty"`
-	// UserConfig is passed to the replica's reconfigure(). Optional.
-	UserConfig map[string]any `json:"user_config,omitempty"`
-	// HealthCheckPeriodS is the seconds between health checks. Optional.
-	// Default: 10.
-	HealthCheckPeriodS float64 `json:"health_check_period_s,omitempty"`
-	// HealthCheckTimeoutS is the seconds a health check may take.
-	// Optional. Default: 10.
-	HealthCheckTimeoutS float64 `json:"health_check_timeout_s,omitempty"`
-	// GracefulShutdownWaitLoopS: see serve.Deployment. Optional.
-	GracefulShutdownWaitLoopS *float64 `json:"graceful_shutdown_wait_loop_s,omitempty"`
-	// GracefulShutdownTimeoutS: see serve.Deployment. Optional.
-	GracefulShutdownTimeoutS *float64 `json:"graceful_shutdown_timeout_s,omitempty"`
+	// The options below are serve.Deployment's, with Serve LLM's
+	// defaults where it has its own: max_ongoing_requests 1e9 and
+	// health_check_timeout_s 10. Each is optional.
+	MaxOngoingRequests        int            `json:"max_ongoing_requests,omitempty"`
+	MaxQueuedRequests         int            `json:"max_queued_requests,omitempty"`
+	UserConfig                map[string]any `json:"user_config,omitempty"`
+	HealthCheckPeriodS        float64        `json:"health_check_period_s,omitempty"`
+	HealthCheckTimeoutS       float64        `json:"health_check_timeout_s,omitempty"`
+	GracefulShutdownWaitLoopS *float64       `json:"graceful_shutdown_wait_loop_s,omitempty"`
+	GracefulShutdownTimeoutS  *float64       `json:"graceful_shutdown_timeout_s,omitempty"`
 	// RayActorOptions of the replica actor (with a topology a small
 	// actor that may run on any node: the slice's bundles hold the
 	// chips). Optional. Default: {num_cpus: 1}.

@@ -14,49 +14,59 @@ import (
 	"github.com/raytpu/raytpu/serve/llm"
 )
 
+// Every spec case compiles as it says: a plan for a valid spec, the
+// same bytes twice and as its golden file; for an invalid one every
+// error at its field, with what is valid, and no plan.
 func TestCompile(t *testing.T) {
 	t.Parallel()
-	if n := len(appCases); n < 40 {
-		t.Fatalf("%d spec cases; the Ray cross-check needs at least 40", n)
+	if len(appCases) < 40 {
+		t.Fatalf("only %d spec cases; the cross-check with Ray's LLMConfig needs 40 or more", len(appCases))
 	}
 	for _, tc := range appCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			plan, err := tc.app.Compile()
-			if diff := cmp.Diff(tc.want, field.Refs(err)); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s\n%v", diff, err)
+			got := field.Refs(err)
+			if !cmp.Equal(tc.want, got) {
+				t.Fatalf("errors %v, want %v:\n%v", got, tc.want, err)
 			}
-			if tc.want != nil {
-				if plan != nil {
-					t.Errorf("Compile returned a plan with errors")
-				}
-				var fe *field.Error
-				if !errors.As(err, &fe) || fe.Detail == "" && fe.ValidValues == nil {
-					t.Errorf("error %v: want a field.Error saying what is valid", err)
-				}
+			if tc.want == nil {
+				checkPlan(t, tc, plan)
 				return
 			}
-			if plan.Kind != placement.KindApplication || plan.Serve == nil || plan.Serve.Config.ImportPath != llm.ImportPath {
-				t.Fatalf("plan kind %q, serve %+v", plan.Kind, plan.Serve)
-			}
-			if len(plan.Slices) != tc.slices {
-				t.Errorf("%d slice groups, want %d", len(plan.Slices), tc.slices)
-			}
-			a, err := plan.MarshalIndent()
-			if err != nil {
-				t.Fatal(err)
-			}
-			again, err := tc.app.Compile()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b, _ := again.MarshalIndent(); !bytes.Equal(a, b) {
-				t.Errorf("two compiles differ:\n%s\n%s", a, b)
-			}
-			if tc.golden != "" {
-				golden.Assert(t, tc.golden+".golden.json", a)
+			var fe *field.Error
+			switch {
+			case plan != nil:
+				t.Errorf("a plan with errors")
+			case !errors.As(err, &fe) || fe.Detail == "" && fe.ValidValues == nil:
+				t.Errorf("error %v: want a field.Error saying what is valid", err)
 			}
 		})
+	}
+}
+
+// checkPlan checks the plan of a valid spec case.
+func checkPlan(t *testing.T, tc appCase, plan *placement.Plan) {
+	t.Helper()
+	if plan.Kind != placement.KindApplication || plan.Serve == nil || plan.Serve.Config.ImportPath != llm.ImportPath {
+		t.Fatalf("plan kind %q, serve %+v", plan.Kind, plan.Serve)
+	}
+	if len(plan.Slices) != tc.slices {
+		t.Errorf("%d slice groups, want %d", len(plan.Slices), tc.slices)
+	}
+	a, err := plan.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := tc.app.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := again.MarshalIndent(); !bytes.Equal(a, b) {
+		t.Errorf("two compiles differ:\n%s\n%s", a, b)
+	}
+	if tc.golden != "" {
+		golden.Assert(t, tc.golden+".golden.json", a)
 	}
 }
 
@@ -132,5 +142,36 @@ func TestPlanOwnsItsArgs(t *testing.T) {
 	spec.LLMConfigs[0].AcceleratorConfig.Topology = "4x4x4"
 	if after, _ := plan.MarshalIndent(); !bytes.Equal(before, after) {
 		t.Errorf("changing the spec changed the plan:\n%s\n%s", before, after)
+	}
+}
+
+// An LLMConfig reads from and writes to Ray's JSON, model_source a string
+// or a CloudMirrorConfig.
+func TestLLMConfigJSON(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		`{"model_loading_config":{"model_id":"m","model_source":{"bucket_uri":"gs://b/m","extra_files":[{"bucket_uri":"gs://b/x","destination_path":"/x"}]}},"accelerator_type":"TPU-V4"}`,
+		`{"model_loading_config":{"model_id":"m","model_source":"/models/m","tokenizer_source":"t"},"accelerator_config":{"kind":"cpu"},"deployment_config":{"num_replicas":"auto"}}`,
+		`{"model_loading_config":{"model_id":"m"},"engine_kwargs":{"tensor_parallel_size":4}}`,
+	} {
+		var c llm.LLMConfig
+		if err := json.Unmarshal([]byte(in), &c); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		out, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		json.Unmarshal([]byte(in), &a)
+		json.Unmarshal(out, &b)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Errorf("%s: round trip (-in +out):\n%s", in, diff)
+		}
+	}
+	var c llm.LLMConfig
+	if err := json.Unmarshal([]byte(`{"model_loading_config":{"model_id":"m","model_source":{"bucket_uri":"s3://b","extra_files":[{"bucket_uri":"s3://b/f","destination_path":"/f"}]}}}`), &c); err != nil ||
+		c.ModelLoadingConfig.ModelSource != "s3://b" || len(c.ModelLoadingConfig.ExtraFiles) != 1 {
+		t.Errorf("mirror read as %+v (%v)", c.ModelLoadingConfig, err)
 	}
 }
