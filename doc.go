@@ -77,8 +77,8 @@
 //	            only tests import (clusters, the kube control plane, goldens)
 //
 // Front ends never import each other or a backend (serve/llm builds on
-// serve, as Ray Serve LLM does on Serve) (the backend contract is
-// theirs to use); backends import no front end; the ray client is a
+// serve, as Ray Serve LLM does on Serve; the backend contract is theirs
+// to use); backends import no front end; the ray client is a
 // transport that knows nothing of plans or the runtime; only a Kubernetes
 // backend (and the kube control plane of the tests) may import k8s.io and
 // sigs.k8s.io packages. A test in this package enforces these rules.
