@@ -42,7 +42,15 @@
 // cpu, more chips than the slice holds, a local working_dir or py_modules
 // in an LLM config's runtime_env (no backend uploads it from inside
 // args), and two models whose deployment names collide. The engine
-// kwargs vLLM rejects at start (an unknown key) are not checked.
+// kwargs vLLM rejects at start (an unknown key) are not checked. The
+// fields that name Python classes (server_cls, callback_config, a
+// per-request router class object) are not mirrored; RequestRouterConfig
+// names its router by import path.
+//
+// Ray 2.60 checks the topology, the slice's bundles and the chips per
+// host only when a replica starts and reserves its slice (a bad topology
+// is accepted by LLMConfig and build_openai_app, then fails the replica);
+// raytpu checks them at compile time.
 //
 // The package compiles only; deploying a plan is a backend's job. It
 // imports field, placement, rayvocab, runtimeenv, serve, serveconfig and
