@@ -63,6 +63,8 @@
 //	backend/backendtest  the contract's conformance suite
 //	train       Ray Train's JaxTrainer, compiled to a Plan, fitted on a backend
 //	serve       Ray Serve applications, compiled to a Plan, run on a backend
+//	serve/llm   Ray Serve LLM: LLMConfig and build_openai_app's application,
+//	            compiled through serve's rules to a Plan
 //	data        Ray Data pipelines and iter_jax_batches, with a batch prediction
 //	sim         the simulated TPU cluster (embedded default backend)
 //	profiler    JAX profiler capture over gRPC into TensorBoard/XProf log dirs
@@ -74,8 +76,9 @@
 //	internal    the local Ray cluster posing as TPU hosts; testinfra, what
 //	            only tests import (clusters, the kube control plane, goldens)
 //
-// Front ends never import each other or a backend (the backend contract is
-// theirs to use); backends import no front end; the ray client is a
+// Front ends never import each other or a backend (serve/llm builds on
+// serve, as Ray Serve LLM does on Serve; the backend contract is theirs
+// to use); backends import no front end; the ray client is a
 // transport that knows nothing of plans or the runtime; only a Kubernetes
 // backend (and the kube control plane of the tests) may import k8s.io and
 // sigs.k8s.io packages. A test in this package enforces these rules.

@@ -49,6 +49,7 @@ var allowed = map[string]struct {
 	"ray/authtest":                   {nil, "ray/authtest is tests only"},
 	"raybackend":                     {[]string{"backend", "field", "placement", "ray", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "a backend imports no front end and no other backend but its transport"},
 	"kuberay":                        {[]string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serveconfig", "tpu"}, "a backend imports no front end and no other backend"},
+	"serve/llm":                      {slices.Concat(frontEnd, []string{"serve"}), "Serve LLM builds on serve's options and rules: it imports serve and what a front end may, never another front end or a backend"},
 	"serve/client":                   {nil, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
 	"serve/servev1":                  {nil, "the generated Predictor service imports nothing of raytpu's"},
 	"profiler":                       {[]string{"field", "profiler/internal/tslpb", "rayruntime"}, "profiler speaks gRPC to the worker only: no front end, backend, transport or plan"},
@@ -90,7 +91,7 @@ var frontEnd = []string{"backend", "field", "placement", "rayruntime", "rayvocab
 
 // public are the module's public packages.
 var public = []string{"backend", "backend/backendtest", "data", "field", "field/fieldfile", "kuberay", "observe", "placement", "profiler",
-	"ray", "raybackend", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serve", "serve/client", "serve/servev1", "serveconfig", "sim", "tpu", "train"}
+	"ray", "raybackend", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serve", "serve/client", "serve/llm", "serve/servev1", "serveconfig", "sim", "tpu", "train"}
 
 var (
 	cliMay      = slices.Concat(public, []string{"cmd/raytpu/internal/progress", "internal/pyenv", "internal/raycluster", "internal/tpuplugin"})
@@ -253,6 +254,12 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{module + "/observe", module + "/train", true},
 		{module + "/runtimeenv", module + "/field", false},
 		{module + "/rayvocab", module + "/field", true},
+		{module + "/serve/llm", module + "/serve", false},
+		{module + "/serve/llm", module + "/placement", false},
+		{module + "/serve/llm", module + "/train", true},
+		{module + "/serve/llm", module + "/raybackend", true},
+		{module + "/serve/llm", module + "/serve/client", true},
+		{module + "/serve", module + "/serve/llm", true},
 		{module + "/serve/client", module + "/raybackend", true},
 		{module + "/serve/client", module + "/serve", true},
 		{module + "/serve/client", "google.golang.org/grpc", false},

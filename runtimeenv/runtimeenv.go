@@ -49,6 +49,12 @@ type Config struct {
 	EagerInstall        *bool `json:"eager_install,omitempty"`
 }
 
+// IsEmpty reports whether e sets nothing: it marshals to {}.
+func (e *RuntimeEnv) IsEmpty() bool {
+	return e.WorkingDir == "" && len(e.PyModules) == 0 && len(e.Pip) == 0 && len(e.EnvVars) == 0 &&
+		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0
+}
+
 // Clone returns a deep copy (Extra values are copied one level deep).
 func (e *RuntimeEnv) Clone() *RuntimeEnv {
 	if e == nil {

@@ -143,7 +143,7 @@ func (d *Deployment) compileSlices(p *field.Path, accelType string, before int) 
 	if len(errs) > 0 {
 		return nil, 0, errs
 	}
-	n := d.maxReplicas()
+	n := d.MaxReplicas()
 	if n > placement.MaxReplicas {
 		return nil, 0, nil // validate reports it
 	}
@@ -194,17 +194,23 @@ func fmtBundle(b map[string]float64) string {
 	return s + "}"
 }
 
-// sliceReplicaLimit reports n replicas that each own a slice of perSlice
-// bundles past the limits, after before such replicas of the deployments
-// above: MaxSliceReplicas over the application, MaxBundles over the
-// deployment's slices. The error is at the field that set n.
+// sliceReplicaLimit is SliceReplicaLimit at the deployment's field that
+// set n, below p.
 func (d *Deployment) sliceReplicaLimit(p *field.Path, n, before, perSlice int) *field.Error {
-	at := func() *field.Path {
+	return SliceReplicaLimit(func() *field.Path {
 		if d.AutoscalingConfig != nil && d.AutoscalingConfig.MaxReplicas > 0 {
 			return p.Child("autoscalingConfig", "maxReplicas")
 		}
 		return p.Child("numReplicas")
-	}
+	}, n, before, perSlice)
+}
+
+// SliceReplicaLimit reports n replicas that each own a slice of perSlice
+// bundles past the limits, after before such replicas of the deployments
+// above in the same application: MaxSliceReplicas over the application,
+// MaxBundles over the deployment's slices. The error is at at(), the
+// field that set n; at is called only for an error. nil: within limits.
+func SliceReplicaLimit(at func() *field.Path, n, before, perSlice int) *field.Error {
 	switch {
 	case before+n > placement.MaxSliceReplicas:
 		src := placement.SourceSliceReplicas

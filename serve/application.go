@@ -82,7 +82,7 @@ func (a Application) Compile() (*placement.Plan, error) {
 		out.RoutePrefix = strconv.AppendQuote(nil, a.RoutePrefix)
 	}
 	if !envEmpty(&a.RuntimeEnv) {
-		errs = append(errs, validateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
+		errs = append(errs, ValidateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
 	}
 	if a.Args != nil {
 		if err := serveconfig.CheckJSON(a.Args); err != nil {

@@ -23,10 +23,12 @@ const (
 
 func aggregationFunctions() []string { return strings.Split(aggregationFunctionsCS, ",") }
 
-// maxReplicas returns Ray's effective maximum replica count for a
+// MaxReplicas returns Ray's effective maximum replica count for the
 // deployment: num_replicas, or autoscaling's max_replicas (with "auto",
-// AutoscalingConfig.default() overlaid with the user's fields).
-func (d *Deployment) maxReplicas() int {
+// AutoscalingConfig.default() overlaid with the user's fields), as Serve
+// would start at most. Serve LLM (package serve/llm) sizes its slices with
+// it too.
+func (d *Deployment) MaxReplicas() int {
 	auto := d.NumReplicas == Auto
 	switch {
 	case d.AutoscalingConfig != nil && d.AutoscalingConfig.MaxReplicas > 0:

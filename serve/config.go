@@ -48,10 +48,7 @@ func envOrNil(e *runtimeenv.RuntimeEnv) *runtimeenv.RuntimeEnv {
 }
 
 // envEmpty reports whether e sets nothing.
-func envEmpty(e *runtimeenv.RuntimeEnv) bool {
-	return e.WorkingDir == "" && len(e.PyModules) == 0 && len(e.Pip) == 0 && len(e.EnvVars) == 0 &&
-		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0
-}
+func envEmpty(e *runtimeenv.RuntimeEnv) bool { return e.IsEmpty() }
 
 // rayConfig writes the Serve config of a validated deployment to out.
 // accelType is Ray's accelerator type of its AcceleratorConfig ("" for

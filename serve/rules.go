@@ -42,11 +42,11 @@ func ruleAt[T any](errs field.ErrorList, p *field.Path, name string, v T, why st
 // (ray/_private/runtime_env/protocol.py).
 var uriProtocols = []string{"abfss", "azure", "conda", "file", "gcs", "gs", "http", "https", "local", "pip", "s3", "uv"}
 
-// validateRuntimeEnv checks a Serve runtime_env: runtimeenv's own rules,
-// and Ray's rule that working_dir and py_modules are URIs. A plain path is
-// a local directory, which a backend uploads (to gcs://) before the config
-// reaches Ray; anything with a scheme must be one Ray knows.
-func validateRuntimeEnv(p *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
+// ValidateRuntimeEnv checks a Serve runtime_env at p: runtimeenv's own
+// rules, and Ray's rule that working_dir and py_modules are URIs. A plain
+// path is a local directory, which a backend uploads (to gcs://) before the
+// config reaches Ray; anything with a scheme must be one Ray knows.
+func ValidateRuntimeEnv(p *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
 	errs := env.Validate(p)
 	check := func(fp *field.Path, uri string) {
 		scheme, rest, ok := strings.Cut(uri, "://")

@@ -19,6 +19,12 @@ var validTPUPerActor = []float64{1, 2, 4, 8}
 // decimal places.
 const resourceUnit = 10000
 
+// ValidateOptions checks every option of d that Ray's DeploymentSchema,
+// DeploymentConfig and ReplicaConfig check, reporting at p; the
+// accelerator config and the profiler are Compile's. Serve LLM's
+// deployment_config (package serve/llm) is checked with it.
+func (d *Deployment) ValidateOptions(p *field.Path) field.ErrorList { return d.validate(p) }
+
 // validate checks every option of d that Ray's DeploymentSchema,
 // DeploymentConfig and ReplicaConfig check, at p.
 func (d *Deployment) validate(p *field.Path) field.ErrorList {
@@ -107,7 +113,7 @@ func (o *RayActorOptions) validate(dp *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), o.LabelSelector)...)
-	errs = append(errs, validateRuntimeEnv(p.Child("runtimeEnv"), &o.RuntimeEnv)...)
+	errs = append(errs, ValidateRuntimeEnv(p.Child("runtimeEnv"), &o.RuntimeEnv)...)
 	return errs
 }
 

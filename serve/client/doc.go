@@ -8,6 +8,17 @@
 // [ErrTimeout] (408: Serve's request_timeout_s) and [ErrInternal] (500:
 // the deployment raised). A ctx that ends first is the ctx's error.
 //
+// [OpenAI] calls a Ray Serve LLM application's OpenAI-compatible API
+// (build_openai_app, package serve/llm): [OpenAI.ChatCompletion],
+// [OpenAI.Completion], [OpenAI.Models], and the streamed forms
+// [OpenAI.ChatCompletionStream] and [OpenAI.CompletionStream], whose
+// [Stream] hands over each server-sent event's chunk as it arrives and
+// closes the response body as soon as its ctx ends or it is closed, which
+// ends the request on the server. An error answer in the API's format
+// ({"error": {"message", "type", "param", "code"}}), before a stream or as
+// an event inside one, is an [*OpenAIError], which maps onto the same
+// sentinels.
+//
 // For gRPC, Serve's proxy routes a call to the ingress deployment of the
 // application named by the "application" metadata key, and to the method
 // of the RPC's name. [UnaryInterceptor] and [StreamInterceptor] set that

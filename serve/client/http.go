@@ -129,45 +129,11 @@ func (c *HTTP) Get(ctx context.Context, route string, out any) error {
 // [*HTTPError]; a ctx that ends first is an error wrapping ctx.Err().
 // Do never retries: a model call is not known to be idempotent.
 func (c *HTTP) Do(ctx context.Context, method, route string, in, out any) error {
-	u, err := c.url(route)
+	resp, u, err := c.send(ctx, method, route, in, "application/json")
 	if err != nil {
 		return err
 	}
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("serve client: %s %s: encoding the request as JSON: %w", method, u.Redacted(), err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
-	if err != nil {
-		return fmt.Errorf("serve client: %s %s: %w", method, u.Redacted(), err)
-	}
-	for k, vs := range c.header {
-		req.Header[k] = append([]string(nil), vs...)
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			err = fmt.Errorf("%w: %w", ctxErr, err)
-		}
-		c.log.DebugContext(ctx, "serve client: request failed", "method", method, "url", u.Redacted(), "err", err)
-		return fmt.Errorf("serve client: %s %s: %w", method, u.Redacted(), stripURLError(err))
-	}
 	defer resp.Body.Close()
-	c.log.DebugContext(ctx, "serve client: answer", "method", method, "url", u.Redacted(), "status", resp.StatusCode)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
-		return &HTTPError{StatusCode: resp.StatusCode, Method: method, URL: u.Redacted(),
-			Body: strings.TrimSpace(validUTF8(b)), RequestID: resp.Header.Get("X-Request-Id")}
-	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	if err != nil {
 		return fmt.Errorf("serve client: %s %s: reading the answer: %w", method, u.Redacted(), err)
@@ -182,6 +148,54 @@ func (c *HTTP) Do(ctx context.Context, method, route string, in, out any) error 
 		return fmt.Errorf("serve client: %s %s: the answer is not the JSON wanted (%w): %.200q", method, u.Redacted(), err, b)
 	}
 	return nil
+}
+
+// send sends one request with in as its JSON body (nil: none) and
+// returns a 2xx answer, whose body the caller closes, with the request's
+// URL. A non-2xx answer is an [*HTTPError] (its body read, within a
+// limit, and closed); a ctx that ends first is an error wrapping
+// ctx.Err().
+func (c *HTTP) send(ctx context.Context, method, route string, in any, accept string) (*http.Response, *url.URL, error) {
+	u, err := c.url(route)
+	if err != nil {
+		return nil, nil, err
+	}
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, nil, fmt.Errorf("serve client: %s %s: encoding the request as JSON: %w", method, u.Redacted(), err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serve client: %s %s: %w", method, u.Redacted(), err)
+	}
+	for k, vs := range c.header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w: %w", ctxErr, err)
+		}
+		c.log.DebugContext(ctx, "serve client: request failed", "method", method, "url", u.Redacted(), "err", err)
+		return nil, nil, fmt.Errorf("serve client: %s %s: %w", method, u.Redacted(), stripURLError(err))
+	}
+	c.log.DebugContext(ctx, "serve client: answer", "method", method, "url", u.Redacted(), "status", resp.StatusCode)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
+		return nil, nil, &HTTPError{StatusCode: resp.StatusCode, Method: method, URL: u.Redacted(),
+			Body: strings.TrimSpace(validUTF8(b)), RequestID: resp.Header.Get("X-Request-Id")}
+	}
+	return resp, u, nil
 }
 
 // url joins route to the proxy's URL.

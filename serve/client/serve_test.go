@@ -26,13 +26,16 @@ import (
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/client"
 	"github.com/raytpu/raytpu/serve/servev1"
+	"github.com/raytpu/raytpu/sim"
 )
 
-var dashboard string
+// cluster is the package's small cluster, the head and one CPU node, with
+// servev1's generated Python on every node's PYTHONPATH (Serve's gRPC
+// proxy imports it outside any runtime_env). The first test that needs
+// Ray starts it; tests that need none (httptest servers, in-process gRPC)
+// run without it.
+var cluster = &raytest.Shared{}
 
-// TestMain starts one small cluster for the package: the head and one CPU
-// node, with servev1's generated Python on every node's PYTHONPATH (Serve's
-// gRPC proxy imports it outside any runtime_env).
 func TestMain(m *testing.M) {
 	py, err := os.MkdirTemp("", "raytpu-servev1-")
 	if err != nil {
@@ -43,9 +46,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := raytest.MainWith(m, "cpu:1",
-		func(c *raycluster.Config) { c.AddPythonPath(py) },
-		func(c *raycluster.Cluster) { dashboard = c.DashboardURL })
+	spec, err := sim.ParseSpec("cpu:1")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cluster.Config = raycluster.Config{Nodes: raycluster.NodesFor(spec, 1)}
+	cluster.Config.AddPythonPath(py)
+	code := m.Run()
+	if err := cluster.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop local Ray cluster:", err)
+	}
 	os.RemoveAll(py)
 	os.Exit(code)
 }
@@ -70,14 +81,15 @@ var (
 // (factor 10, route /tenfold), once for the package.
 func twoApps(t *testing.T) proxies {
 	t.Helper()
-	setupOnce.Do(func() { setup, setupErr = deployTwoApps() })
+	dashboard := cluster.Get(t).DashboardURL
+	setupOnce.Do(func() { setup, setupErr = deployTwoApps(dashboard) })
 	if setupErr != nil {
 		t.Fatal(setupErr)
 	}
 	return setup
 }
 
-func deployTwoApps() (proxies, error) {
+func deployTwoApps(dashboard string) (proxies, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rc, err := ray.NewClient(dashboard)
