@@ -48,7 +48,7 @@ var allowed = map[string]struct {
 	"raybackend":                     {[]string{"backend", "field", "placement", "ray", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "a backend imports no front end and no other backend but its transport"},
 	"kuberay":                        {[]string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serveconfig", "tpu"}, "a backend imports no front end and no other backend"},
 	"kuberay/internal/kubetest":      {[]string{"kuberay/internal/podrunner"}, "the kube test control plane imports nothing of raytpu's but its pod runner"},
-	"kuberay/internal/podrunner":     {[]string{"internal/raycluster"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing and nothing else of raytpu's"},
+	"kuberay/internal/podrunner":     {[]string{"internal/raycluster", "rayvocab", "tpu"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing, Ray's TPU host variables and the catalog's GKE accelerator names, and nothing else of raytpu's"},
 	"serve/client":                   {nil, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
 	"serve/servev1":                  {nil, "the generated Predictor service imports nothing of raytpu's"},
 	"profiler":                       {[]string{"field", "profiler/internal/tslpb", "rayruntime"}, "profiler speaks gRPC to the worker only: no front end, backend, transport or plan"},

@@ -19,12 +19,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// start starts a control plane whose pods run for real; it is stopped,
-// and no namespace or link of the runner is left, when the test ends.
-func start(t *testing.T) *kubetest.Env {
+// start starts a control plane whose pods run for real (on nodes, when
+// given, else on the runner's default node); it is stopped, and no
+// namespace or link of the runner is left, when the test ends.
+func start(t *testing.T, nodes ...podrunner.Node) *kubetest.Env {
 	t.Helper()
 	began := time.Now()
-	env, err := kubetest.Start(context.Background(), kubetest.WithPodRunner(podrunner.Options{MaxGrace: 2 * time.Second,
+	env, err := kubetest.Start(context.Background(), kubetest.WithPodRunner(podrunner.Options{MaxGrace: 2 * time.Second, Nodes: nodes,
 		Logger: slog.New(slog.NewTextHandler(tlog{t}, nil))}))
 	if err != nil {
 		t.Fatal(err)
