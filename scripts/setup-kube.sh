@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # setup-kube.sh builds the Kubernetes control plane the kube tests run
-# against — etcd and kube-apiserver — from the Go module proxy into the
-# machine's raytpu cache (scripts/cache.sh), in a directory named for the
-# recipe, and links <repo>/.cache/kube/bin (git-ignored) to it: the directory
-# internal/kubetest hands to envtest as KUBEBUILDER_ASSETS. Every clone with
-# the same recipe shares one build. Debian ships no kube-apiserver and its
-# etcd is too old, so both are built from source.
+# against — etcd, kube-apiserver and kube-controller-manager — from the Go
+# module proxy into the machine's raytpu cache (scripts/cache.sh), in a
+# directory named for the recipe, and links <repo>/.cache/kube/bin
+# (git-ignored) to it: the directory internal/kubetest hands to envtest as
+# KUBEBUILDER_ASSETS. Every clone with the same recipe shares one build.
+# Debian ships no kube-apiserver and its etcd is too old, so all are built
+# from source.
 #
-# The recipes are two small Go modules with a `tool` directive each:
+# The recipes are small Go modules with a `tool` directive each:
 #   internal/tools/kube/etcd       go.etcd.io/etcd/server/v3 v3.7.0
 #   internal/tools/kube/apiserver  k8s.io/kubernetes v1.37.2, each k8s.io
 #                                  staging module (v0.0.0 there) replaced by
 #                                  its v0.37.2 release
+#   internal/tools/kube/controllermanager  the same replacements, tool
+#                                  k8s.io/kubernetes/cmd/kube-controller-manager
+#                                  (about 6 min on 2 cores; only the tests
+#                                  that run pods use it: the Job controller
+#                                  and the garbage collector)
 # Their go.mod and go.sum are committed; `setup-kube.sh regen` rewrites them
 # from the upstream go.mod files (run it after changing a version below).
 #
@@ -21,8 +27,11 @@
 # raytpu's apply with `kubectl apply` needs it.
 #
 # It is idempotent: when the build directory's .raytpu-stamp holds the
-# versions and the sha256 of the recipe files, and both binaries exist,
-# nothing is built.
+# versions and the sha256 of the etcd and apiserver recipe files, and both
+# binaries exist, they are not built again; kube-controller-manager has a
+# stamp of its own (.raytpu-controller-manager-stamp, with its recipe's
+# sha256), so a cache directory built before it existed is extended with it
+# rather than rebuilt, and every clone with the same recipes shares it.
 #
 # Environment:
 #   RAYTPU_CACHE  the cache root (see scripts/cache.sh)
@@ -100,6 +109,11 @@ regen_apiserver() {
 		sed -n '1,/^)/p' >"$tools/kubectl/go.mod"
 	rm -f "$tools/kubectl/go.sum"
 	(cd "$tools/kubectl" && GOFLAGS=-mod=mod go get -tool "k8s.io/kubernetes/cmd/kubectl@$KUBE_VERSION" && go mod tidy)
+	# kube-controller-manager: the same replacements, its own module.
+	sed -e 's|internal/tools/kube/apiserver|internal/tools/kube/controllermanager|' -e '/^tool /,$d' "$dir/go.mod" |
+		sed -n '1,/^)/p' >"$tools/controllermanager/go.mod"
+	rm -f "$tools/controllermanager/go.sum"
+	(cd "$tools/controllermanager" && GOFLAGS=-mod=mod go get -tool "k8s.io/kubernetes/cmd/kube-controller-manager@$KUBE_VERSION" && go mod tidy)
 }
 
 kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37"
@@ -123,6 +137,29 @@ build_kubectl() {
 		exit 1
 	fi
 	echo "$kwant" >"$kstamp"
+}
+
+# build_controller_manager builds kube-controller-manager into $out unless
+# its stamp says it is there.
+build_controller_manager() {
+	local cstamp="$out/.raytpu-controller-manager-stamp" cwant
+	cwant="kube-controller-manager $KUBE_VERSION recipe $(cat "$tools/controllermanager/go.mod" "$tools/controllermanager/go.sum" | sha256sum | cut -d' ' -f1)"
+	if [[ -f "$cstamp" && "$(cat "$cstamp")" == "$cwant" && -x "$out/kube-controller-manager" ]]; then
+		log "kube-controller-manager $KUBE_VERSION is in $out; nothing to build"
+		return
+	fi
+	mkdir -p "$out"
+	rm -f "$cstamp"
+	local start=$SECONDS
+	log "building kube-controller-manager $KUBE_VERSION into $out (several minutes on 2 cores)"
+	(cd "$tools/controllermanager" && CGO_ENABLED=0 go build -trimpath -ldflags "$kube_ldflags" \
+		-o "$out/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager)
+	log "kube-controller-manager built in $((SECONDS - start))s"
+	if [[ "$("$out/kube-controller-manager" --version 2>&1)" != "Kubernetes $KUBE_VERSION" ]]; then
+		log "unexpected kube-controller-manager version: $("$out/kube-controller-manager" --version 2>&1)"
+		exit 1
+	fi
+	echo "$cwant" >"$cstamp"
 }
 
 recipe_sum() {
@@ -149,6 +186,7 @@ fi
 want="etcd $ETCD_VERSION kube-apiserver $KUBE_VERSION recipe $(recipe_sum)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/etcd" && -x "$out/kube-apiserver" ]]; then
 	log "etcd $ETCD_VERSION and kube-apiserver $KUBE_VERSION are in $out; nothing to build"
+	build_controller_manager
 	link_out
 	exit 0
 fi
@@ -178,4 +216,5 @@ if [[ "$etcd_version" != *"etcd Version: ${ETCD_VERSION#v}"* || "$apiserver_vers
 fi
 log "built: etcd ${ETCD_VERSION#v}, $apiserver_version"
 echo "$want" >"$stamp"
+build_controller_manager
 link_out
