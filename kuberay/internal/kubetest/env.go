@@ -148,6 +148,10 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	api.CertDir = certDir
 	// No controller manages the kubernetes Service's endpoints here.
 	api.Configure().Set("endpoint-reconciler-type", "none")
+	// A pod runner's nodes are reached at their InternalIP (the pods'
+	// bridge), as GKE's control plane reaches its nodes: their hostnames
+	// resolve nowhere.
+	api.Configure().Set("kubelet-preferred-address-types", "InternalIP")
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: assets.Etcd}
 	cfg, err := te.Start()
 	if err != nil {

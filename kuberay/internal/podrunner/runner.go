@@ -70,6 +70,7 @@ type Runner struct {
 	dir    string
 	tools  tools
 	net    *network
+	logs   *logServer
 	nodes  []Node
 	client client.Client // cached reads
 	reader client.Reader // direct reads
@@ -129,6 +130,9 @@ func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts O
 	}
 	if r.net, err = newNetwork(ctx); err != nil {
 		return nil, err
+	}
+	if r.logs, err = startLogServer(r, r.net.gw); err != nil {
+		return nil, errors.Join(err, r.Stop())
 	}
 	if err := r.startManager(ctx, cfg, scheme); err != nil {
 		return nil, errors.Join(err, r.Stop())
@@ -226,6 +230,9 @@ func (r *Runner) Stop() error {
 	defer cancel()
 	if r.client != nil {
 		errs = append(errs, r.deleteNodes(ctx))
+	}
+	if r.logs != nil {
+		errs = append(errs, r.logs.close())
 	}
 	if r.net != nil {
 		errs = append(errs, r.net.close(ctx))
