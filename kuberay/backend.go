@@ -100,8 +100,8 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 // backend.ErrUnsupported, a malformed one a *backend.InvalidPlanError, and
 // neither is packed or sent.
 //
-// A local working_dir is packed (PackWorkingDir, with the runtime_env's
-// excludes) into ConfigMap WorkingDirConfigMapName(name), owned by the
+// A local working_dir is packed (PackJobWorkingDir: with the runtime_env's
+// excludes, and the launcher's files) into ConfigMap WorkingDirConfigMapName(name), owned by the
 // RayJob, which mounts it; see WorkingDirMountPath.
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
@@ -116,7 +116,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		if b.kube == nil {
 			return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 		}
-		wd, err := PackWorkingDir(p.Job.RuntimeEnv.WorkingDir, p.Job.RuntimeEnv.Excludes)
+		wd, err := PackJobWorkingDir(p)
 		if err != nil {
 			return nil, err
 		}
