@@ -78,8 +78,9 @@ func NewWithClient(c rayclient.Interface, opts ...Option) (*Backend, error) {
 // name from the plan's), follows it until KubeRay reports it Complete or
 // Failed, and returns the outcome; a RayJob that fails returns the outcome
 // and a *backend.RunError. Run with the SubmissionID of a RayJob already
-// applied for the same plan follows that RayJob. opts.Logs is not written
-// yet: the backend reads no job logs.
+// applied for the same plan follows that RayJob. The outcome's Output is
+// the launcher's result from the submitter pod's log; opts.Logs is not
+// written yet.
 func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
 	name := opts.SubmissionID
 	if name == "" && p != nil {

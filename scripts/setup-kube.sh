@@ -118,48 +118,39 @@ regen_apiserver() {
 
 kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37"
 
-# build_kubectl builds kubectl into $out unless its stamp says it is there.
-build_kubectl() {
-	local kstamp="$out/.raytpu-kubectl-stamp" kwant
-	kwant="kubectl $KUBE_VERSION recipe $(cat "$tools/kubectl/go.mod" "$tools/kubectl/go.sum" | sha256sum | cut -d' ' -f1)"
-	if [[ -f "$kstamp" && "$(cat "$kstamp")" == "$kwant" && -x "$out/kubectl" ]]; then
-		log "kubectl $KUBE_VERSION is in $out; nothing to build"
+# build_tool BINARY RECIPE STAMP VERSION ARGS... builds
+# k8s.io/kubernetes/cmd/BINARY from the recipe module internal/tools/kube/RECIPE
+# into $out unless $out/.raytpu-STAMP-stamp holds its version and the
+# recipe's sha256, then checks that the first line `BINARY ARGS...` prints
+# is VERSION.
+build_tool() {
+	local bin=$1 recipe=$2 stamp="$out/.raytpu-$3-stamp" version=$4 want
+	shift 4
+	want="$bin $KUBE_VERSION recipe $(cat "$tools/$recipe/go.mod" "$tools/$recipe/go.sum" | sha256sum | cut -d' ' -f1)"
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/$bin" ]]; then
+		log "$bin $KUBE_VERSION is in $out; nothing to build"
 		return
 	fi
 	mkdir -p "$out"
-	rm -f "$kstamp"
+	rm -f "$stamp"
 	local start=$SECONDS
-	log "building kubectl $KUBE_VERSION into $out (a few minutes on 2 cores)"
-	(cd "$tools/kubectl" && CGO_ENABLED=0 go build -trimpath -ldflags "$kube_ldflags" -o "$out/kubectl" k8s.io/kubernetes/cmd/kubectl)
-	log "kubectl built in $((SECONDS - start))s"
-	if [[ "$("$out/kubectl" version --client 2>/dev/null | head -1)" != "Client Version: $KUBE_VERSION" ]]; then
-		log "unexpected kubectl version: $("$out/kubectl" version --client 2>&1 | head -1)"
+	log "building $bin $KUBE_VERSION into $out (minutes on 2 cores)"
+	(cd "$tools/$recipe" && CGO_ENABLED=0 go build -trimpath -ldflags "$kube_ldflags" -o "$out/$bin" "k8s.io/kubernetes/cmd/$bin")
+	log "$bin built in $((SECONDS - start))s"
+	if [[ "$("$out/$bin" "$@" 2>/dev/null | head -1)" != "$version" ]]; then
+		log "unexpected $bin version: $("$out/$bin" "$@" 2>&1 | head -1)"
 		exit 1
 	fi
-	echo "$kwant" >"$kstamp"
+	echo "$want" >"$stamp"
 }
 
-# build_controller_manager builds kube-controller-manager into $out unless
-# its stamp says it is there.
+# build_kubectl builds kubectl (recipe internal/tools/kube/kubectl).
+build_kubectl() { build_tool kubectl kubectl kubectl "Client Version: $KUBE_VERSION" version --client; }
+
+# build_controller_manager builds kube-controller-manager (recipe
+# internal/tools/kube/controllermanager).
 build_controller_manager() {
-	local cstamp="$out/.raytpu-controller-manager-stamp" cwant
-	cwant="kube-controller-manager $KUBE_VERSION recipe $(cat "$tools/controllermanager/go.mod" "$tools/controllermanager/go.sum" | sha256sum | cut -d' ' -f1)"
-	if [[ -f "$cstamp" && "$(cat "$cstamp")" == "$cwant" && -x "$out/kube-controller-manager" ]]; then
-		log "kube-controller-manager $KUBE_VERSION is in $out; nothing to build"
-		return
-	fi
-	mkdir -p "$out"
-	rm -f "$cstamp"
-	local start=$SECONDS
-	log "building kube-controller-manager $KUBE_VERSION into $out (several minutes on 2 cores)"
-	(cd "$tools/controllermanager" && CGO_ENABLED=0 go build -trimpath -ldflags "$kube_ldflags" \
-		-o "$out/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager)
-	log "kube-controller-manager built in $((SECONDS - start))s"
-	if [[ "$("$out/kube-controller-manager" --version 2>&1)" != "Kubernetes $KUBE_VERSION" ]]; then
-		log "unexpected kube-controller-manager version: $("$out/kube-controller-manager" --version 2>&1)"
-		exit 1
-	fi
-	echo "$cwant" >"$cstamp"
+	build_tool kube-controller-manager controllermanager controller-manager "Kubernetes $KUBE_VERSION" --version
 }
 
 recipe_sum() {

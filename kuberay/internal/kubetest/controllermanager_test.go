@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -47,12 +48,15 @@ func TestControllerManager(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pods corev1.PodList
-		waitFor(t, "the Job to complete", 2*time.Minute, func() (bool, error) {
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
 				return false, err
 			}
 			return job.Status.Succeeded == 1, nil
 		})
+		if err != nil {
+			t.Fatalf("waiting for the Job to complete: %v; status %+v", err, job.Status)
+		}
 		if err := env.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"job-name": "submitter"}); err != nil {
 			t.Fatal(err)
 		}
@@ -82,32 +86,16 @@ func TestControllerManager(t *testing.T) {
 		if err := env.Client.Delete(ctx, owner, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the owned ConfigMap to be collected", 2*time.Minute, func() (bool, error) {
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 			err := env.Client.Get(ctx, client.ObjectKeyFromObject(owned), owned)
 			if apierrors.IsNotFound(err) {
 				return true, nil
 			}
 			return false, err
 		})
+		if err != nil {
+			t.Fatalf("waiting for the owned ConfigMap to be collected: %v", err)
+		}
 		t.Logf("owned object collected %v after its owner's deletion", time.Since(began).Round(time.Millisecond))
 	})
-}
-
-// waitFor polls cond every 200ms until it holds, fails or timeout passes.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := cond()
-		if err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v", what, timeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -71,27 +72,7 @@ func TestRayClusterRunsRealRay(t *testing.T) {
 		},
 	}
 	began := time.Now()
-	if err := env.Client.Create(ctx, rc); err != nil {
-		t.Fatal(err)
-	}
-	var pods corev1.PodList
-	debug = func() {
-		t.Logf("RayCluster status %+v", rc.Status)
-		for _, p := range pods.Items {
-			t.Logf("pod %s: %s %+v %+v", p.Name, p.Status.Phase, p.Status.InitContainerStatuses, p.Status.ContainerStatuses)
-			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
-				l, _ := env.Pods.Logs(ns, p.Name, c.Name)
-				t.Logf("logs of %s/%s:\n%s", p.Name, c.Name, l[max(0, len(l)-3000):])
-			}
-		}
-	}
-	waitFor(t, "RayCluster ready", 4*time.Minute, func() (bool, error) {
-		if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
-			return false, err
-		}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(rc), rc)
-		return err == nil && rc.Status.State == rayv1.Ready, err
-	})
+	pods := createReady(t, env, rc, 4*time.Minute)
 	ready := time.Since(began)
 	if len(pods.Items) != 2 {
 		t.Fatalf("%d pods, want a head and a worker", len(pods.Items))
@@ -146,4 +127,34 @@ func TestRayClusterRunsRealRay(t *testing.T) {
 	}
 	t.Logf("RayCluster ready %v after create, %d processes in its pods, %.1f CPU-seconds so far",
 		ready.Round(time.Millisecond), len(all), cpuSeconds(all))
+}
+
+// createReady creates rc and waits until KubeRay reports it Ready,
+// logging its pods' states and logs if it does not become so; it returns
+// the namespace's pods.
+func createReady(t *testing.T, env *kubetest.Env, rc *rayv1.RayCluster, timeout time.Duration) corev1.PodList {
+	t.Helper()
+	ctx, ns := t.Context(), rc.Namespace
+	if err := env.Client.Create(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
+	var pods corev1.PodList
+	debug = func() {
+		t.Logf("RayCluster status %+v", rc.Status)
+		for _, p := range pods.Items {
+			t.Logf("pod %s on %s: %s %+v %+v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.InitContainerStatuses, p.Status.ContainerStatuses)
+			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+				l, _ := env.Pods.Logs(ns, p.Name, c.Name)
+				t.Logf("logs of %s/%s:\n%s", p.Name, c.Name, l[max(0, len(l)-3000):])
+			}
+		}
+	}
+	waitFor(t, "RayCluster ready", timeout, func() (bool, error) {
+		if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(rc), rc)
+		return err == nil && rc.Status.State == rayv1.Ready, err
+	})
+	return pods
 }

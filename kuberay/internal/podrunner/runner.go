@@ -274,8 +274,12 @@ func (r *Runner) PIDs(ctx context.Context, namespace, name string) ([]int, error
 	r.mu.Lock()
 	w := r.workers[types.NamespacedName{Namespace: namespace, Name: name}]
 	r.mu.Unlock()
-	if w == nil || w.ns.Load() == nil {
+	if w == nil {
 		return nil, nil
 	}
-	return netnsPIDs(ctx, w.ns.Load().name), nil
+	ns := w.ns.Load()
+	if ns == nil {
+		return nil, nil
+	}
+	return netnsPIDs(ctx, ns.name), nil
 }

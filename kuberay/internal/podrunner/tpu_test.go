@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // A RayCluster with a v4 2x2x2 worker group (one slice of two 4-chip
@@ -26,7 +25,6 @@ import (
 // TPU-v4-16-head on worker 0 only.
 func TestTPUPodsPoseAsOneSlice(t *testing.T) {
 	env := start(t, podrunner.Node{Name: "podrunner"}, podrunner.TPUNode("tpu-v4-2x2x2", "tpu-v4-podslice", "2x2x2"))
-	ctx := t.Context()
 	ns := env.Namespace(t)
 	params := map[string]string{"num-cpus": "1", "object-store-memory": "80000000"}
 	chips := *resource.NewQuantity(4, resource.DecimalSI)
@@ -47,27 +45,7 @@ func TestTPUPodsPoseAsOneSlice(t *testing.T) {
 		},
 	}
 	began := time.Now()
-	if err := env.Client.Create(ctx, rc); err != nil {
-		t.Fatal(err)
-	}
-	var pods corev1.PodList
-	debug = func() {
-		t.Logf("RayCluster status %+v", rc.Status)
-		for _, p := range pods.Items {
-			t.Logf("pod %s on %s: %s %+v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.ContainerStatuses)
-			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
-				l, _ := env.Pods.Logs(ns, p.Name, c.Name)
-				t.Logf("logs of %s/%s:\n%s", p.Name, c.Name, l[max(0, len(l)-3000):])
-			}
-		}
-	}
-	waitFor(t, "RayCluster ready", 5*time.Minute, func() (bool, error) {
-		if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
-			return false, err
-		}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(rc), rc)
-		return err == nil && rc.Status.State == rayv1.Ready, err
-	})
+	createReady(t, env, rc, 5*time.Minute)
 	t.Logf("RayCluster ready %v after create", time.Since(began).Round(time.Millisecond))
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: env.Pods.DialContext}}
 	url := fmt.Sprintf("http://%s.%s.svc.cluster.local:8265/api/v0/nodes?detail=1", rc.Status.Head.ServiceName, ns)

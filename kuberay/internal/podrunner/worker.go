@@ -169,9 +169,14 @@ func (w *worker) writeEtc() error {
 // teardown removes the namespace and the pod's directory.
 func (w *worker) teardown() {
 	var errs []error
-	if w.ns.Load() != nil {
-		errs = append(errs, w.ns.Load().remove(context.Background()))
+	// Under etcMu, and forgotten: a DNS rewrite racing the teardown (the
+	// pod's deletion changes the records) must not recreate the
+	// namespace's /etc/netns directory once it is removed.
+	w.etcMu.Lock()
+	if ns := w.ns.Swap(nil); ns != nil {
+		errs = append(errs, ns.remove(context.Background()))
 	}
+	w.etcMu.Unlock()
 	errs = append(errs, os.RemoveAll(w.root))
 	if err := errors.Join(errs...); err != nil {
 		w.r.logf("pod %s/%s: teardown: %v", w.pod.Namespace, w.pod.Name, err)
