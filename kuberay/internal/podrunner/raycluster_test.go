@@ -12,6 +12,7 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/kuberay/internal/kubetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,36 +88,8 @@ func TestRayClusterRunsRealRay(t *testing.T) {
 	if want := fmt.Sprintf("--address=%s.%s.svc.cluster.local:6379", svc, ns); !strings.Contains(cmd, want) {
 		t.Errorf("the worker's command %q lacks %s", cmd, want)
 	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: env.Pods.DialContext}}
-	url := fmt.Sprintf("http://%s.%s.svc.cluster.local:8265/api/v0/nodes?detail=1", svc, ns)
-	var alive int
 	waitFor(t, "both Ray nodes alive", 2*time.Minute, func() (bool, error) {
-		resp, err := hc.Get(url)
-		if err != nil {
-			return false, nil
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		var out struct {
-			Data struct {
-				Result struct {
-					Result []struct {
-						State string `json:"state"`
-						IP    string `json:"node_ip"`
-					} `json:"result"`
-				} `json:"result"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(body, &out); err != nil {
-			return false, nil
-		}
-		alive = 0
-		for _, n := range out.Data.Result.Result {
-			if n.State == "ALIVE" {
-				alive++
-			}
-		}
-		return alive == 2, nil
+		return len(aliveRayNodes(env, rc)) == 2, nil
 	})
 	for _, p := range pods.Items {
 		pids, err := env.Pods.PIDs(ctx, ns, p.Name)
@@ -157,4 +130,33 @@ func createReady(t *testing.T, env *kubetest.Env, rc *rayv1.RayCluster, timeout 
 		return err == nil && rc.Status.State == rayv1.Ready, err
 	})
 	return pods
+}
+
+// aliveRayNodes are the nodes the state API of rc's head (reached by its
+// Service's cluster DNS name) lists alive, or nil when it does not answer.
+func aliveRayNodes(env *kubetest.Env, rc *rayv1.RayCluster) []raycluster.NodeInfo {
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: env.Pods.DialContext}}
+	resp, err := hc.Get(fmt.Sprintf("http://%s.%s.svc.cluster.local:8265/api/v0/nodes?detail=1", rc.Status.Head.ServiceName, rc.Namespace))
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	var out struct {
+		Data struct {
+			Result struct {
+				Result []raycluster.NodeInfo `json:"result"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &out) != nil {
+		return nil
+	}
+	var alive []raycluster.NodeInfo
+	for _, n := range out.Data.Result.Result {
+		if n.Alive() {
+			alive = append(alive, n)
+		}
+	}
+	return alive
 }

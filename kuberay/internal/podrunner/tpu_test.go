@@ -1,10 +1,6 @@
 package podrunner_test
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -47,29 +43,11 @@ func TestTPUPodsPoseAsOneSlice(t *testing.T) {
 	began := time.Now()
 	createReady(t, env, rc, 5*time.Minute)
 	t.Logf("RayCluster ready %v after create", time.Since(began).Round(time.Millisecond))
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: env.Pods.DialContext}}
-	url := fmt.Sprintf("http://%s.%s.svc.cluster.local:8265/api/v0/nodes?detail=1", rc.Status.Head.ServiceName, ns)
 	var workers []raycluster.NodeInfo
 	waitFor(t, "both TPU hosts alive in Ray", 3*time.Minute, func() (bool, error) {
 		workers = workers[:0]
-		resp, err := hc.Get(url)
-		if err != nil {
-			return false, nil
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-		var out struct {
-			Data struct {
-				Result struct {
-					Result []raycluster.NodeInfo `json:"result"`
-				} `json:"result"`
-			} `json:"data"`
-		}
-		if json.Unmarshal(body, &out) != nil {
-			return false, nil
-		}
-		for _, n := range out.Data.Result.Result {
-			if n.Alive() && !n.IsHead {
+		for _, n := range aliveRayNodes(env, rc) {
+			if !n.IsHead {
 				workers = append(workers, n)
 			}
 		}
