@@ -55,6 +55,10 @@
 // container's namespaces (nsenter), httpGet and tcpSocket probes from the
 // node to the pod's IP.
 //
+// Logs: each container's stdout and stderr go to a file kept until the
+// pod is deleted; the apiserver reads them (pods/log, kubectl logs) from
+// the runner's kubelet port on the node's InternalIP (logserver.go).
+//
 // Clean-up: Runner.Stop removes everything; Start first removes what
 // runners whose process is gone left (CleanupStale). The runner needs
 // root, iproute2 and util-linux.
