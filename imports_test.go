@@ -74,7 +74,7 @@ var allowed = map[string]struct {
 	"internal/testinfra/raytest":     {[]string{"internal/raycluster", "sim"}, "raytest starts local clusters for tests"},
 	"internal/testinfra/venvtest":    {[]string{"internal/pyenv"}, "venvtest finds the venv for tests"},
 	"internal/testinfra/kubetest":    {[]string{"internal/testinfra/podrunner"}, "the kube test control plane imports nothing of raytpu's but its pod runner"},
-	"internal/testinfra/podrunner":   {[]string{"internal/raycluster"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing and nothing else of raytpu's"},
+	"internal/testinfra/podrunner":   {[]string{"internal/raycluster", "rayvocab", "tpu"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing, Ray's TPU host variables and the catalog's GKE accelerator names, and nothing else of raytpu's"},
 	"examples/batchinfer":            {examplesMay, "examples use the public packages only"},
 	"examples/custombackend":         {examplesMay, "examples use the public packages only"},
 	"examples/jaxtrain":              {examplesMay, "examples use the public packages only"},

@@ -78,8 +78,9 @@ func NewWithClient(c rayclient.Interface, opts ...Option) (*Backend, error) {
 // name from the plan's), follows it until KubeRay reports it Complete or
 // Failed, and returns the outcome; a RayJob that fails returns the outcome
 // and a *backend.RunError. Run with the SubmissionID of a RayJob already
-// applied for the same plan follows that RayJob. opts.Logs is not written
-// yet: the backend reads no job logs.
+// applied for the same plan follows that RayJob. The outcome's Output is
+// the launcher's result from the submitter pod's log; opts.Logs is not
+// written yet.
 func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
 	name := opts.SubmissionID
 	if name == "" && p != nil {
@@ -100,8 +101,8 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 // backend.ErrUnsupported, a malformed one a *backend.InvalidPlanError, and
 // neither is packed or sent.
 //
-// A local working_dir is packed (PackWorkingDir, with the runtime_env's
-// excludes) into ConfigMap WorkingDirConfigMapName(name), owned by the
+// A local working_dir is packed (PackJobWorkingDir: with the runtime_env's
+// excludes, and the launcher's files) into ConfigMap WorkingDirConfigMapName(name), owned by the
 // RayJob, which mounts it; see WorkingDirMountPath.
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
@@ -116,7 +117,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		if b.kube == nil {
 			return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 		}
-		wd, err := PackWorkingDir(p.Job.RuntimeEnv.WorkingDir, p.Job.RuntimeEnv.Excludes)
+		wd, err := PackJobWorkingDir(p)
 		if err != nil {
 			return nil, err
 		}

@@ -13,17 +13,24 @@ import (
 	"github.com/raytpu/raytpu/rayruntime"
 )
 
-// jobEntrypoint is the shell command the Ray job runs on the head. A plan
-// that runs raytpu's launcher carries the launcher script and the plan in
-// the command itself: a short Python step writes them into the job's
-// working directory (which belongs to this RayJob alone, as the RayJob
-// creates its own RayCluster) and the launcher runs from there.
-func jobEntrypoint(p *placement.Plan) (string, error) {
+// jobEntrypoint is the shell command the Ray job runs on the head, made
+// submittable through KubeRay's submitter (see submittable). A plan that
+// runs raytpu's launcher runs rayruntime.Entrypoint in its working_dir
+// when wd holds the launcher's files (PackJobWorkingDir); otherwise it
+// carries them in the command itself: a short Python step writes them
+// into the job's working directory on the head (which belongs to this
+// RayJob alone, as the RayJob creates its own RayCluster) and the
+// launcher runs from there. (Workers on other nodes do not see files
+// written so: a multi-host train job needs the packed working_dir.)
+func jobEntrypoint(p *placement.Plan, wd *WorkingDir) (string, error) {
+	if wd != nil && wd.Runtime {
+		return rayruntime.Entrypoint, nil // the files are in the working_dir
+	}
 	if p.Job.Launcher == "" {
 		if strings.TrimSpace(p.Job.Entrypoint) == "" {
 			return "", fmt.Errorf("kuberay: %w: plan %q job has neither an entrypoint nor a launcher", backend.ErrUnsupported, p.Name)
 		}
-		return p.Job.Entrypoint, nil
+		return submittable(p.Job.Entrypoint), nil
 	}
 	files, err := rayruntime.Files(p)
 	if err != nil {
@@ -39,5 +46,16 @@ func jobEntrypoint(p *placement.Plan) (string, error) {
 		py.WriteString(base64.StdEncoding.EncodeToString(files[n]))
 		py.WriteString("\"))")
 	}
-	return "python -c '" + py.String() + "' && " + rayruntime.Entrypoint, nil
+	return submittable("python -c '" + py.String() + "' && " + rayruntime.Entrypoint), nil
+}
+
+// submittable wraps a shell command as `bash -c '<command>'`. KubeRay
+// v1.5.0's submitter (K8sJobMode) pastes the entrypoint into its own
+// `bash -ce` command line (`... ray job submit ... -- <entrypoint> ; fi ;
+// ray job logs ...`), so an entrypoint's `&&`, `;` or `|` would end the
+// submit there and run the rest in the submitter pod; one quoted word
+// reaches `ray job submit` whole, which quotes it again for the head's
+// shell.
+func submittable(cmd string) string {
+	return "bash -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
 }

@@ -18,8 +18,9 @@ import (
 // WaitJob follows RayJob name until KubeRay reports its deployment Complete,
 // Failed or ValidationFailed, calling opts.OnStatus on every change of the
 // deployment status, the Ray job status or the message, and returns the
-// outcome as Run does. The message of a RayJob that did not succeed ends
-// with the Warning events KubeRay recorded against it.
+// outcome as Run does: its Output is the launcher's result, read from the
+// submitter pod's log (see jobOutput). The message of a RayJob that did
+// not succeed ends with the Warning events KubeRay recorded against it.
 func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
 	ns := b.opts.Namespace
 	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayjobs", ns, fields.OneTermEqualSelector("metadata.name", name))
@@ -55,7 +56,11 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 		return nil, fmt.Errorf("kuberay: following RayJob %s/%s: %w", ns, name, err)
 	}
 	st := StatusOf(final)
-	out := &backend.Outcome{Backend: Name, Ran: true, ID: name, State: st.State, Message: st.Message}
+	output, err := b.jobOutput(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := &backend.Outcome{Backend: Name, Ran: true, ID: name, State: st.State, Message: st.Message, Output: output}
 	if st.State != backend.StateSucceeded {
 		if evs := b.warningEvents(ctx, KindRayJob, name, 2*time.Second); len(evs) > 0 {
 			out.Message += "; events: " + strings.Join(evs, "; ")

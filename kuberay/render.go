@@ -112,7 +112,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 		wd = nil
 	}
 	cluster, errs := clusterSpec(p, o)
-	entrypoint, err := jobEntrypoint(p)
+	entrypoint, err := jobEntrypoint(p, wd)
 	if err != nil {
 		return nil, err
 	}

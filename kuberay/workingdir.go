@@ -11,6 +11,8 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv/packaging"
 )
 
@@ -60,6 +62,10 @@ type WorkingDir struct {
 	Zip []byte
 	// SHA256 of Zip, hex.
 	SHA256 string
+	// Runtime reports whether the zip also holds, at its root, the files
+	// of raytpu's launcher for the plan (rayruntime.Files; see
+	// PackJobWorkingDir): the job then runs rayruntime.Entrypoint there.
+	Runtime bool
 }
 
 // Key is the ConfigMap key (and file name) of the zip.
@@ -84,11 +90,39 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // nothing outside dir is read. A zip beyond WorkingDirMaxSize is an error
 // matching ErrWorkingDirTooLarge naming both sizes.
 func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
+	return packWorkingDir(dir, excludes, nil)
+}
+
+// PackJobWorkingDir packs the local working_dir of plan p (with its
+// runtime_env excludes) as PackWorkingDir does and, when p runs raytpu's
+// launcher, adds the launcher's files (rayruntime.Files) at the zip's
+// root, as the Ray backend adds them to the package it uploads: every
+// node unpacks the working_dir, so the train workers on the TPU hosts
+// import the launcher's runtime module as the driver does.
+func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
+	env := p.Job.RuntimeEnv
+	if p.Job.Launcher == "" {
+		return PackWorkingDir(env.WorkingDir, env.Excludes)
+	}
+	files, err := rayruntime.Files(p)
+	if err != nil {
+		return nil, err
+	}
+	w, err := packWorkingDir(env.WorkingDir, env.Excludes, files)
+	if err != nil {
+		return nil, err
+	}
+	w.Runtime = true
+	return w, nil
+}
+
+func packWorkingDir(dir string, excludes []string, extra map[string][]byte) (*WorkingDir, error) {
 	t, err := packaging.Walk(dir, packaging.Options{
 		Excludes: excludes,
 		MaxSize:  WorkingDirMaxSize,
 		Prefix:   zipTopDir,
 		Modified: zipTime,
+		Extra:    extra,
 	})
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // WorkingDirMaxSize is the apiserver's own ConfigMap limit: binaryData of
@@ -37,8 +38,8 @@ func TestWorkingDirLimitIsTheAPIServers(t *testing.T) {
 	}
 }
 
-// A job whose working_dir is a local directory: Apply packs it into a
-// ConfigMap owned by the RayJob, the RayJob runs in the file:// URI of the
+// A job whose working_dir is a local directory: Apply packs it, with the
+// launcher's files, into a ConfigMap owned by the RayJob, the RayJob runs in the file:// URI of the
 // mounted zip, and the pods the real operator creates mount it in the head
 // and in every TPU worker. Applying again changes nothing; changed files
 // are another run.
@@ -59,9 +60,12 @@ func TestApplyLocalWorkingDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	packed, err := kuberay.PackWorkingDir(dir, []string{"*.bin"})
+	packed, err := kuberay.PackJobWorkingDir(plan)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !packed.Runtime || job.Spec.Entrypoint != rayruntime.Entrypoint {
+		t.Errorf("entrypoint %.80q with the launcher's files packed %v: want %q run in the working_dir that holds them", job.Spec.Entrypoint, packed.Runtime, rayruntime.Entrypoint)
 	}
 	if want := "working_dir: " + packed.URI(); !strings.Contains(job.Spec.RuntimeEnvYAML, want) {
 		t.Errorf("runtimeEnvYAML %q lacks %q", job.Spec.RuntimeEnvYAML, want)

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # setup-kube.sh builds the Kubernetes control plane the kube tests run
-# against — etcd and kube-apiserver — from the Go module proxy into the
-# machine's raytpu cache (scripts/cache.sh), in a directory named for the
-# recipe, and links <repo>/.cache/kube/bin (git-ignored) to it: the directory
-# internal/testinfra/kubetest hands to envtest as KUBEBUILDER_ASSETS. Every
-# clone with the same recipe shares one build. Debian ships no kube-apiserver
-# and its etcd is too old, so both are built from source.
+# against — etcd, kube-apiserver and kube-controller-manager — from the Go
+# module proxy into the machine's raytpu cache (scripts/cache.sh), in a
+# directory named for the recipe, and links <repo>/.cache/kube/bin
+# (git-ignored) to it: the directory internal/testinfra/kubetest hands to envtest as
+# KUBEBUILDER_ASSETS. Every clone with the same recipe shares one build.
+# Debian ships no kube-apiserver and its etcd is too old, so all are built
+# from source.
 #
-# The recipes are two small Go modules with a `tool` directive each:
+# The recipes are small Go modules with a `tool` directive each:
 #   internal/tools/kube/etcd       go.etcd.io/etcd/server/v3 v3.7.0
 #   internal/tools/kube/apiserver  k8s.io/kubernetes v1.37.2, each k8s.io
 #                                  staging module (v0.0.0 there) replaced by
 #                                  its v0.37.2 release
+#   internal/tools/kube/controllermanager  the same replacements, tool
+#                                  k8s.io/kubernetes/cmd/kube-controller-manager
+#                                  (about 6 min on 2 cores; only the tests
+#                                  that run pods use it: the Job controller
+#                                  and the garbage collector)
 # Their go.mod and go.sum are committed; `setup-kube.sh regen` rewrites them
 # from the upstream go.mod files (run it after changing a version below).
 #
@@ -21,8 +27,11 @@
 # raytpu's apply with `kubectl apply` needs it.
 #
 # It is idempotent: when the build directory's .raytpu-stamp holds the
-# versions and the sha256 of the recipe files, and both binaries exist,
-# nothing is built.
+# versions and the sha256 of the etcd and apiserver recipe files, and both
+# binaries exist, they are not built again; kube-controller-manager has a
+# stamp of its own (.raytpu-controller-manager-stamp, with its recipe's
+# sha256), so a cache directory built before it existed is extended with it
+# rather than rebuilt, and every clone with the same recipes shares it.
 #
 # Environment:
 #   RAYTPU_CACHE  the cache root (see scripts/cache.sh)
@@ -100,29 +109,48 @@ regen_apiserver() {
 		sed -n '1,/^)/p' >"$tools/kubectl/go.mod"
 	rm -f "$tools/kubectl/go.sum"
 	(cd "$tools/kubectl" && GOFLAGS=-mod=mod go get -tool "k8s.io/kubernetes/cmd/kubectl@$KUBE_VERSION" && go mod tidy)
+	# kube-controller-manager: the same replacements, its own module.
+	sed -e 's|internal/tools/kube/apiserver|internal/tools/kube/controllermanager|' -e '/^tool /,$d' "$dir/go.mod" |
+		sed -n '1,/^)/p' >"$tools/controllermanager/go.mod"
+	rm -f "$tools/controllermanager/go.sum"
+	(cd "$tools/controllermanager" && GOFLAGS=-mod=mod go get -tool "k8s.io/kubernetes/cmd/kube-controller-manager@$KUBE_VERSION" && go mod tidy)
 }
 
 kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37"
 
-# build_kubectl builds kubectl into $out unless its stamp says it is there.
-build_kubectl() {
-	local kstamp="$out/.raytpu-kubectl-stamp" kwant
-	kwant="kubectl $KUBE_VERSION recipe $(cat "$tools/kubectl/go.mod" "$tools/kubectl/go.sum" | sha256sum | cut -d' ' -f1)"
-	if [[ -f "$kstamp" && "$(cat "$kstamp")" == "$kwant" && -x "$out/kubectl" ]]; then
-		log "kubectl $KUBE_VERSION is in $out; nothing to build"
+# build_tool BINARY RECIPE STAMP VERSION ARGS... builds
+# k8s.io/kubernetes/cmd/BINARY from the recipe module internal/tools/kube/RECIPE
+# into $out unless $out/.raytpu-STAMP-stamp holds its version and the
+# recipe's sha256, then checks that the first line `BINARY ARGS...` prints
+# is VERSION.
+build_tool() {
+	local bin=$1 recipe=$2 stamp="$out/.raytpu-$3-stamp" version=$4 want
+	shift 4
+	want="$bin $KUBE_VERSION recipe $(cat "$tools/$recipe/go.mod" "$tools/$recipe/go.sum" | sha256sum | cut -d' ' -f1)"
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/$bin" ]]; then
+		log "$bin $KUBE_VERSION is in $out; nothing to build"
 		return
 	fi
 	mkdir -p "$out"
-	rm -f "$kstamp"
+	rm -f "$stamp"
 	local start=$SECONDS
-	log "building kubectl $KUBE_VERSION into $out (a few minutes on 2 cores)"
-	(cd "$tools/kubectl" && CGO_ENABLED=0 go build -trimpath -ldflags "$kube_ldflags" -o "$out/kubectl" k8s.io/kubernetes/cmd/kubectl)
-	log "kubectl built in $((SECONDS - start))s"
-	if [[ "$("$out/kubectl" version --client 2>/dev/null | head -1)" != "Client Version: $KUBE_VERSION" ]]; then
-		log "unexpected kubectl version: $("$out/kubectl" version --client 2>&1 | head -1)"
+	log "building $bin $KUBE_VERSION into $out (minutes on 2 cores)"
+	(cd "$tools/$recipe" && CGO_ENABLED=0 go build -trimpath -ldflags "$kube_ldflags" -o "$out/$bin" "k8s.io/kubernetes/cmd/$bin")
+	log "$bin built in $((SECONDS - start))s"
+	if [[ "$("$out/$bin" "$@" 2>/dev/null | head -1)" != "$version" ]]; then
+		log "unexpected $bin version: $("$out/$bin" "$@" 2>&1 | head -1)"
 		exit 1
 	fi
-	echo "$kwant" >"$kstamp"
+	echo "$want" >"$stamp"
+}
+
+# build_kubectl builds kubectl (recipe internal/tools/kube/kubectl).
+build_kubectl() { build_tool kubectl kubectl kubectl "Client Version: $KUBE_VERSION" version --client; }
+
+# build_controller_manager builds kube-controller-manager (recipe
+# internal/tools/kube/controllermanager).
+build_controller_manager() {
+	build_tool kube-controller-manager controllermanager controller-manager "Kubernetes $KUBE_VERSION" --version
 }
 
 recipe_sum() {
@@ -149,6 +177,7 @@ fi
 want="etcd $ETCD_VERSION kube-apiserver $KUBE_VERSION recipe $(recipe_sum)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/etcd" && -x "$out/kube-apiserver" ]]; then
 	log "etcd $ETCD_VERSION and kube-apiserver $KUBE_VERSION are in $out; nothing to build"
+	build_controller_manager
 	link_out
 	exit 0
 fi
@@ -178,4 +207,5 @@ if [[ "$etcd_version" != *"etcd Version: ${ETCD_VERSION#v}"* || "$apiserver_vers
 fi
 log "built: etcd ${ETCD_VERSION#v}, $apiserver_version"
 echo "$want" >"$stamp"
+build_controller_manager
 link_out

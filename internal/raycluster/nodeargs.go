@@ -35,7 +35,16 @@ func commonArgs(cfg Config, res map[string]float64, labels map[string]string) []
 
 // posingEnv adds JAX-on-CPU defaults to a node posing as a TPU host.
 func posingEnv(n Node) map[string]string {
-	env := maps.Clone(n.Env)
+	return PosingEnv(n.Env, int(n.Resources[rayvocab.ResourceTPU]))
+}
+
+// PosingEnv returns a copy of env with what a CPU-only host posing as a
+// TPU host of chips chips needs for JAX: when env poses one (it sets
+// TPU_NAME), JAX_PLATFORMS=cpu and XLA_FLAGS forcing one CPU device per
+// chip, each unless env sets it. The local cluster's nodes and the pod
+// runner's TPU pods both pose through it.
+func PosingEnv(env map[string]string, chips int) map[string]string {
+	env = maps.Clone(env)
 	if env == nil {
 		env = map[string]string{}
 	}
@@ -45,10 +54,8 @@ func posingEnv(n Node) map[string]string {
 	if _, ok := env["JAX_PLATFORMS"]; !ok {
 		env["JAX_PLATFORMS"] = "cpu"
 	}
-	if _, ok := env["XLA_FLAGS"]; !ok {
-		if chips := n.Resources[rayvocab.ResourceTPU]; chips > 0 {
-			env["XLA_FLAGS"] = fmt.Sprintf("--xla_force_host_platform_device_count=%d", int(chips))
-		}
+	if _, ok := env["XLA_FLAGS"]; !ok && chips > 0 {
+		env["XLA_FLAGS"] = fmt.Sprintf("--xla_force_host_platform_device_count=%d", chips)
 	}
 	return env
 }

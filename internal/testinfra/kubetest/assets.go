@@ -19,6 +19,9 @@ type Assets struct {
 	Dir string
 	// Etcd and APIServer are the binaries.
 	Etcd, APIServer string
+	// ControllerManager is kube-controller-manager, which only
+	// WithControllerManager needs (FindAssets does not check it).
+	ControllerManager string
 	// CRDs is the directory of KubeRay's CRD manifests.
 	CRDs string
 }
@@ -39,10 +42,11 @@ func FindAssets() (Assets, error) {
 		}
 		dir = filepath.Join(root, ".cache", "kube", "bin")
 	}
-	a := Assets{Dir: dir, Etcd: filepath.Join(dir, "etcd"), APIServer: filepath.Join(dir, "kube-apiserver")}
+	a := Assets{Dir: dir, Etcd: filepath.Join(dir, "etcd"), APIServer: filepath.Join(dir, "kube-apiserver"),
+		ControllerManager: filepath.Join(dir, "kube-controller-manager")}
 	for _, bin := range []string{a.Etcd, a.APIServer} {
-		if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return Assets{}, fmt.Errorf("kubetest: control-plane binary %s is missing (from %s): run scripts/setup-kube.sh (or make test) to build etcd and kube-apiserver", bin, source(dir))
+		if err := checkBinary(bin); err != nil {
+			return Assets{}, err
 		}
 	}
 	crds, err := crdDir()
@@ -51,6 +55,15 @@ func FindAssets() (Assets, error) {
 	}
 	a.CRDs = crds
 	return a, nil
+}
+
+// checkBinary fails, saying how to build it, when bin is not an
+// executable file.
+func checkBinary(bin string) error {
+	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("kubetest: control-plane binary %s is missing (from %s): run scripts/setup-kube.sh (or make test) to build etcd, kube-apiserver and kube-controller-manager", bin, source(filepath.Dir(bin)))
+	}
+	return nil
 }
 
 func source(dir string) string {

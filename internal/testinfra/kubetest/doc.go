@@ -11,7 +11,8 @@
 // and RayService reconcilers in-process under a controller-runtime manager,
 // with the RayMultiHostIndexing feature gate on.
 //
-// What is not real: there is no kubelet, scheduler or kube-controller-manager.
+// What is not real by default: there is no kubelet, scheduler or
+// kube-controller-manager.
 // A small pod-status driver running beside the operator (podstatus.go) marks
 // every pod Running and Ready with an IP as soon as it exists, which is what
 // a kubelet would report once the containers started. Nothing runs inside
@@ -22,7 +23,12 @@
 // package podrunner: pods are bound to its nodes and run KubeRay's own
 // commands (real `ray start` processes from the project virtualenv) in
 // per-pod network namespaces with cluster DNS names, and their probes
-// decide readiness. It needs root; no kuberay test uses it yet.
+// decide readiness. It needs root. WithControllerManager also runs the
+// real kube-controller-manager (its Job controller and garbage collector,
+// see Controllers), so that a RayJob's submitter Job gets its pod and
+// owned objects are collected. SharedPods is one such control plane
+// (both options) shared by a test binary's tests, as Shared is for the
+// others.
 //
 // Faults: Env.StopOperator / StartOperator restart the operator (a new
 // manager, empty caches); Env.StopAPIServer / StartAPIServer restart

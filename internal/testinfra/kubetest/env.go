@@ -47,16 +47,18 @@ type Env struct {
 	// else nil.
 	Pods *podrunner.Runner
 
-	env      *envtest.Environment
-	operator *operator
-	certDir  string
+	env         *envtest.Environment
+	operator    *operator
+	controllers *controllerManager
+	certDir     string
 }
 
 // An Option changes what Start starts.
 type Option func(*settings)
 
 type settings struct {
-	podRunner *podrunner.Options
+	podRunner         *podrunner.Options
+	controllerManager bool
 }
 
 // WithPodRunner runs the pods for real with a podrunner.Runner (see
@@ -146,6 +148,10 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	api.CertDir = certDir
 	// No controller manages the kubernetes Service's endpoints here.
 	api.Configure().Set("endpoint-reconciler-type", "none")
+	// A pod runner's nodes are reached at their InternalIP (the pods'
+	// bridge), as GKE's control plane reaches its nodes: their hostnames
+	// resolve nowhere.
+	api.Configure().Set("kubelet-preferred-address-types", "InternalIP")
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: assets.Etcd}
 	cfg, err := te.Start()
 	if err != nil {
@@ -156,21 +162,24 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(err, te.Stop())
 	}
+	if set.controllerManager {
+		if e.controllers, err = e.startControllerManager(ctx); err != nil {
+			return nil, errors.Join(err, te.Stop(), os.RemoveAll(certDir))
+		}
+	}
 	if set.podRunner != nil {
 		if e.Pods, err = podrunner.Start(ctx, cfg, scheme, *set.podRunner); err != nil {
-			return nil, errors.Join(err, te.Stop())
+			return nil, errors.Join(err, e.Stop())
 		}
 	}
 	if e.operator, err = startOperator(ctx, cfg, scheme, e.Pods); err != nil {
-		if e.Pods != nil {
-			err = errors.Join(err, e.Pods.Stop())
-		}
-		return nil, errors.Join(err, te.Stop())
+		return nil, errors.Join(err, e.Stop())
 	}
 	return e, nil
 }
 
-// Stop stops the operator, the pod runner if any, then the control plane.
+// Stop stops the operator, the pod runner and the controller manager if
+// any, then the control plane.
 func (e *Env) Stop() error {
 	var errs []error
 	if e.operator != nil {
@@ -178,6 +187,9 @@ func (e *Env) Stop() error {
 	}
 	if e.Pods != nil {
 		errs = append(errs, e.Pods.Stop())
+	}
+	if e.controllers != nil {
+		errs = append(errs, e.controllers.stop())
 	}
 	errs = append(errs, e.env.Stop())
 	errs = append(errs, os.RemoveAll(e.certDir))

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -13,15 +14,19 @@ import (
 // of tb and returns its path.
 func (e *Env) WriteKubeconfig(tb testing.TB, ns string) string {
 	tb.Helper()
-	c := e.Config
+	path := filepath.Join(tb.TempDir(), "kubeconfig")
+	if err := writeKubeconfig(e.Config, ns, path); err != nil {
+		tb.Fatalf("kubetest: writing a kubeconfig: %v", err)
+	}
+	return path
+}
+
+// writeKubeconfig writes a kubeconfig for c (namespace ns) to path.
+func writeKubeconfig(c *rest.Config, ns, path string) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAData}
 	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: c.CertData, ClientKeyData: c.KeyData, Token: c.BearerToken}
 	cfg.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin", Namespace: ns}
 	cfg.CurrentContext = "envtest"
-	path := filepath.Join(tb.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		tb.Fatalf("kubetest: writing a kubeconfig: %v", err)
-	}
-	return path
+	return clientcmd.WriteToFile(*cfg, path)
 }

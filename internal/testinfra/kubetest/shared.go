@@ -9,17 +9,36 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // One control plane serves every test of a test binary: starting one costs
-// seconds, and tests stay apart by namespace.
-var shared struct {
+// seconds, and tests stay apart by namespace. A second one, whose pods run
+// for real, serves the tests that need Ray inside the pods (SharedPods).
+type lazyEnv struct {
 	once sync.Once
 	env  *Env
 	err  error
 	took time.Duration
+}
+
+var shared, sharedPods lazyEnv
+
+// get starts the control plane with opts on first use; one that cannot
+// start fails tb (it never skips).
+func (l *lazyEnv) get(tb testing.TB, opts ...Option) *Env {
+	tb.Helper()
+	l.once.Do(func() {
+		start := time.Now()
+		l.env, l.err = Start(context.Background(), opts...)
+		l.took = time.Since(start)
+	})
+	if l.err != nil {
+		tb.Fatal(l.err)
+	}
+	return l.env
 }
 
 // Shared returns the test binary's control plane, starting it on first
@@ -27,28 +46,41 @@ var shared struct {
 // plane that cannot start fails tb (it never skips).
 func Shared(tb testing.TB) *Env {
 	tb.Helper()
-	shared.once.Do(func() {
-		start := time.Now()
-		shared.env, shared.err = Start(context.Background())
-		shared.took = time.Since(start)
-	})
-	if shared.err != nil {
-		tb.Fatal(shared.err)
-	}
-	return shared.env
+	return shared.get(tb)
 }
 
 // StartDuration is how long the shared control plane took to start (0
 // before it started).
 func StartDuration() time.Duration { return shared.took }
 
-// Main runs m and then stops the shared control plane, if one started:
+// SharedPods returns the test binary's control plane whose pods run for
+// real, started on first use and stopped by Main: a pod runner
+// (WithPodRunner) with its default node and SharedTPUNodes, and
+// kube-controller-manager (WithControllerManager). Its tests share the
+// machine's CPUs with every Ray pod they start. It needs root.
+func SharedPods(tb testing.TB) *Env {
+	tb.Helper()
+	nodes := append([]podrunner.Node{{Name: "podrunner"}}, SharedTPUNodes...)
+	return sharedPods.get(tb, WithPodRunner(podrunner.Options{Nodes: nodes}), WithControllerManager())
+}
+
+// SharedTPUNodes are SharedPods' GKE TPU node pools: v4 2x2x2.
+var SharedTPUNodes = []podrunner.Node{podrunner.TPUNode("tpu-v4-2x2x2", "tpu-v4-podslice", "2x2x2")}
+
+// SharedPodsStartDuration is how long SharedPods' control plane took to
+// start (0 before it started).
+func SharedPodsStartDuration() time.Duration { return sharedPods.took }
+
+// Main runs m and then stops the shared control planes that started:
 //
 //	func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 func Main(m *testing.M) int {
 	code := m.Run()
-	if shared.env != nil {
-		if err := shared.env.Stop(); err != nil {
+	for _, l := range []*lazyEnv{&sharedPods, &shared} {
+		if l.env == nil {
+			continue
+		}
+		if err := l.env.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "kubetest: stopping the control plane:", err)
 			if code == 0 {
 				code = 1

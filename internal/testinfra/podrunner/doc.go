@@ -24,6 +24,17 @@
 // is honoured with the kubelet's back-off; init containers run in order
 // first.
 //
+// TPU: a container that asks for google.com/tpu in a pod whose
+// nodeSelector names a GKE TPU node pool (cloud.google.com/gke-tpu-accelerator
+// and -topology; TPUNode makes such a node) runs as on a GKE TPU VM: it
+// gets the environment GKE's TPU webhook injects (TPU_WORKER_ID, TPU_NAME,
+// TPU_WORKER_HOSTNAMES, and MEGASCALE_* when its env sets
+// MEGASCALE_NUM_SLICES), the TPU VM's TPU_ACCELERATOR_TYPE and
+// TPU_TOPOLOGY, and JAX on the CPU with one device per chip, posed as the
+// local Ray test cluster poses its TPU hosts (see tpu.go). The pod's spec
+// in the API is not patched, and the webhook's hostname and subdomain (the
+// names in TPU_WORKER_HOSTNAMES) are not served by the runner's DNS.
+//
 // Network: each pod has a network namespace ("kpr-<pid>-<n>") with eth0,
 // one end of a veth pair whose other end is on the runner's bridge
 // ("kprbr<pid>", 10.244.x.1/24 in the root namespace, also every node's
@@ -43,6 +54,10 @@
 // probes; liveness probes restart containers. exec probes run inside the
 // container's namespaces (nsenter), httpGet and tcpSocket probes from the
 // node to the pod's IP.
+//
+// Logs: each container's stdout and stderr go to a file kept until the
+// pod is deleted; the apiserver reads them (pods/log, kubectl logs) from
+// the runner's kubelet port on the node's InternalIP (logserver.go).
 //
 // Clean-up: Runner.Stop removes everything; Start first removes what
 // runners whose process is gone left (CleanupStale). The runner needs

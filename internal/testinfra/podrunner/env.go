@@ -3,7 +3,9 @@ package podrunner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,8 +28,9 @@ func (w *worker) imageEnv() []corev1.EnvVar {
 
 // containerEnv resolves c's environment as the kubelet does: the image's,
 // then envFrom, then env in order, each value's $(VAR) expanded against
-// what came before. (Service links, the <SVC>_SERVICE_HOST variables, are
-// not set.)
+// what came before; then, for a TPU container, what a GKE TPU node pool
+// adds where the container sets nothing (tpuPose). (Service links, the
+// <SVC>_SERVICE_HOST variables, are not set.)
 func (w *worker) containerEnv(ctx context.Context, c *corev1.Container) ([]string, map[string]string, error) {
 	vars := map[string]string{}
 	var order []string
@@ -55,6 +58,13 @@ func (w *worker) containerEnv(ctx context.Context, c *corev1.Container) ([]strin
 			return nil, nil, fmt.Errorf("env %s: %w", e.Name, err)
 		}
 		set(e.Name, v)
+	}
+	pose, err := w.tpuPose(c, vars)
+	if err != nil {
+		return nil, nil, fmt.Errorf("posing a TPU host: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(pose)) {
+		set(k, pose[k])
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {

@@ -119,6 +119,9 @@ func (r *Runner) remove(w *worker) {
 		delete(r.workers, key)
 	}
 	delete(r.hosts, w.host)
+	if err := os.RemoveAll(w.logDir()); err != nil {
+		r.logf("pod %s/%s: removing its logs: %v", w.pod.Namespace, w.pod.Name, err)
+	}
 }
 
 func (r *Runner) ours(node string) bool {
@@ -198,6 +201,8 @@ func (r *Runner) createNodes(ctx context.Context) error {
 			Addresses:  []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: r.net.gw}, {Type: corev1.NodeHostName, Address: n.Name}},
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}},
 			NodeInfo:   corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: runtime.GOARCH, KubeletVersion: "podrunner"},
+			// The apiserver reads pods' logs from here (logserver.go).
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(r.logs.port)}},
 		}
 		if err := r.client.Status().Update(ctx, node); err != nil {
 			return fmt.Errorf("podrunner: reporting node %s: %w", n.Name, err)

@@ -16,15 +16,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// start starts a control plane whose pods run for real; it is stopped,
-// and no namespace or link of the runner is left, when the test ends.
-func start(t *testing.T) *kubetest.Env {
+// start starts a control plane whose pods run for real (on nodes, when
+// given, else on the runner's default node); it is stopped, and no
+// namespace or link of the runner is left, when the test ends.
+func start(t *testing.T, nodes ...podrunner.Node) *kubetest.Env {
 	t.Helper()
 	began := time.Now()
-	env, err := kubetest.Start(context.Background(), kubetest.WithPodRunner(podrunner.Options{MaxGrace: 2 * time.Second,
+	env, err := kubetest.Start(context.Background(), kubetest.WithPodRunner(podrunner.Options{MaxGrace: 2 * time.Second, Nodes: nodes,
 		Logger: slog.New(slog.NewTextHandler(tlog{t}, nil))}))
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +112,8 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool
 }
 
 // A pod gets its environment, volumes and probes as a kubelet makes
-// them, reports Ready through its own probes, and deleting it ends every
-// process it started.
+// them, reports Ready through its own probes, its log is read through the
+// apiserver, and deleting it ends every process it started.
 func TestPodAsAKubeletRunsIt(t *testing.T) {
 	env := start(t)
 	ctx := t.Context()
@@ -177,6 +180,19 @@ exec python -m http.server 8000 --bind 0.0.0.0`
 	logs, err := env.Pods.Logs(ns, "web", "main")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The apiserver reads the same log from the node's kubelet port, as
+	// `kubectl logs` does.
+	kc, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaAPI, err := kc.CoreV1().Pods(ns).GetLogs("web", &corev1.PodLogOptions{Container: "main"}).DoRaw(ctx)
+	if err != nil || !strings.HasPrefix(logs, string(viaAPI)) || len(viaAPI) == 0 {
+		t.Errorf("pods/web/log through the apiserver = %q (%v), want the container's log %q", viaAPI, err, logs)
+	}
+	if last, err := kc.CoreV1().Pods(ns).GetLogs("web", &corev1.PodLogOptions{Container: "main", TailLines: ptr.To[int64](1)}).DoRaw(ctx); err != nil || strings.Count(string(last), "\n") != 1 {
+		t.Errorf("pods/web/log?tailLines=1 = %q (%v), want one line", last, err)
 	}
 	venv := strings.TrimSuffix(strings.TrimPrefix(logs[strings.Index(logs, "venv=")+5:], ""), "\n")
 	venv, _, _ = strings.Cut(venv, "\n")

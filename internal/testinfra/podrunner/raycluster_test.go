@@ -12,6 +12,8 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -71,27 +73,7 @@ func TestRayClusterRunsRealRay(t *testing.T) {
 		},
 	}
 	began := time.Now()
-	if err := env.Client.Create(ctx, rc); err != nil {
-		t.Fatal(err)
-	}
-	var pods corev1.PodList
-	debug = func() {
-		t.Logf("RayCluster status %+v", rc.Status)
-		for _, p := range pods.Items {
-			t.Logf("pod %s: %s %+v %+v", p.Name, p.Status.Phase, p.Status.InitContainerStatuses, p.Status.ContainerStatuses)
-			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
-				l, _ := env.Pods.Logs(ns, p.Name, c.Name)
-				t.Logf("logs of %s/%s:\n%s", p.Name, c.Name, l[max(0, len(l)-3000):])
-			}
-		}
-	}
-	waitFor(t, "RayCluster ready", 4*time.Minute, func() (bool, error) {
-		if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
-			return false, err
-		}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(rc), rc)
-		return err == nil && rc.Status.State == rayv1.Ready, err
-	})
+	pods := createReady(t, env, rc, 4*time.Minute)
 	ready := time.Since(began)
 	if len(pods.Items) != 2 {
 		t.Fatalf("%d pods, want a head and a worker", len(pods.Items))
@@ -106,36 +88,8 @@ func TestRayClusterRunsRealRay(t *testing.T) {
 	if want := fmt.Sprintf("--address=%s.%s.svc.cluster.local:6379", svc, ns); !strings.Contains(cmd, want) {
 		t.Errorf("the worker's command %q lacks %s", cmd, want)
 	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: env.Pods.DialContext}}
-	url := fmt.Sprintf("http://%s.%s.svc.cluster.local:8265/api/v0/nodes?detail=1", svc, ns)
-	var alive int
 	waitFor(t, "both Ray nodes alive", 2*time.Minute, func() (bool, error) {
-		resp, err := hc.Get(url)
-		if err != nil {
-			return false, nil
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		var out struct {
-			Data struct {
-				Result struct {
-					Result []struct {
-						State string `json:"state"`
-						IP    string `json:"node_ip"`
-					} `json:"result"`
-				} `json:"result"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(body, &out); err != nil {
-			return false, nil
-		}
-		alive = 0
-		for _, n := range out.Data.Result.Result {
-			if n.State == "ALIVE" {
-				alive++
-			}
-		}
-		return alive == 2, nil
+		return len(aliveRayNodes(env, rc)) == 2, nil
 	})
 	for _, p := range pods.Items {
 		pids, err := env.Pods.PIDs(ctx, ns, p.Name)
@@ -146,4 +100,63 @@ func TestRayClusterRunsRealRay(t *testing.T) {
 	}
 	t.Logf("RayCluster ready %v after create, %d processes in its pods, %.1f CPU-seconds so far",
 		ready.Round(time.Millisecond), len(all), cpuSeconds(all))
+}
+
+// createReady creates rc and waits until KubeRay reports it Ready,
+// logging its pods' states and logs if it does not become so; it returns
+// the namespace's pods.
+func createReady(t *testing.T, env *kubetest.Env, rc *rayv1.RayCluster, timeout time.Duration) corev1.PodList {
+	t.Helper()
+	ctx, ns := t.Context(), rc.Namespace
+	if err := env.Client.Create(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
+	var pods corev1.PodList
+	debug = func() {
+		t.Logf("RayCluster status %+v", rc.Status)
+		for _, p := range pods.Items {
+			t.Logf("pod %s on %s: %s %+v %+v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.InitContainerStatuses, p.Status.ContainerStatuses)
+			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+				l, _ := env.Pods.Logs(ns, p.Name, c.Name)
+				t.Logf("logs of %s/%s:\n%s", p.Name, c.Name, l[max(0, len(l)-3000):])
+			}
+		}
+	}
+	waitFor(t, "RayCluster ready", timeout, func() (bool, error) {
+		if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(rc), rc)
+		return err == nil && rc.Status.State == rayv1.Ready, err
+	})
+	return pods
+}
+
+// aliveRayNodes are the nodes the state API of rc's head (reached by its
+// Service's cluster DNS name) lists alive, or nil when it does not answer.
+func aliveRayNodes(env *kubetest.Env, rc *rayv1.RayCluster) []raycluster.NodeInfo {
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: env.Pods.DialContext}}
+	resp, err := hc.Get(fmt.Sprintf("http://%s.%s.svc.cluster.local:8265/api/v0/nodes?detail=1", rc.Status.Head.ServiceName, rc.Namespace))
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	var out struct {
+		Data struct {
+			Result struct {
+				Result []raycluster.NodeInfo `json:"result"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &out) != nil {
+		return nil
+	}
+	var alive []raycluster.NodeInfo
+	for _, n := range out.Data.Result.Result {
+		if n.Alive() {
+			alive = append(alive, n)
+		}
+	}
+	return alive
 }

@@ -70,6 +70,7 @@ type Runner struct {
 	dir    string
 	tools  tools
 	net    *network
+	logs   *logServer
 	nodes  []Node
 	client client.Client // cached reads
 	reader client.Reader // direct reads
@@ -129,6 +130,9 @@ func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts O
 	}
 	if r.net, err = newNetwork(ctx); err != nil {
 		return nil, err
+	}
+	if r.logs, err = startLogServer(r, r.net.gw); err != nil {
+		return nil, errors.Join(err, r.Stop())
 	}
 	if err := r.startManager(ctx, cfg, scheme); err != nil {
 		return nil, errors.Join(err, r.Stop())
@@ -227,6 +231,9 @@ func (r *Runner) Stop() error {
 	if r.client != nil {
 		errs = append(errs, r.deleteNodes(ctx))
 	}
+	if r.logs != nil {
+		errs = append(errs, r.logs.close())
+	}
 	if r.net != nil {
 		errs = append(errs, r.net.close(ctx))
 	}
@@ -267,8 +274,12 @@ func (r *Runner) PIDs(ctx context.Context, namespace, name string) ([]int, error
 	r.mu.Lock()
 	w := r.workers[types.NamespacedName{Namespace: namespace, Name: name}]
 	r.mu.Unlock()
-	if w == nil || w.ns.Load() == nil {
+	if w == nil {
 		return nil, nil
 	}
-	return netnsPIDs(ctx, w.ns.Load().name), nil
+	ns := w.ns.Load()
+	if ns == nil {
+		return nil, nil
+	}
+	return netnsPIDs(ctx, ns.name), nil
 }

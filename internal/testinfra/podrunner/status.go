@@ -64,8 +64,8 @@ func (w *worker) podStatus(old *corev1.PodStatus) corev1.PodStatus {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st := corev1.PodStatus{Phase: w.phase(), HostIP: w.r.net.gw, HostIPs: []corev1.HostIP{{IP: w.r.net.gw}}, StartTime: &w.started, QOSClass: old.QOSClass}
-	if w.ns.Load() != nil {
-		st.PodIP, st.PodIPs = w.ns.Load().ip, []corev1.PodIP{{IP: w.ns.Load().ip}}
+	if ns := w.ns.Load(); ns != nil {
+		st.PodIP, st.PodIPs = ns.ip, []corev1.PodIP{{IP: ns.ip}}
 	}
 	ready := w.initDone
 	for _, c := range w.inits {

@@ -66,7 +66,12 @@ func waiting(reason, msg string) corev1.ContainerState {
 
 func (w *worker) home() string            { return filepath.Join(w.root, "home") }
 func (w *worker) node() Node              { return w.r.node(w.pod.Spec.NodeName) }
-func (w *worker) logPath(c string) string { return filepath.Join(w.root, "logs", c+".log") }
+func (w *worker) logPath(c string) string { return filepath.Join(w.logDir(), c+".log") }
+
+// logDir holds the pod's container logs. It is outside the pod's root,
+// which teardown removes when the containers end: as on a kubelet, the
+// logs of a finished pod stay readable until the pod is deleted.
+func (w *worker) logDir() string { return filepath.Join(w.r.dir, "logs", filepath.Base(w.root)) }
 
 func (w *worker) container(name string) *corev1.Container {
 	for i := range w.pod.Spec.Containers {
@@ -128,7 +133,7 @@ func (w *worker) run(ctx context.Context) {
 
 // setup makes the pod's directories, network namespace and volumes.
 func (w *worker) setup(ctx context.Context) error {
-	for _, d := range []string{w.home(), filepath.Join(w.root, "logs")} {
+	for _, d := range []string{w.home(), w.logDir()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
@@ -164,9 +169,14 @@ func (w *worker) writeEtc() error {
 // teardown removes the namespace and the pod's directory.
 func (w *worker) teardown() {
 	var errs []error
-	if w.ns.Load() != nil {
-		errs = append(errs, w.ns.Load().remove(context.Background()))
+	// Under etcMu, and forgotten: a DNS rewrite racing the teardown (the
+	// pod's deletion changes the records) must not recreate the
+	// namespace's /etc/netns directory once it is removed.
+	w.etcMu.Lock()
+	if ns := w.ns.Swap(nil); ns != nil {
+		errs = append(errs, ns.remove(context.Background()))
 	}
+	w.etcMu.Unlock()
 	errs = append(errs, os.RemoveAll(w.root))
 	if err := errors.Join(errs...); err != nil {
 		w.r.logf("pod %s/%s: teardown: %v", w.pod.Namespace, w.pod.Name, err)

@@ -1,0 +1,54 @@
+"""A small JAX train loop for the KubeRay end-to-end test.
+
+Each worker fits y = 3x + 2 for `steps` steps (JAX on the CPU of a pod posing
+as a TPU host), rank 0 checkpoints every `checkpoint_every` steps, and every
+worker writes <report_dir>/rank-<rank>.json: where it ran (pod hostname, Ray
+node labels), its MEGASCALE_* and TPU_* environment and what JAX sees
+(process count and index, local devices).
+"""
+
+import json
+import os
+import socket
+import tempfile
+
+
+def train_func(config):
+    import jax
+    import jax.numpy as jnp
+    import ray
+    import ray.train
+
+    ctx = ray.train.get_context()
+    rank = ctx.get_world_rank()
+    labels = ray.get_runtime_context().get_node_labels()
+    report = {
+        "rank": rank,
+        "world_size": ctx.get_world_size(),
+        "hostname": socket.gethostname(),
+        "labels": {k: (v[0] if isinstance(v, list) and v else v) for k, v in labels.items()},
+        "env": {k: v for k, v in os.environ.items() if k.startswith(("MEGASCALE_", "TPU_"))},
+        "process_count": jax.process_count(),
+        "process_index": jax.process_index(),
+        "local_devices": jax.local_device_count(),
+    }
+    with open(os.path.join(config["report_dir"], "rank-%d.json" % rank), "w") as f:
+        json.dump(report, f, sort_keys=True)
+
+    x = jnp.linspace(-1.0, 1.0, 32)
+    y = 3.0 * x + 2.0
+    grad = jax.jit(jax.value_and_grad(lambda p: jnp.mean((p[0] * x + p[1] - y) ** 2)))
+    params = (jnp.float32(0.0), jnp.float32(0.0))
+    steps, every = int(config["steps"]), int(config["checkpoint_every"])
+    for step in range(1, steps + 1):
+        loss, (gw, gb) = grad(params)
+        params = (params[0] - 0.3 * gw, params[1] - 0.3 * gb)
+        metrics = {"step": step, "loss": float(loss), "process_count": jax.process_count()}
+        if step % every == 0 or step == steps:
+            with tempfile.TemporaryDirectory() as d:
+                if rank == 0:
+                    with open(os.path.join(d, "state.json"), "w") as f:
+                        json.dump({"w": float(params[0]), "b": float(params[1]), "step": step}, f)
+                ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d) if rank == 0 else None)
+        else:
+            ray.train.report(metrics)
