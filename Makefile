@@ -6,12 +6,6 @@
 
 GO ?= go
 TEST_TIMEOUT ?= 75m
-# Test binaries run three at a time (go test's default is one per core):
-# the Ray-backed packages spend part of their time waiting on Ray (a node's
-# death to be detected, a Serve replica to come up), and a third package
-# fills that time on a 2-core machine. Node starts stay paced machine-wide
-# (internal/raycluster/startlock.go).
-TEST_P ?= 3
 
 .PHONY: test setup test-under-load test-cpu-profile venv kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
 
@@ -19,7 +13,7 @@ TEST_P ?= 3
 # The setup steps and vet run side by side: on a fresh machine the Python
 # install waits on the network while etcd, kube-apiserver and vet compile.
 test: setup
-	$(GO) test -race -count=1 -vet=off -p $(TEST_P) -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -race -count=1 -vet=off -timeout $(TEST_TIMEOUT) ./...
 
 setup:
 	$(MAKE) --no-print-directory -j4 venv kube tools vet
