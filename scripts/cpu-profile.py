@@ -78,8 +78,13 @@ class Tree:
         # `ray start` that spawned them, but not before the sampler saw them.
         self.owner = {}
         self.parent_owner = {}
+        # When each package's test binary was first and last seen running,
+        # and for how many samples n test binaries ran at once.
+        self.first, self.last = {}, {}
+        self.running = collections.Counter()
 
-    def sample(self):
+    def sample(self, now):
+        binaries = set()
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
@@ -104,8 +109,15 @@ class Tree:
                 m = TEST_BINARY.search(cmd)
                 self.owner[key] = m.group(1) if m else self.parent_owner.get(ppid, "")
             self.parent_owner[pid] = self.owner[key]
+            m = TEST_BINARY.search(cmd)
+            if m and fields[0] != "Z":
+                binaries.add(m.group(1))
             # A Ray worker renames itself after exec: the latest name wins.
             self.procs[key] = (ticks, cmd)
+        for b in binaries:
+            self.first.setdefault(b, now)
+            self.last[b] = now
+        self.running[len(binaries)] += 1
 
 
 def main():
@@ -122,9 +134,9 @@ def main():
     proc = subprocess.Popen(cmd)
     tree = Tree(proc.pid)
     while proc.poll() is None:
-        tree.sample()
+        tree.sample(time.monotonic() - start)
         time.sleep(args.interval)
-    tree.sample()
+    tree.sample(time.monotonic() - start)
     wall = time.monotonic() - start
 
     cpu, count = collections.Counter(), collections.Counter()
@@ -143,10 +155,15 @@ def main():
     by_pkg = collections.Counter()
     for key, (ticks, _) in tree.procs.items():
         by_pkg[tree.owner.get(key) or "(no test binary: go build, vet, setup)"] += ticks
-    print(f"\n{'CPU s':>8} {'share':>6}  test binary (the package's tests and every process they started)", file=out)
+    print(f"\n{'CPU s':>8} {'share':>6} {'from s':>7} {'to s':>6}  test binary (the package's tests and every process they started)", file=out)
     for k, ticks in by_pkg.most_common(args.top):
         s = ticks / HZ
-        print(f"{s:8.1f} {100 * s / total if total else 0:5.1f}%  {k}", file=out)
+        span = f"{tree.first[k]:7.0f} {tree.last[k]:6.0f}" if k in tree.first else f"{'':7} {'':6}"
+        print(f"{s:8.1f} {100 * s / total if total else 0:5.1f}% {span}  {k}", file=out)
+    samples = sum(tree.running.values())
+    if samples:
+        print("\ntest binaries running at once, share of the samples: " + ", ".join(
+            f"{n}: {100 * c / samples:.0f}%" for n, c in sorted(tree.running.items())), file=out)
     return proc.returncode
 
 
