@@ -1,0 +1,41 @@
+package llm
+
+import (
+	"context"
+	"errors"
+
+	"github.com/raytpu/raytpu/backend"
+)
+
+// Deploy compiles a and hands its plan to s, as `serve deploy` of the
+// config file Compile yields would: a redeploy of the same application is
+// declarative. Compile's errors come back before any request.
+func (a OpenAIApp) Deploy(ctx context.Context, s backend.Server) (*backend.ServiceStatus, error) {
+	if s == nil {
+		return nil, errors.New("llm: Deploy: nil backend")
+	}
+	plan, err := a.Compile()
+	if err != nil {
+		return nil, err
+	}
+	return s.Deploy(ctx, plan)
+}
+
+// Run mirrors serve.run(build_openai_app(...)): it deploys a on s and
+// waits until the application is RUNNING (on the simulator: placed). A
+// model whose slice cannot be reserved is reported as a generic
+// deployment's is: a *backend.PlacementError on the simulator, whose
+// diagnosis names the pending head reservation; on a live cluster the
+// wait's status says why the replica is not running yet when ctx ends.
+// opts, if given, tunes the wait.
+func (a OpenAIApp) Run(ctx context.Context, s backend.Server, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
+	st, err := a.Deploy(ctx, s)
+	if err != nil {
+		return st, err
+	}
+	var o backend.WaitOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	return s.Wait(ctx, st.Name, o)
+}
