@@ -49,6 +49,10 @@ type Kind string
 // The kinds of files.
 const (
 	ServeApplication Kind = "Serve application"
+	// ServeLLMApplication is a Serve LLM application: build_openai_app's
+	// LLMServingArgs (llm_configs, ...) with the application's name,
+	// route prefix and runtime_env.
+	ServeLLMApplication Kind = "Serve LLM application"
 	DataPipeline     Kind = "data pipeline file"
 	ClusterSpec      Kind = "cluster spec"
 	CompiledPlan     Kind = "compiled plan"

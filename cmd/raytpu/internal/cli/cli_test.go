@@ -40,9 +40,11 @@ func TestGolden(t *testing.T) {
 		// A plan whose diagnosis has an error still prints in full, and exits 1.
 		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
 		// A Serve application file: every replica's slice on the simulator.
-		"plan-app-chat.txt":     {[]string{"plan", "-f", "testdata/apps/chat.yaml"}, cli.ExitOK},
-		"plan-app-chat.json":    {[]string{"plan", "-f", "testdata/apps/chat.yaml", "-o", "json"}, cli.ExitOK},
-		"plan-app-one-free.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
+		"plan-app-chat.txt":         {[]string{"plan", "-f", "testdata/apps/chat.yaml"}, cli.ExitOK},
+		"plan-app-chat.json":        {[]string{"plan", "-f", "testdata/apps/chat.yaml", "-o", "json"}, cli.ExitOK},
+		"plan-app-one-free.txt":     {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
+		"plan-app-llm.txt":          {[]string{"plan", "-f", "testdata/apps/llm.yaml"}, cli.ExitOK},
+		"plan-app-llm-one-free.txt": {[]string{"plan", "-f", "testdata/apps/llm.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -189,6 +191,9 @@ func TestApplicationFileErrors(t *testing.T) {
 		{"unknown key", []string{"plan", "-f", "testdata/apps/typo.yaml"}, cli.ExitInvalid, []string{"app.deployments[0].num_replica (line 5)", `unknown field: did you mean "num_replicas"?`}},
 		{"invalid topology", []string{"plan", "-f", "testdata/apps/invalid.yaml"}, cli.ExitInvalid, []string{"testdata/apps/invalid.yaml: not a valid Serve application: app.deployments[LLM].accelerator_config.topology", "2x2x3"}},
 		{"deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"accelerator_config.topology"}},
+		{"invalid LLM application", []string{"plan", "-f", "testdata/apps/llm-invalid.yaml"}, cli.ExitInvalid, []string{"testdata/apps/llm-invalid.yaml: not a valid Serve LLM application: app.llm_configs[0].accelerator_type: Required value"}},
+		{"LLM deploy validates first", []string{"serve", "deploy", "-f", "testdata/apps/llm-invalid.yaml", "--address", "http://127.0.0.1:1"}, cli.ExitInvalid, []string{"app.llm_configs[0].accelerator_type"}},
+		{"LLM application unknown key", []string{"render", "-f", "testdata/apps/llm-typo.yaml"}, cli.ExitInvalid, []string{"app.llm_configs[0].engine_kwarg (line 6)", `did you mean "engine_kwargs"?`}},
 		{"deploy needs a file", []string{"serve", "deploy", "--address", "http://127.0.0.1:1"}, cli.ExitUsage, []string{"-f APP.yaml"}},
 		{"missing file", []string{"plan", "-f", "testdata/apps/nope.yaml"}, cli.ExitInvalid, []string{"nope.yaml"}},
 		{"head_reservation_timeout is seconds now", []string{"plan", "-f", "testdata/apps/head-timeout-old.yaml"}, cli.ExitInvalid, []string{"head_reservation_timeout_s"}},

@@ -20,6 +20,7 @@ func TestRenderGolden(t *testing.T) {
 	t.Parallel()
 	cases := map[string][]string{
 		"render-app-chat.yaml":           {"render", "-f", "testdata/apps/chat.yaml"},
+		"render-app-llm.yaml":            {"render", "-f", "testdata/apps/llm.yaml"},
 		"render-jaxtrain-v6e.yaml":       {"render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json", "--namespace", "research"},
 		"render-slice-v4-per-slice.json": {"render", "-f", "testdata/plan-v4-per-slice.json", "-o", "json", "--name", "reserved"},
 		"render-app-chat-own-image.yaml": {"render", "-f", "testdata/apps/chat.yaml", "--image", "us-docker.pkg.dev/acme/ray:tpu", "--name", "chat-prod"},
