@@ -2,6 +2,8 @@ package raybackend_test
 
 import (
 	"errors"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +15,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serve/llm"
 )
 
 func compileSliceApp(t *testing.T, d serve.Deployment) *placement.Plan {
@@ -80,5 +83,40 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// A Serve LLM application's replicas reserve their slices themselves (Serve
+// LLM's deferred slice placement group): its slice groups carry no raytpu
+// reservation and are not refused. Deploy gets as far as the dashboard,
+// where nothing listens.
+func TestDeployLeavesServeLLMSlicesToServeLLM(t *testing.T) {
+	t.Parallel()
+	client, err := ray.NewClient("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := raybackend.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := llm.OpenAIApp{Name: "chat", LLMConfigs: []llm.LLMConfig{{
+		ModelLoadingConfig: llm.ModelLoadingConfig{ModelID: "tiny", ModelSource: "/models/tiny"},
+		AcceleratorType:    "v4",
+		AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "2x2x2"},
+	}}}.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Slices) != 1 {
+		t.Fatalf("the LLM plan has %d slice groups, want 1", len(p.Slices))
+	}
+	st, err := b.Deploy(t.Context(), p)
+	if err == nil || errors.Is(err, backend.ErrInvalidPlan) || len(field.Errors(err)) > 0 {
+		t.Fatalf("Deploy = %v, %v; want the dashboard's connection error, not a refusal", st, err)
+	}
+	var ue *url.Error
+	if !errors.As(err, &ue) && !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Deploy error = %v; want the unreachable dashboard's", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/rayruntime"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serveconfig"
 )
@@ -21,6 +22,12 @@ import (
 // places one bundle per host, and each reservation needs a group. Every
 // disagreement is a field error of one refusal (see refuse).
 func sliceDeployments(p *placement.Plan, app *serveconfig.Application) (map[string]bool, error) {
+	if app.ImportPath == rayvocab.ServeLLMOpenAIBuilder {
+		// Serve LLM's replicas reserve their slices themselves when they
+		// start: the plan's groups say what each will reserve, and no
+		// deployment carries raytpu's reservation or needs its runtime.
+		return nil, nil
+	}
 	config := field.NewPath("plan", "serve", "config")
 	var errs field.ErrorList
 	out := map[string]bool{}

@@ -99,3 +99,9 @@ func MegascaleEnv(addr string, port, numSlices, sliceID int) map[string]string {
 		EnvMegascaleSliceID:            strconv.Itoa(sliceID),
 	}
 }
+
+// ServeLLMOpenAIBuilder is the import path of Ray Serve LLM's
+// build_openai_app, the builder of an OpenAI-compatible LLM application.
+// Its replicas reserve their TPU slices themselves when they start (a
+// deferred slice placement group), not through raytpu's replica runtime.
+const ServeLLMOpenAIBuilder = "ray.serve.llm:build_openai_app"

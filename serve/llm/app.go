@@ -5,6 +5,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serveconfig"
@@ -12,7 +13,7 @@ import (
 
 // ImportPath is the application builder every OpenAIApp deploys:
 // ray.serve.llm.build_openai_app, which takes LLMServingArgs as its args.
-const ImportPath = "ray.serve.llm:build_openai_app"
+const ImportPath = rayvocab.ServeLLMOpenAIBuilder
 
 // Deployment names Serve LLM gives an application's deployments.
 const (
