@@ -78,6 +78,7 @@ var allowed = map[string]struct {
 	"examples/batchinfer":            {examplesMay, "examples use the public packages only"},
 	"examples/custombackend":         {examplesMay, "examples use the public packages only"},
 	"examples/jaxtrain":              {examplesMay, "examples use the public packages only"},
+	"examples/llm":                   {examplesMay, "examples use the public packages only"},
 	"examples/serve":                 {examplesMay, "examples use the public packages only"},
 	"bench/cpubench":                 {nil, "the CPU timer of the benchmarks is a leaf"},
 	"bench/compilebench":             {benchMay, "benchmarks use the public packages and the local cluster"},

@@ -53,9 +53,9 @@ const (
 	// LLMServingArgs (llm_configs, ...) with the application's name,
 	// route prefix and runtime_env.
 	ServeLLMApplication Kind = "Serve LLM application"
-	DataPipeline     Kind = "data pipeline file"
-	ClusterSpec      Kind = "cluster spec"
-	CompiledPlan     Kind = "compiled plan"
+	DataPipeline        Kind = "data pipeline file"
+	ClusterSpec         Kind = "cluster spec"
+	CompiledPlan        Kind = "compiled plan"
 )
 
 // KindError reports a file that is not a valid file of the kind expected.
