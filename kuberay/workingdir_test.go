@@ -152,6 +152,45 @@ for root, _, files in os.walk(dest):
 	}
 }
 
+// The packed replica runtime, fetched by Ray as a py_modules file:// URI,
+// unpacks to a directory that holds raytpu_replica itself: a process
+// with that directory on its path (as Ray puts every py_modules entry)
+// imports the runtime the Ray backend ships.
+func TestPackedReplicaRuntimeImportsInRay(t *testing.T) {
+	t.Parallel()
+	py := venvtest.Python(t)
+	rt, err := kuberay.PackReplicaRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	zipPath := filepath.Join(tmp, rt.Key())
+	if err := os.WriteFile(zipPath, rt.Zip, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// download_and_unpack_package is what a node's runtime_env agent runs
+	// for a py_modules URI; the directory it returns goes on sys.path.
+	script := `
+import asyncio, sys
+from ray._private.runtime_env.packaging import download_and_unpack_package
+dest = asyncio.run(download_and_unpack_package(sys.argv[1], sys.argv[2]))
+sys.path.insert(0, dest)
+import raytpu_replica
+print(raytpu_replica.__file__[len(dest):], callable(raytpu_replica.tpu_slice))
+`
+	uri := "file://" + zipPath
+	cmd := exec.CommandContext(t.Context(), py, "-c", script, uri, filepath.Join(tmp, "unpacked"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Ray could not unpack and import %s: %v\n%s", uri, err, stderr.Bytes())
+	}
+	if got, want := strings.TrimSpace(string(out)), "/raytpu_replica/__init__.py True"; got != want {
+		t.Errorf("imported %q, want %q", got, want)
+	}
+}
+
 func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
