@@ -7,9 +7,11 @@ import (
 	"sync"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
+	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayruntime"
 )
@@ -108,11 +110,39 @@ func mountReplicaRuntime(t *corev1ac.PodTemplateSpecApplyConfiguration, svc stri
 }
 
 // applyReplicaRuntime writes the ConfigMap of a RayService's replica
-// runtime, owned by the RayService.
-func (b *Backend) applyReplicaRuntime(ctx context.Context, svc *rayv1.RayService, r *ReplicaRuntime, p *placement.Plan) error {
-	cm := ReplicaRuntimeConfigMap(svc.Name, svc.Namespace, r, labels(p), serviceOwner(svc))
+// runtime, owned by the RayService, labelled as plan p's.
+func (b *Backend) applyReplicaRuntime(ctx context.Context, svc *rayv1.RayService, p *placement.Plan) error {
+	return b.writeReplicaRuntime(ctx, svc, labels(p))
+}
+
+// writeReplicaRuntime writes the ConfigMap of a RayService's replica
+// runtime, owned by the RayService, with labels.
+func (b *Backend) writeReplicaRuntime(ctx context.Context, svc *rayv1.RayService, labels map[string]string) error {
+	if b.kube == nil {
+		return fmt.Errorf("kuberay: %w: RayService %s/%s mounts the replica runtime's ConfigMap and the backend has no Kubernetes client to write it (use New or WithKubeClient)", backend.ErrUnsupported, svc.Namespace, svc.Name)
+	}
+	r, err := PackReplicaRuntime()
+	if err != nil {
+		return err
+	}
+	cm := ReplicaRuntimeConfigMap(svc.Name, svc.Namespace, r, labels, serviceOwner(svc))
 	if _, err := b.kube.CoreV1().ConfigMaps(svc.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 		return fmt.Errorf("kuberay: applying the replica runtime ConfigMap %s/%s of RayService %s: %w", svc.Namespace, *cm.Name, svc.Name, err)
 	}
 	return nil
+}
+
+// mountsReplicaRuntime reports whether a rendered RayService's head mounts
+// the replica runtime's ConfigMap (see mountReplicaRuntime).
+func mountsReplicaRuntime(svc *rayv1ac.RayServiceApplyConfiguration) bool {
+	if svc.Spec == nil || svc.Spec.RayClusterSpec == nil || svc.Spec.RayClusterSpec.HeadGroupSpec == nil ||
+		svc.Spec.RayClusterSpec.HeadGroupSpec.Template == nil || svc.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec == nil {
+		return false
+	}
+	for _, v := range svc.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes {
+		if deref(v.Name) == replicaRuntimeVolume && v.ConfigMap != nil && deref(v.ConfigMap.Name) == ReplicaRuntimeConfigMapName(deref(svc.Name)) {
+			return true
+		}
+	}
+	return false
 }

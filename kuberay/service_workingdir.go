@@ -62,9 +62,5 @@ func (b *Backend) applyServiceFiles(ctx context.Context, svc *rayv1.RayService, 
 	if !needsReplicaRuntime(p) {
 		return nil
 	}
-	rt, err := PackReplicaRuntime()
-	if err != nil {
-		return err
-	}
-	return b.applyReplicaRuntime(ctx, svc, rt, p)
+	return b.applyReplicaRuntime(ctx, svc, p)
 }
