@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,19 +24,20 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 )
 
-// sliceReply is what testdata/serveapp answers.
+// sliceReply is what examples/serve's model answers.
 type sliceReply struct {
-	Sum          float64 `json:"sum"`
-	Offset       float64 `json:"offset"`
-	ProcessCount int     `json:"process_count"`
-	DeviceCount  int     `json:"device_count"`
-	Replica      string  `json:"replica"`
-	Hosts        []struct {
+	Y         []float64 `json:"y"`
+	HostSum   float64   `json:"host_sum"`
+	Devices   int       `json:"devices"`
+	Processes int       `json:"processes"`
+	Replica   string    `json:"replica"`
+	Hosts     []struct {
 		NodeID string            `json:"node_id"`
 		NodeIP string            `json:"node_ip"`
 		Labels map[string]string `json:"labels"`
@@ -50,30 +52,33 @@ type sliceReply struct {
 // intact slice (its slice placement group's bundles on the two TPU pods of
 // one worker group, after the TPU-v4-16-head reservation), the RayService
 // becomes Ready, and a request through the Serve Service (<name>-serve-svc)
-// is answered by a JAX program over both hosts. Then a change of the
+// is answered by examples/serve's model, one JAX program over both hosts. Then a change of the
 // deployment's user_config alone is applied in place: the same RayCluster
-// serves the new config while requests keep being answered.
+// serves the new config while requests keep being answered. Last, a
+// second replica, whose slice is a worker group appended to the RayCluster
+// spec, is added as KubeRay v1.5.0 decides (to the active RayCluster, in
+// place) while the first replica keeps answering every request.
 func TestServiceServesOnKubeRay(t *testing.T) {
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()
 	ns := env.Namespace(t)
-	code, err := os.ReadFile(filepath.Join("testdata", "serveapp", "slice_app.py"))
+	code, err := os.ReadFile(filepath.Join("..", "examples", "serve", "model", "linear.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "slice_app.py"), code, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "linear.py"), code, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const name = "summer"
-	app := func(offset float64) *placement.Plan {
+	const name = "linear"
+	app := func(bias float64, replicas int) *placement.Plan {
 		return compileApp(t, serve.Application{
-			Name: name, RoutePrefix: "/" + name, ImportPath: "slice_app:app",
+			Name: name, RoutePrefix: "/" + name, ImportPath: "linear:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work, EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}},
 			Deployments: []serve.Deployment{{
-				Name: "Summer", NumReplicas: 1,
-				UserConfig:        map[string]any{"offset": offset},
+				Name: "Linear", NumReplicas: serve.NumReplicas(replicas),
+				UserConfig:        map[string]any{"w": 3.0, "b": bias},
 				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 			}},
@@ -88,12 +93,13 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 	defer rec.stop()
 	defer func() {
 		if t.Failed() {
+			logServeApps(t, env, ns, name)
 			logSubmitter(t, env, ns, name)
 		}
 	}()
 
 	// Step 1: deploy and wait for Ready.
-	if _, err := b.Deploy(ctx, app(0.5)); err != nil {
+	if _, err := b.Deploy(ctx, app(2, 1)); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%6.1fs Deploy returned", time.Since(began).Seconds())
@@ -103,7 +109,6 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 		t.Logf("%6.1fs Wait: %s %s", time.Since(began).Seconds(), s.State, s.Message)
 	}})
 	if err != nil {
-		logServeApps(t, env, ns, name)
 		t.Fatalf("Wait: %v", err)
 	}
 	ready := time.Since(began)
@@ -134,27 +139,27 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 		t.Fatalf("a request through the serve Service: %v", err)
 	}
 	t.Logf("%6.1fs answer through %s: %+v", time.Since(began).Seconds(), url, r)
-	// Hosts contribute 1 and 2: (1+2) * scale 10.
-	if r.Sum != 30 || r.Offset != 0.5 || r.ProcessCount != 2 || r.DeviceCount != 8 {
-		t.Errorf("answer %+v, want sum 30 and offset 0.5 from a 2-process JAX program over 8 devices", r)
+	// y = 3x + 2 over the slice's 8 devices; hosts contribute 1 and 2.
+	if !slices.Equal(r.Y, []float64{5, 8}) || r.HostSum != 3 || r.Processes != 2 || r.Devices != 8 {
+		t.Errorf("answer %+v, want y [5 8] and host sum 3 from a 2-process JAX program over 8 devices", r)
 	}
 	checkSliceHosts(t, env, ns, active, r)
 	checkSlicePlacement(t, web, ns, active, r)
 
-	// Step 2: a user_config change alone is applied in place.
+	// Step 2: a user_config change alone (the bias) is applied in place.
 	load := startLoad(web, url)
 	time.Sleep(3 * time.Second) // requests answered before the change
 	changed := time.Now()
-	if _, err := b.Deploy(ctx, app(1.5)); err != nil {
+	if _, err := b.Deploy(ctx, app(4, 1)); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%6.1fs Deploy of offset 1.5 returned", time.Since(began).Seconds())
-	waitFor(t, 5*time.Minute, "answers with offset 1.5", func() (bool, string) {
+	t.Logf("%6.1fs Deploy of bias 4 returned", time.Since(began).Seconds())
+	waitFor(t, 5*time.Minute, "answers with bias 4", func() (bool, string) {
 		last := load.lastReply()
-		return last.Offset == 1.5, fmt.Sprintf("last answer %+v, %s", last, load)
+		return slices.Equal(last.Y, []float64{7, 10}), fmt.Sprintf("last answer %+v, %s", last, load)
 	})
 	applied := time.Since(changed)
-	t.Logf("%6.1fs the first answer with offset 1.5 came %v after the Deploy", time.Since(began).Seconds(), applied.Round(time.Millisecond))
+	t.Logf("%6.1fs the first answer with bias 4 came %v after the Deploy", time.Since(began).Seconds(), applied.Round(time.Millisecond))
 	time.Sleep(3 * time.Second) // requests answered after the change
 	load.stop()
 	t.Logf("requests during the change: %s", load)
@@ -175,24 +180,63 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 	if st, err := b.Wait(waitCtx, name, backend.WaitOptions{}); err != nil || st.State != backend.ServiceRunning {
 		t.Errorf("after the config change: %v %v, want RUNNING", st, err)
 	}
+
+	// Step 3: a second replica needs a second slice, a worker group
+	// appended to the RayCluster spec. KubeRay v1.5.0 adds it to the
+	// active RayCluster in place; the first replica keeps answering.
+	load = startLoad(web, url)
+	time.Sleep(2 * time.Second)
+	grown := time.Now()
+	if _, err := b.Deploy(ctx, app(4, 2)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%6.1fs Deploy of 2 replicas returned", time.Since(began).Seconds())
+	waitFor(t, 8*time.Minute, "answers from two replicas", func() (bool, string) {
+		return len(load.replicaSlices()) == 2, fmt.Sprintf("replicas answering %v, %s", load.replicaSlices(), load)
+	})
+	t.Logf("%6.1fs the second replica answered %v after the Deploy", time.Since(began).Seconds(), time.Since(grown).Round(time.Millisecond))
+	time.Sleep(2 * time.Second)
+	load.stop()
+	t.Logf("requests during the worker group change: %s; replicas %v", load, load.replicaSlices())
+	if load.failed.Load() != 0 {
+		t.Errorf("requests during the worker group change: %s; want every one answered", load)
+	}
+	slicesHeld := map[string]bool{}
+	for _, s := range load.replicaSlices() {
+		slicesHeld[s] = true
+	}
+	if len(slicesHeld) != 2 {
+		t.Errorf("the two replicas hold slices %v, want two slices", load.replicaSlices())
+	}
+	svc = getService(t, env, ns, name)
+	clusters = rayv1.RayClusterList{}
+	if err := env.Client.List(ctx, &clusters, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range clusters.Items {
+		t.Logf("RayCluster %s (uid %s, same as before: %v): %d worker groups", c.Name, c.UID, c.UID == rc.UID, len(c.Spec.WorkerGroupSpecs))
+	}
+	if got := svc.Status.ActiveServiceStatus.RayClusterName; got != active || len(clusters.Items) != 1 || len(clusters.Items[0].Spec.WorkerGroupSpecs) != 2 {
+		t.Errorf("after the worker group change: active %q, %d RayClusters; want %s updated in place to 2 worker groups", got, len(clusters.Items), active)
+	}
 	rec.stop()
 	t.Logf("test ran %v; Ready after %v", time.Since(began).Round(time.Millisecond), ready.Round(time.Millisecond))
 }
 
-// askService sends one GET and decodes the answer.
+// askService asks the model for x = [1, 2] and decodes the answer.
 func askService(web *http.Client, url string) (sliceReply, error) {
 	var r sliceReply
-	resp, err := web.Get(url)
+	resp, err := web.Post(url, "application/json", strings.NewReader(`{"x": [1, 2]}`))
 	if err != nil {
 		return r, err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return r, fmt.Errorf("GET %s = %d %.300s", url, resp.StatusCode, body)
+		return r, fmt.Errorf("POST %s = %d %.300s", url, resp.StatusCode, body)
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
-		return r, fmt.Errorf("GET %s: %w: %.300s", url, err, body)
+		return r, fmt.Errorf("POST %s: %w: %.300s", url, err, body)
 	}
 	return r, nil
 }
@@ -237,38 +281,19 @@ func checkSliceHosts(t *testing.T, env *kubetest.Env, ns, cluster string, r slic
 	}
 }
 
-// placementGroupInfo is one placement group of the State API.
-type placementGroupInfo struct {
-	Name    string `json:"name"`
-	State   string `json:"state"`
-	Bundles []struct {
-		NodeID    string             `json:"node_id"`
-		Resources map[string]float64 `json:"unit_resources"`
-	} `json:"bundles"`
-}
-
 // checkSlicePlacement reads the placement groups from the head's dashboard
 // (through cluster DNS, as KubeRay reaches it): the replica's slice group
 // has one bundle on each of its hosts, and a TPU-v4-16-head reservation
 // is held on the slice's host 0.
 func checkSlicePlacement(t *testing.T, web *http.Client, ns, cluster string, r sliceReply) {
 	t.Helper()
-	url := fmt.Sprintf("http://%s-head-svc.%s.svc.cluster.local:8265/api/v0/placement_groups?limit=1000&detail=true", cluster, ns)
-	resp, err := web.Get(url)
+	dash, err := ray.NewClient(fmt.Sprintf("http://%s-head-svc.%s.svc.cluster.local:8265", cluster, ns), ray.WithHTTPClient(web))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var doc struct {
-		Data struct {
-			Result struct {
-				Result []placementGroupInfo `json:"result"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &doc) != nil {
-		t.Fatalf("State API placement groups: %d %.300s", resp.StatusCode, body)
+	groups, err := dash.PlacementGroups(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
 	var hostNodes []string
 	for _, h := range r.Hosts {
@@ -276,7 +301,7 @@ func checkSlicePlacement(t *testing.T, web *http.Client, ns, cluster string, r s
 	}
 	slices.Sort(hostNodes)
 	var sliceGroup, headGroup bool
-	for _, pg := range doc.Data.Result.Result {
+	for _, pg := range groups {
 		if pg.State != "CREATED" {
 			continue
 		}
@@ -293,7 +318,7 @@ func checkSlicePlacement(t *testing.T, web *http.Client, ns, cluster string, r s
 			headGroup = len(r.Hosts) > 0 && nodes[0] == r.Hosts[0].NodeID
 		}
 	}
-	if !strings.HasPrefix(r.Replica, rayruntime.SliceGroupName("summer", "Summer", "")) || !sliceGroup {
+	if !strings.HasPrefix(r.Replica, rayruntime.SliceGroupName("linear", "Linear", "")) || !sliceGroup {
 		t.Errorf("the replica's slice group %q has no bundle on each of its hosts %v", r.Replica, hostNodes)
 	}
 	if !headGroup {
@@ -307,6 +332,7 @@ type load struct {
 	ok, failed atomic.Int64
 	mu         sync.Mutex
 	last       sliceReply
+	replicas   map[string]string // replica -> slice name
 	firstErr   error
 	cancel     context.CancelFunc
 	done       chan struct{}
@@ -314,7 +340,7 @@ type load struct {
 
 func startLoad(web *http.Client, url string) *load {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &load{cancel: cancel, done: make(chan struct{})}
+	l := &load{cancel: cancel, done: make(chan struct{}), replicas: map[string]string{}}
 	go func() {
 		defer close(l.done)
 		for ctx.Err() == nil {
@@ -328,6 +354,9 @@ func startLoad(web *http.Client, url string) *load {
 			} else {
 				l.ok.Add(1)
 				l.last = r
+				if len(r.Hosts) > 0 {
+					l.replicas[r.Replica] = r.Hosts[0].Labels["ray.io/tpu-slice-name"]
+				}
 			}
 			l.mu.Unlock()
 			time.Sleep(200 * time.Millisecond)
@@ -340,6 +369,13 @@ func (l *load) lastReply() sliceReply {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last
+}
+
+// replicaSlices maps each replica that answered to its slice.
+func (l *load) replicaSlices() map[string]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.replicas)
 }
 
 func (l *load) stop() { l.cancel(); <-l.done }
