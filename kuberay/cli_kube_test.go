@@ -3,7 +3,12 @@ package kuberay_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
@@ -39,6 +44,16 @@ func TestRenderedByTheCommandApply(t *testing.T) {
 		}
 		if err := kubeRayValidates(out); err != nil {
 			t.Errorf("%s: KubeRay's validation: %v", filepath.Base(f), err)
+		}
+		// A RayService whose replicas own TPU slices mounts the replica
+		// runtime's ConfigMap; applying it writes that too.
+		if svc, ok := out.(*rayv1.RayService); ok && strings.Contains(string(raw), kuberay.ReplicaRuntimeMountPath) {
+			var cm corev1.ConfigMap
+			if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: kuberay.ReplicaRuntimeConfigMapName(svc.Name)}, &cm); err != nil {
+				t.Errorf("%s: the replica runtime's ConfigMap: %v", filepath.Base(f), err)
+			} else if len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].UID != svc.UID {
+				t.Errorf("%s: the replica runtime's ConfigMap is owned by %+v, want RayService %s", filepath.Base(f), cm.OwnerReferences, svc.UID)
+			}
 		}
 	}
 }

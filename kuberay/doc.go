@@ -5,8 +5,10 @@
 //
 //   - a train or data plan as a RayJob ([Render], [Backend.Run]);
 //   - a Serve plan as a RayService whose serveConfigV2 is the compiled
-//     Serve config byte for byte ([RenderService], [ServeConfigV2], and
-//     the [backend.Server] methods [Backend.Deploy], [Backend.Wait],
+//     Serve config byte for byte, with the replica runtime added to
+//     py_modules when a deployment owns TPU slices ([RenderService],
+//     [ServeConfigV2], [ReplicaRuntimeMountPath], and the
+//     [backend.Server] methods [Backend.Deploy], [Backend.Wait],
 //     [Backend.Status] and [Backend.Delete]);
 //   - a slice plan as a plain RayCluster ([RenderCluster], [Backend.Up],
 //     [Backend.WaitCluster], [Backend.Down]).

@@ -20,7 +20,8 @@ import (
 // The example programs switch to KubeRay with one flag: built and run with
 // --backend kuberay against the real apiserver, jaxtrain creates its
 // RayJob and serve its RayService, each with its local code in a
-// ConfigMap. Nothing runs in the pods here, so the programs would wait
+// ConfigMap (and the RayService, whose replicas own TPU slices, with the
+// replica runtime in another). Nothing runs in the pods here, so the programs would wait
 // for ever; the test stops them once the objects exist.
 func TestExamplesOnKubeRay(t *testing.T) {
 	t.Parallel()
@@ -36,9 +37,10 @@ func TestExamplesOnKubeRay(t *testing.T) {
 		example string
 		object  client.Object
 		name    string
+		cms     int
 	}{
-		{"jaxtrain", &rayv1.RayJob{}, ""},
-		{"serve", &rayv1.RayService{}, "linear"},
+		{"jaxtrain", &rayv1.RayJob{}, "", 1},
+		{"serve", &rayv1.RayService{}, "linear", 2},
 	}
 	for _, c := range cases {
 		t.Run(c.example, func(t *testing.T) {
@@ -55,7 +57,7 @@ func TestExamplesOnKubeRay(t *testing.T) {
 				cmd.Process.Kill()
 				<-done
 			})
-			waitFor(t, 2*time.Minute, "the example's KubeRay object and its working_dir ConfigMap", func() (bool, string) {
+			waitFor(t, 2*time.Minute, "the example's KubeRay object and its ConfigMaps", func() (bool, string) {
 				select {
 				case err := <-done:
 					done <- err // for the cleanup
@@ -85,7 +87,7 @@ func TestExamplesOnKubeRay(t *testing.T) {
 						}
 					}
 				}
-				return n == 1 && len(cms.Items) == 1, fmt.Sprintf("%d objects, %d ConfigMaps; output: %s", n, len(cms.Items), out.String())
+				return n == 1 && len(cms.Items) == c.cms, fmt.Sprintf("%d objects, %d ConfigMaps; output: %s", n, len(cms.Items), out.String())
 			})
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -63,7 +64,10 @@ func (b *Backend) ApplyManifest(ctx context.Context, ns string, manifest []byte)
 
 // ApplyObject server-side applies a rendered KubeRay object (from Render,
 // RenderService, RenderCluster or DecodeManifest) into namespace ns, as
-// ApplyManifest does; a namespace in the object is replaced by ns.
+// ApplyManifest does; a namespace in the object is replaced by ns. A
+// RayService that mounts the replica runtime's ConfigMap (RenderService
+// mounts it when a deployment owns TPU slices) gets it written too, owned
+// by the RayService, as Deploy writes it.
 func (b *Backend) ApplyObject(ctx context.Context, ns string, obj any) (runtime.Object, error) {
 	opts := b.applyOptions()
 	ray := b.client.RayV1()
@@ -109,6 +113,11 @@ func (b *Backend) ApplyObject(ctx context.Context, ns string, obj any) (runtime.
 	}
 	if err != nil {
 		return nil, applyError(kind, ns, name, err)
+	}
+	if svc, ok := out.(*rayv1.RayService); ok && mountsReplicaRuntime(obj.(*rayv1ac.RayServiceApplyConfiguration)) {
+		if err := b.writeReplicaRuntime(ctx, svc, svc.Labels); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

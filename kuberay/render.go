@@ -129,8 +129,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	}
 	if wd != nil {
 		// The digest covers the files too: a changed directory is another run.
-		sum := sha256.Sum256([]byte(digest + wd.SHA256))
-		digest = hex.EncodeToString(sum[:8])
+		digest = mixDigest(digest, wd.SHA256)
 		mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
 		for i := range cluster.WorkerGroupSpecs {
 			mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
@@ -25,7 +26,13 @@ import (
 //
 // An application whose runtime_env working_dir is a local directory needs
 // it packed in o.WorkingDir (Backend.Deploy packs it): serveConfigV2 then
-// runs it from the mounted ConfigMap (see withPackedWorkingDir).
+// runs it from the mounted ConfigMap (see withPackedWorkingDir). An
+// application with a deployment that owns TPU slices gets raytpu's replica
+// runtime as the Ray backend ships it, a py_modules entry, here the
+// file:// URI of the zip in ConfigMap ReplicaRuntimeConfigMapName(o.Name)
+// (see ReplicaRuntimeMountPath), which every Ray container mounts and
+// Backend.Deploy writes; serveConfigV2 is then the compiled config with
+// that entry added and nothing else changed.
 func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfiguration, error) {
 	if err := checkServicePlan(p, o.WorkingDir != nil); err != nil {
 		return nil, err
@@ -45,15 +52,25 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 		return nil, err
 	}
 	shown := p
+	templates := append([]*corev1ac.PodTemplateSpecApplyConfiguration{cluster.HeadGroupSpec.Template}, podTemplates(cluster.WorkerGroupSpecs)...)
 	if wd := o.WorkingDir; wd != nil {
 		if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
 			shown = withPackedWorkingDir(p, wd)
-			sum := sha256.Sum256([]byte(digest + wd.SHA256))
-			digest = hex.EncodeToString(sum[:8])
-			mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
-			for i := range cluster.WorkerGroupSpecs {
-				mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
+			digest = mixDigest(digest, wd.SHA256)
+			for _, t := range templates {
+				mountWorkingDir(t, o.Name)
 			}
+		}
+	}
+	if needsReplicaRuntime(p) {
+		rt, err := PackReplicaRuntime()
+		if err != nil {
+			return nil, err
+		}
+		shown = withReplicaRuntime(shown, rt)
+		digest = mixDigest(digest, rt.SHA256)
+		for _, t := range templates {
+			mountReplicaRuntime(t, o.Name)
 		}
 	}
 	cfg, err := ServeConfigV2(shown)
@@ -138,4 +155,20 @@ func localDirs(path *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// mixDigest is the plan digest of a rendering that also ships the package
+// whose SHA-256 is sum: a change of the package changes the digest.
+func mixDigest(digest, sum string) string {
+	h := sha256.Sum256([]byte(digest + sum))
+	return hex.EncodeToString(h[:8])
+}
+
+// podTemplates are the pod templates of worker groups.
+func podTemplates(groups []rayv1ac.WorkerGroupSpecApplyConfiguration) []*corev1ac.PodTemplateSpecApplyConfiguration {
+	out := make([]*corev1ac.PodTemplateSpecApplyConfiguration, len(groups))
+	for i := range groups {
+		out[i] = groups[i].Template
+	}
+	return out
 }

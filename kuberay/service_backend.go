@@ -49,6 +49,9 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	}
 	o := b.opts
 	o.Name = ServiceName(p.Name)
+	if needsReplicaRuntime(p) && b.kube == nil {
+		return nil, fmt.Errorf("kuberay: %w: application %q has deployments that own TPU slices, whose replica runtime travels in a ConfigMap, and the backend has no Kubernetes client to write it (use New or WithKubeClient)", backend.ErrUnsupported, p.Name)
+	}
 	if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
 		if b.kube == nil {
 			return nil, fmt.Errorf("kuberay: %w: application %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
@@ -75,10 +78,8 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	case cur.Annotations[AnnotationPlanDigest] == svc.Annotations[AnnotationPlanDigest]:
 		// The same plan: nothing to send (see Apply) but a ConfigMap a
 		// failed Deploy may not have written.
-		if o.WorkingDir != nil {
-			if err := b.applyServiceWorkingDir(ctx, cur, o.WorkingDir, p); err != nil {
-				return nil, err
-			}
+		if err := b.applyServiceFiles(ctx, cur, o.WorkingDir, p); err != nil {
+			return nil, err
 		}
 		return ServiceStatusOf(cur), nil
 	}
@@ -86,10 +87,8 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 	if err != nil {
 		return nil, applyError(KindRayService, o.Namespace, name, err)
 	}
-	if o.WorkingDir != nil {
-		if err := b.applyServiceWorkingDir(ctx, out, o.WorkingDir, p); err != nil {
-			return nil, err
-		}
+	if err := b.applyServiceFiles(ctx, out, o.WorkingDir, p); err != nil {
+		return nil, err
 	}
 	b.logger.DebugContext(ctx, "kuberay: applied RayService", "rayservice", name, "generation", out.Generation)
 	return ServiceStatusOf(out), nil

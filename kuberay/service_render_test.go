@@ -1,8 +1,10 @@
 package kuberay_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 )
@@ -67,11 +70,12 @@ func decodeAsKubeRay(t *testing.T, cfg string) []any {
 }
 
 // serveConfigMatches fails t unless cfg holds exactly the plan's compiled
-// application: its bytes verbatim, and the same JSON value once decoded as
-// KubeRay decodes it.
+// application, with the replica runtime's py_modules entry when a
+// deployment owns slices (see shippedConfig): its bytes verbatim, and the
+// same JSON value once decoded as KubeRay decodes it.
 func serveConfigMatches(t *testing.T, cfg string, p *placement.Plan) {
 	t.Helper()
-	raw := compiledConfig(t, p)
+	raw := shippedConfig(t, p)
 	if want := "applications:\n- " + string(raw) + "\n"; cfg != want {
 		t.Errorf("serveConfigV2\n%s\nwant the compiled config verbatim\n%s", cfg, want)
 	}
@@ -84,7 +88,28 @@ func serveConfigMatches(t *testing.T, cfg string, p *placement.Plan) {
 	}
 }
 
-// compiledConfig is the plan's Serve config as Ray is sent it.
+// shippedConfig is the plan's compiled Serve config as a RayService ships
+// it: with the mounted replica runtime added to py_modules as the Ray
+// backend adds its uploaded one (rayruntime.ShipModule), when a deployment
+// owns slices.
+func shippedConfig(t *testing.T, p *placement.Plan) []byte {
+	t.Helper()
+	app := p.Serve.Config
+	if rayruntime.HasSliceDeployments(&app) {
+		rt, err := kuberay.PackReplicaRuntime()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rayruntime.ShipModule(&app, rt.URI())
+	}
+	raw, err := app.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// compiledConfig is the plan's Serve config as compiled.
 func compiledConfig(t *testing.T, p *placement.Plan) []byte {
 	t.Helper()
 	raw, err := p.Serve.Config.MarshalJSON()
@@ -165,7 +190,8 @@ func TestServeConfigV2IsOneLine(t *testing.T) {
 
 // A packed local working_dir: serveConfigV2 is the compiled config with
 // only runtime_env's value replaced (working_dir the mounted zip's URI,
-// excludes dropped), and every Ray container mounts the ConfigMap.
+// excludes dropped, the replica runtime in py_modules), and every Ray
+// container mounts both ConfigMaps.
 func TestRenderServicePackedWorkingDir(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, codeTree)
@@ -181,7 +207,11 @@ func TestRenderServicePackedWorkingDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"excludes":["*.bin"],"working_dir":"` + dir + `"}`
-	newEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"working_dir":"` + wd.URI() + `"}`
+	rt, err := kuberay.PackReplicaRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newEnv := `"runtime_env":{"env_vars":{"JAX_PLATFORMS":"cpu"},"py_modules":["` + rt.URI() + `"],"working_dir":"` + wd.URI() + `"}`
 	compiled := string(compiledConfig(t, p))
 	if !strings.Contains(compiled, oldEnv) {
 		t.Fatalf("compiled config %s lacks %s", compiled, oldEnv)
@@ -192,9 +222,11 @@ func TestRenderServicePackedWorkingDir(t *testing.T) {
 	}
 	c := svc.Spec.RayClusterSpec
 	for i, tmpl := range append([]*corev1ac.PodTemplateSpecApplyConfiguration{c.HeadGroupSpec.Template}, templates(c.WorkerGroupSpecs)...) {
-		if len(tmpl.Spec.Volumes) != 1 || *tmpl.Spec.Volumes[0].ConfigMap.Name != kuberay.WorkingDirConfigMapName("chat") ||
-			*tmpl.Spec.Containers[0].VolumeMounts[0].MountPath != kuberay.WorkingDirMountPath {
-			t.Errorf("pod template %d does not mount the working_dir ConfigMap", i)
+		if got, want := mountedConfigMaps(tmpl), map[string]string{
+			kuberay.WorkingDirMountPath:     kuberay.WorkingDirConfigMapName("chat"),
+			kuberay.ReplicaRuntimeMountPath: kuberay.ReplicaRuntimeConfigMapName("chat"),
+		}; !maps.Equal(got, want) {
+			t.Errorf("pod template %d mounts %v, want %v", i, got, want)
 		}
 	}
 	if _, err := kuberay.RenderService(p, kuberay.Options{}); !errors.Is(err, kuberay.ErrLocalWorkingDir) {
@@ -208,4 +240,79 @@ func templates(gs []rayv1ac.WorkerGroupSpecApplyConfiguration) []*corev1ac.PodTe
 		out = append(out, g.Template)
 	}
 	return out
+}
+
+// mountedConfigMaps maps each mount path of a pod template's Ray container
+// to the ConfigMap mounted there.
+func mountedConfigMaps(tmpl *corev1ac.PodTemplateSpecApplyConfiguration) map[string]string {
+	vols := map[string]string{}
+	for _, v := range tmpl.Spec.Volumes {
+		if v.ConfigMap != nil {
+			vols[*v.Name] = *v.ConfigMap.Name
+		}
+	}
+	out := map[string]string{}
+	for _, m := range tmpl.Spec.Containers[0].VolumeMounts {
+		if cm, ok := vols[*m.Name]; ok && m.ReadOnly != nil && *m.ReadOnly {
+			out[*m.MountPath] = cm
+		}
+	}
+	return out
+}
+
+// A deployment that owns TPU slices gets the replica runtime as the Ray
+// backend ships it: the application's py_modules list the file:// URI of
+// the zip every Ray container mounts from the RayService's ConfigMap, and
+// nothing else of the compiled config changes. An application without
+// slices gets neither.
+func TestRenderServiceShipsReplicaRuntime(t *testing.T) {
+	t.Parallel()
+	p := compileApp(t, chatApp(1, nil))
+	svc, err := kuberay.RenderService(p, kuberay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := kuberay.PackReplicaRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "file://" + kuberay.ReplicaRuntimeMountPath + "/" + rt.Key(); rt.URI() != want {
+		t.Errorf("URI %s, want %s", rt.URI(), want)
+	}
+	sent := decodeAsKubeRay(t, *svc.Spec.ServeConfigV2)
+	var compiled any
+	if err := json.Unmarshal(compiledConfig(t, p), &compiled); err != nil {
+		t.Fatal(err)
+	}
+	compiled.(map[string]any)["runtime_env"].(map[string]any)["py_modules"] = []any{rt.URI()}
+	if diff := cmp.Diff([]any{compiled}, sent); diff != "" {
+		t.Errorf("sent config, want the compiled one with the runtime in py_modules (-want +got):\n%s", diff)
+	}
+	c := svc.Spec.RayClusterSpec
+	for i, tmpl := range append([]*corev1ac.PodTemplateSpecApplyConfiguration{c.HeadGroupSpec.Template}, templates(c.WorkerGroupSpecs)...) {
+		if got, want := mountedConfigMaps(tmpl), map[string]string{kuberay.ReplicaRuntimeMountPath: kuberay.ReplicaRuntimeConfigMapName("chat")}; !maps.Equal(got, want) {
+			t.Errorf("pod template %d mounts %v, want %v", i, got, want)
+		}
+	}
+	cm := kuberay.ReplicaRuntimeConfigMap("chat", "ml", rt, nil, nil)
+	if *cm.Name != "chat-replica-runtime" || !bytes.Equal(cm.BinaryData[rt.Key()], rt.Zip) {
+		t.Errorf("ConfigMap %s holds keys %v, want chat-replica-runtime holding %s", *cm.Name, slices.Collect(maps.Keys(cm.BinaryData)), rt.Key())
+	}
+	again, err := kuberay.PackReplicaRuntime()
+	if err != nil || again.SHA256 != rt.SHA256 {
+		t.Errorf("packed again: %v, sha %s, want %s", err, again.SHA256, rt.SHA256)
+	}
+
+	cpu := chatApp(1, nil)
+	cpu.Deployments = cpu.Deployments[:1]
+	svc, err = kuberay.RenderService(compileApp(t, cpu), kuberay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := *svc.Spec.ServeConfigV2; strings.Contains(cfg, "py_modules") {
+		t.Errorf("an application without slices got py_modules: %s", cfg)
+	}
+	if n := len(svc.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes); n != 0 {
+		t.Errorf("an application without slices mounts %d volumes on the head", n)
+	}
 }

@@ -19,12 +19,14 @@ import (
 //     when Ready is False with reason InitializingTimeout (KubeRay gave up);
 //   - UNHEALTHY when Ray reports an application UNHEALTHY;
 //   - RUNNING when KubeRay's Ready condition is True;
-//   - UNHEALTHY when Ready is False while an active RayCluster serves (no
-//     serve endpoints left);
+//   - UNHEALTHY when Ready is False with reason ZeroServeEndpoints (an
+//     active RayCluster served, and its serve endpoints dropped to 0);
 //   - NOT_STARTED before KubeRay has looked at it (no condition, no
 //     cluster);
-//   - DEPLOYING otherwise: KubeRay is preparing a RayCluster or waiting for
-//     Ray to run the applications.
+//   - DEPLOYING otherwise: KubeRay is preparing a RayCluster, waiting for
+//     Ray to run the applications, or has promoted the RayCluster that
+//     runs them and waits for the serve Service's first endpoint (KubeRay
+//     v1.5.0 keeps Ready False, reason Initializing, until it counts one).
 //
 // The message is the Ready condition's reason and message, then the
 // active and pending RayClusters, then the message of each application Ray
@@ -83,7 +85,7 @@ func ServiceStatusOf(svc *rayv1.RayService) *backend.ServiceStatus {
 		st.State = backend.ServiceUnhealthy
 	case ready != nil && ready.Status == "True":
 		st.State = backend.ServiceRunning
-	case s.ActiveServiceStatus.RayClusterName != "":
+	case ready != nil && ready.Reason == string(rayv1.ZeroServeEndpoints):
 		st.State = backend.ServiceUnhealthy
 	case ready == nil && s.PendingServiceStatus.RayClusterName == "":
 		st.State = backend.ServiceNotStarted

@@ -40,6 +40,12 @@ func TestServiceStatusOf(t *testing.T) {
 			false, backend.ServiceUnhealthy, "Ready=True NonZeroServeEndpoints; active RayCluster c-1; application chat UNHEALTHY: boom"},
 		{"no endpoints", rayv1.RayServiceStatuses{Conditions: cond("False", "ZeroServeEndpoints"), ActiveServiceStatus: rayv1.RayServiceStatus{RayClusterName: "c-1"}},
 			false, backend.ServiceUnhealthy, "Ready=False ZeroServeEndpoints; active RayCluster c-1"},
+		// KubeRay v1.5.0 promotes the pending RayCluster once Ray runs the
+		// applications, and sets Ready only when it counts the serve
+		// Service's endpoints: until then the promoted cluster is still
+		// coming up, not unhealthy.
+		{"promoted, no endpoints yet", rayv1.RayServiceStatuses{Conditions: cond("False", "Initializing"), ActiveServiceStatus: rayv1.RayServiceStatus{RayClusterName: "c-1", Applications: apps("RUNNING")}},
+			false, backend.ServiceDeploying, "Ready=False Initializing; active RayCluster c-1"},
 		{"deleting", rayv1.RayServiceStatuses{Conditions: cond("True", "NonZeroServeEndpoints")}, true, backend.ServiceDeleting, "Ready=True NonZeroServeEndpoints"},
 	}
 	for _, c := range cases {

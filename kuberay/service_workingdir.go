@@ -36,11 +36,31 @@ func withPackedWorkingDir(p *placement.Plan, wd *WorkingDir) *placement.Plan {
 // applyServiceWorkingDir writes the ConfigMap of a RayService's packed
 // working_dir, owned by the RayService.
 func (b *Backend) applyServiceWorkingDir(ctx context.Context, svc *rayv1.RayService, wd *WorkingDir, p *placement.Plan) error {
-	owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayService).
-		WithName(svc.Name).WithUID(svc.UID)
-	cm := WorkingDirConfigMap(svc.Name, svc.Namespace, wd, labels(p), owner)
+	cm := WorkingDirConfigMap(svc.Name, svc.Namespace, wd, labels(p), serviceOwner(svc))
 	if _, err := b.kube.CoreV1().ConfigMaps(svc.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 		return fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayService %s: %w", svc.Namespace, *cm.Name, svc.Name, err)
 	}
 	return nil
+}
+
+// serviceOwner is the owner reference that makes RayService svc own an
+// object, so that it goes with the RayService.
+func serviceOwner(svc *rayv1.RayService) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayService).
+		WithName(svc.Name).WithUID(svc.UID)
+}
+
+// applyServiceFiles writes the ConfigMaps RayService svc of plan p
+// mounts: its packed working_dir (wd, when set) and the replica runtime
+// (when a deployment owns TPU slices).
+func (b *Backend) applyServiceFiles(ctx context.Context, svc *rayv1.RayService, wd *WorkingDir, p *placement.Plan) error {
+	if wd != nil {
+		if err := b.applyServiceWorkingDir(ctx, svc, wd, p); err != nil {
+			return err
+		}
+	}
+	if !needsReplicaRuntime(p) {
+		return nil
+	}
+	return b.applyReplicaRuntime(ctx, svc, p)
 }

@@ -147,9 +147,15 @@ func WorkingDirConfigMapName(job string) string { return job + "-working-dir" }
 // WorkingDirConfigMap is the ConfigMap that holds w for RayJob job,
 // labelled as raytpu's; owner, when set, makes the RayJob own it.
 func WorkingDirConfigMap(job, ns string, w *WorkingDir, planLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration) *corev1ac.ConfigMapApplyConfiguration {
-	cm := corev1ac.ConfigMap(WorkingDirConfigMapName(job), ns).
+	return zipConfigMap(WorkingDirConfigMapName(job), ns, w.Key(), w.Zip, planLabels, owner)
+}
+
+// zipConfigMap is ConfigMap name holding one zip under key, labelled as
+// raytpu's and owned by owner when set.
+func zipConfigMap(name, ns, key string, zip []byte, planLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration) *corev1ac.ConfigMapApplyConfiguration {
+	cm := corev1ac.ConfigMap(name, ns).
 		WithLabels(planLabels).
-		WithBinaryData(map[string][]byte{w.Key(): w.Zip})
+		WithBinaryData(map[string][]byte{key: zip})
 	if owner != nil {
 		cm.WithOwnerReferences(owner)
 	}
@@ -159,10 +165,16 @@ func WorkingDirConfigMap(job, ns string, w *WorkingDir, planLabels map[string]st
 // mountWorkingDir adds the working_dir ConfigMap volume to a pod template
 // and mounts it read-only into its first (Ray) container.
 func mountWorkingDir(t *corev1ac.PodTemplateSpecApplyConfiguration, job string) {
-	t.Spec.WithVolumes(corev1ac.Volume().WithName(workingDirVolume).
-		WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(WorkingDirConfigMapName(job))))
+	mountConfigMap(t, workingDirVolume, WorkingDirConfigMapName(job), WorkingDirMountPath)
+}
+
+// mountConfigMap adds ConfigMap cm as volume to a pod template and mounts
+// it read-only at path into its first (Ray) container.
+func mountConfigMap(t *corev1ac.PodTemplateSpecApplyConfiguration, volume, cm, path string) {
+	t.Spec.WithVolumes(corev1ac.Volume().WithName(volume).
+		WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(cm)))
 	t.Spec.Containers[0].WithVolumeMounts(corev1ac.VolumeMount().
-		WithName(workingDirVolume).WithMountPath(WorkingDirMountPath).WithReadOnly(true))
+		WithName(volume).WithMountPath(path).WithReadOnly(true))
 }
 
 // isLocal reports whether a working_dir is a local directory.

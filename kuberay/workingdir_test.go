@@ -116,26 +116,60 @@ func TestPackWorkingDirTooLarge(t *testing.T) {
 // Ray functions of the project's venv, with no cluster.
 func TestPackedWorkingDirUnpacksInRay(t *testing.T) {
 	t.Parallel()
-	py := venvtest.Python(t)
 	wd, err := kuberay.PackWorkingDir(writeTree(t, codeTree), []string{"*.bin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	zipPath := filepath.Join(tmp, wd.Key())
-	if err := os.WriteFile(zipPath, wd.Zip, 0o644); err != nil {
+	out := unpackInRay(t, wd.Key(), wd.Zip, `
+for root, _, files in os.walk(dest):
+    for f in files:
+        print(os.path.relpath(os.path.join(root, f), dest))
+`)
+	got := strings.Fields(out)
+	slices.Sort(got)
+	want := []string{"notes/keep/readme.txt", "pkg/util.py", "sub/train_loop_extra.py", "train_loop.py"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Ray unpacked %q, want %q", got, want)
+	}
+}
+
+// The packed replica runtime, fetched by Ray as a py_modules file:// URI,
+// unpacks to a directory that holds raytpu_replica itself: a process
+// with that directory on its path (as Ray puts every py_modules entry)
+// imports the runtime the Ray backend ships.
+func TestPackedReplicaRuntimeImportsInRay(t *testing.T) {
+	t.Parallel()
+	rt, err := kuberay.PackReplicaRuntime()
+	if err != nil {
 		t.Fatal(err)
 	}
-	// download_and_unpack_package is what a node's runtime_env agent runs
-	// for a working_dir URI.
+	out := unpackInRay(t, rt.Key(), rt.Zip, `
+sys.path.insert(0, dest)
+import raytpu_replica
+print(raytpu_replica.__file__[len(dest):], callable(raytpu_replica.tpu_slice))
+`)
+	if got, want := strings.TrimSpace(out), "/raytpu_replica/__init__.py True"; got != want {
+		t.Errorf("imported %q, want %q", got, want)
+	}
+}
+
+// unpackInRay writes zip as file name and has the venv's Ray fetch and
+// unpack its file:// URI with download_and_unpack_package, what a node's
+// runtime_env agent runs for a working_dir or py_modules URI, then runs the
+// Python code then (dest is the unpacked directory) and returns its output.
+func unpackInRay(t *testing.T, name string, zip []byte, then string) string {
+	t.Helper()
+	py := venvtest.Python(t)
+	tmp := t.TempDir()
+	zipPath := filepath.Join(tmp, name)
+	if err := os.WriteFile(zipPath, zip, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	script := `
 import asyncio, os, sys
 from ray._private.runtime_env.packaging import download_and_unpack_package
 dest = asyncio.run(download_and_unpack_package(sys.argv[1], sys.argv[2]))
-for root, _, files in os.walk(dest):
-    for f in files:
-        print(os.path.relpath(os.path.join(root, f), dest))
-`
+` + then
 	uri := "file://" + zipPath
 	cmd := exec.CommandContext(t.Context(), py, "-c", script, uri, filepath.Join(tmp, "unpacked"))
 	var stderr bytes.Buffer
@@ -144,12 +178,7 @@ for root, _, files in os.walk(dest):
 	if err != nil {
 		t.Fatalf("Ray could not unpack %s: %v\n%s", uri, err, stderr.Bytes())
 	}
-	got := strings.Fields(string(out))
-	slices.Sort(got)
-	want := []string{"notes/keep/readme.txt", "pkg/util.py", "sub/train_loop_extra.py", "train_loop.py"}
-	if !slices.Equal(got, want) {
-		t.Errorf("Ray unpacked %q, want %q", got, want)
-	}
+	return string(out)
 }
 
 func writeFile(t *testing.T, dir, name, content string) {

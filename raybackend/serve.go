@@ -11,6 +11,7 @@ import (
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serveconfig"
 )
 
@@ -63,7 +64,7 @@ func (b *Backend) deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		if err != nil {
 			return nil, err
 		}
-		shipReplicaRuntime(&app, sliceDeps, uri)
+		rayruntime.ShipModule(&app, uri)
 	}
 	if err := b.client.DeployServeConfig(ctx, &app); err != nil {
 		return nil, err

@@ -93,35 +93,3 @@ func (b *Backend) uploadReplicaRuntime(ctx context.Context) (string, error) {
 	}
 	return env.PyModules[0], nil
 }
-
-// withPyModule returns a copy of env (nil: an empty one) whose
-// py_modules end with uri (unless there).
-func withPyModule(env *runtimeenv.RuntimeEnv, uri string) *runtimeenv.RuntimeEnv {
-	out := env.Clone()
-	if out == nil {
-		out = &runtimeenv.RuntimeEnv{}
-	}
-	if !slices.Contains(out.PyModules, uri) {
-		out.PyModules = append(out.PyModules, uri)
-	}
-	return out
-}
-
-// shipReplicaRuntime adds the runtime's URI to the application's
-// runtime_env.py_modules, and to the own py_modules of every slice
-// deployment that sets them (Serve replaces, not merges, a deployment's
-// py_modules over the application's). It replaces app's fields with
-// copies and writes into nothing app shares.
-func shipReplicaRuntime(app *serveconfig.Application, sliceDeps map[string]bool, uri string) {
-	app.RuntimeEnv = withPyModule(app.RuntimeEnv, uri)
-	app.Deployments = slices.Clone(app.Deployments)
-	for i := range app.Deployments {
-		d := &app.Deployments[i]
-		if o := d.RayActorOptions; o == nil || !sliceDeps[d.Name] || o.RuntimeEnv == nil || len(o.RuntimeEnv.PyModules) == 0 {
-			continue
-		}
-		opts := *d.RayActorOptions
-		opts.RuntimeEnv = withPyModule(opts.RuntimeEnv, uri)
-		d.RayActorOptions = &opts
-	}
-}

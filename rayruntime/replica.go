@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serveconfig"
 )
 
@@ -68,4 +70,44 @@ func WriteModule(dir string) (string, error) {
 		}
 	}
 	return pkg, nil
+}
+
+// ShipModule adds uri, the py_modules entry of the replica runtime as a
+// backend shipped it (a package of WriteModule's directory), to the
+// application's runtime_env.py_modules, and to the own py_modules of
+// every deployment that carries a slice reservation and sets them (Serve
+// replaces, not merges, a deployment's py_modules over the
+// application's). It replaces app's fields with copies and writes into
+// nothing app shares, so app may be a shallow copy of a compiled config.
+func ShipModule(app *serveconfig.Application, uri string) {
+	app.RuntimeEnv = withPyModule(app.RuntimeEnv, uri)
+	app.Deployments = slices.Clone(app.Deployments)
+	for i := range app.Deployments {
+		d := &app.Deployments[i]
+		if o := d.RayActorOptions; o == nil || d.Reservation == nil || o.RuntimeEnv == nil || len(o.RuntimeEnv.PyModules) == 0 {
+			continue
+		}
+		opts := *d.RayActorOptions
+		opts.RuntimeEnv = withPyModule(opts.RuntimeEnv, uri)
+		d.RayActorOptions = &opts
+	}
+}
+
+// HasSliceDeployments reports whether a deployment of app carries a slice
+// reservation, and so needs the replica runtime (ShipModule).
+func HasSliceDeployments(app *serveconfig.Application) bool {
+	return slices.ContainsFunc(app.Deployments, func(d serveconfig.Deployment) bool { return d.Reservation != nil })
+}
+
+// withPyModule returns a copy of env (nil: an empty one) whose
+// py_modules end with uri (unless there).
+func withPyModule(env *runtimeenv.RuntimeEnv, uri string) *runtimeenv.RuntimeEnv {
+	out := env.Clone()
+	if out == nil {
+		out = &runtimeenv.RuntimeEnv{}
+	}
+	if !slices.Contains(out.PyModules, uri) {
+		out.PyModules = append(out.PyModules, uri)
+	}
+	return out
 }

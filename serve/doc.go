@@ -42,8 +42,9 @@
 // # The replica runtime
 //
 // The replica that owns a slice runs raytpu's replica runtime, a small
-// Python module (raytpu_replica) that the Ray backend ships with the
-// application as a py_modules entry. The deployment's code applies its
+// Python module (raytpu_replica) that the Ray and KubeRay backends ship
+// with the application as a py_modules entry (an uploaded package, or a
+// zip in a ConfigMap every pod mounts). The deployment's code applies its
 // class decorator under @serve.deployment:
 //
 //	from ray import serve

@@ -21,10 +21,13 @@ import (
 // runs: the Job controller gives a Job (a RayJob's K8sJobMode submitter) its
 // pods and status, and the garbage collector deletes the objects whose
 // owners are gone (a RayJob's RayCluster and submitter Job, their pods and
-// Services). The rest (namespaces, service accounts and their tokens,
-// endpoints, nodes' lifecycle, ReplicaSets, ...) stay off: nothing here
-// needs them, and each one costs the loaded machine informers and CPU.
-var Controllers = []string{"job-controller", "garbage-collector-controller"}
+// Services), and the endpoints controller keeps each Service's Endpoints
+// (the ready pods behind it), which KubeRay's RayService controller counts
+// for the serve Service before it sets Ready. The rest (namespaces,
+// service accounts and their tokens, endpoint slices, nodes' lifecycle,
+// ReplicaSets, ...) stay off: nothing here needs them, and each one costs
+// the loaded machine informers and CPU.
+var Controllers = []string{"job-controller", "garbage-collector-controller", "endpoints-controller"}
 
 // controllerManager is a running kube-controller-manager process.
 type controllerManager struct {

@@ -45,7 +45,9 @@ it is printed; the output is byte-identical from run to run and kubectl
 apply -f takes it as is.
 
 A job whose working_dir is a local directory cannot be rendered alone: its
-files travel in a ConfigMap that 'raytpu apply' writes.`,
+files travel in a ConfigMap that 'raytpu apply' writes. A Serve application
+whose deployments own TPU slices mounts raytpu's replica runtime from
+ConfigMap <name>-replica-runtime, which 'raytpu apply' writes as well.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
