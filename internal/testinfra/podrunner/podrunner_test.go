@@ -119,10 +119,6 @@ func TestPodAsAKubeletRunsIt(t *testing.T) {
 	ctx := t.Context()
 	ns := env.Namespace(t)
 	mark := fmt.Sprintf("PODRUNNER_TEST_MARK=%d", time.Now().UnixNano())
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "wd", Namespace: ns}, Data: map[string]string{"app.txt": "from the configmap"}}
-	if err := env.Client.Create(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
 	script := `echo "name=$POD_NAME ns=$POD_NS ip=$POD_IP node=$NODE mem=$MEM grp=$GROUP greeting=$GREETING"
 echo "cm=$(cat /raytpu/working_dir/app.txt)"
 echo "label=$(cat /etc/podinfo/labels)"
@@ -171,6 +167,21 @@ exec python -m http.server 8000 --bind 0.0.0.0`
 	debug = func() {
 		l, err := env.Pods.Logs(ns, "web", "main")
 		t.Logf("pod status %+v\nlogs (%v):\n%s", pod.Status, err, l)
+	}
+	// The ConfigMap comes after the pod, as an object its creator writes
+	// next (a RayService's) does: the pod waits in ContainerCreating, as
+	// under a kubelet, and starts once it is there.
+	waitFor(t, "pod ContainerCreating without its ConfigMap", time.Minute, func() (bool, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)
+		if err != nil || len(pod.Status.ContainerStatuses) != 1 {
+			return false, err
+		}
+		w := pod.Status.ContainerStatuses[0].State.Waiting
+		return w != nil && w.Reason == "ContainerCreating" && strings.Contains(w.Message, "wd"), nil
+	})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "wd", Namespace: ns}, Data: map[string]string{"app.txt": "from the configmap"}}
+	if err := env.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
 	}
 	waitFor(t, "pod Ready", 2*time.Minute, func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)

@@ -104,15 +104,25 @@ func (w *worker) run(ctx context.Context) {
 		w.teardown()
 	}()
 	if err := w.setup(ctx); err != nil {
-		w.mu.Lock()
-		for _, c := range append(w.inits, w.ctrs...) {
-			c.state = waiting("CreateContainerConfigError", err.Error())
-		}
-		w.mu.Unlock()
-		w.r.logf("pod %s/%s: %v", w.pod.Namespace, w.pod.Name, err)
-		w.changed()
+		w.wait("CreateContainerConfigError", err)
 		<-ctx.Done()
 		return
+	}
+	// As a kubelet does, a volume whose ConfigMap or Secret is not there
+	// yet (an object written just after the pod, or not yet in the
+	// runner's cache) is retried until it is, the pod ContainerCreating
+	// meanwhile.
+	for delay := 250 * time.Millisecond; ; delay = min(2*delay, 4*time.Second) {
+		err := w.volumes(ctx)
+		if err == nil {
+			break
+		}
+		w.wait("ContainerCreating", fmt.Errorf("MountVolume.SetUp failed: %w", err))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
 	}
 	w.changed()
 	for _, c := range w.inits {
@@ -131,7 +141,19 @@ func (w *worker) run(ctx context.Context) {
 	wg.Wait()
 }
 
-// setup makes the pod's directories, network namespace and volumes.
+// wait reports every container of the pod waiting for reason.
+func (w *worker) wait(reason string, err error) {
+	w.mu.Lock()
+	for _, c := range append(w.inits, w.ctrs...) {
+		c.state = waiting(reason, err.Error())
+	}
+	w.mu.Unlock()
+	w.r.logf("pod %s/%s: %s: %v", w.pod.Namespace, w.pod.Name, reason, err)
+	w.changed()
+}
+
+// setup makes the pod's directories and network namespace; run then
+// materialises its volumes.
 func (w *worker) setup(ctx context.Context) error {
 	for _, d := range []string{w.home(), w.logDir()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -143,10 +165,7 @@ func (w *worker) setup(ctx context.Context) error {
 		return err
 	}
 	w.ns.Store(ns)
-	if err := w.writeEtc(); err != nil {
-		return err
-	}
-	return w.volumes(ctx)
+	return w.writeEtc()
 }
 
 // writeEtc writes the pod's hosts and resolv.conf from the runner's
