@@ -40,7 +40,7 @@ var allowed = map[string]struct {
 	"placement":                      {[]string{"field", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "placement imports no front end, backend or runtime"},
 	"backend":                        {[]string{"field", "placement", "serveconfig"}, "the backend contract imports no backend, front end or runtime"},
 	"backend/backendtest":            {[]string{"backend", "field", "placement", "serveconfig"}, "the conformance suite imports only the contract"},
-	"rayruntime":                     {[]string{"placement", "serveconfig"}, "the Python runtime imports no front end, backend or contract"},
+	"rayruntime":                     {[]string{"placement", "runtimeenv", "serveconfig"}, "the Python runtime imports no front end, backend or contract (runtimeenv: it joins a Serve config's py_modules)"},
 	"train":                          {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
 	"serve":                          {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
 	"data":                           {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},

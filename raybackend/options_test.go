@@ -14,10 +14,7 @@ import (
 // the bad value and what is valid. No request is made.
 func TestNewRefusesInvalidOptions(t *testing.T) {
 	t.Parallel()
-	client, err := ray.NewClient("http://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := unreachableClient(t)
 	cases := []struct {
 		name string
 		opt  raybackend.Option
@@ -60,14 +57,33 @@ func TestNewRefusesInvalidOptions(t *testing.T) {
 // options afterwards changes nothing in the backend.
 func TestWithPackageOptionsCopies(t *testing.T) {
 	t.Parallel()
-	client, err := ray.NewClient("http://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := unreachableClient(t)
 	o := ray.PackageOptions{MaxSize: -1}
 	opt := raybackend.WithPackageOptions(o)
 	o.MaxSize = 1 << 20 // the option holds its own copy: still invalid
 	if _, err := raybackend.New(client, opt); err == nil {
 		t.Error("the option saw a change the caller made after creating it")
 	}
+}
+
+// unreachableClient is a dashboard client of a port where nothing
+// listens: a request that gets sent fails with a connection error.
+func unreachableClient(t *testing.T) *ray.Client {
+	t.Helper()
+	client, err := ray.NewClient("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// unreachable is a backend of unreachableClient: what it refuses, it
+// refuses before sending anything.
+func unreachable(t *testing.T) *raybackend.Backend {
+	t.Helper()
+	b, err := raybackend.New(unreachableClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

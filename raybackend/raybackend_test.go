@@ -30,14 +30,7 @@ func jobPlan(name, entrypoint string) *placement.Plan {
 // with a connection error instead of the typed refusals checked here.
 func TestRefusedBeforeSending(t *testing.T) {
 	t.Parallel()
-	client, err := ray.NewClient("http://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := raybackend.New(client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := unreachable(t)
 	service := jobPlan("svc", "true")
 	service.Kind = placement.KindApplication
 	launcherAtURI := jobPlan("uri", "")

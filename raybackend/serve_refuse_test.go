@@ -12,7 +12,6 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
-	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
@@ -32,14 +31,7 @@ func compileSliceApp(t *testing.T, d serve.Deployment) *placement.Plan {
 // would fail with a connection error instead of these typed refusals.
 func TestDeployRefusesBadSlicePlans(t *testing.T) {
 	t.Parallel()
-	client, err := ray.NewClient("http://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := raybackend.New(client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := unreachable(t)
 	v4 := &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}
 
 	// One chip per bundle: 8 bundles for 2 hosts.
@@ -92,14 +84,7 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 // where nothing listens.
 func TestDeployLeavesServeLLMSlicesToServeLLM(t *testing.T) {
 	t.Parallel()
-	client, err := ray.NewClient("http://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := raybackend.New(client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := unreachable(t)
 	p, err := llm.OpenAIApp{Name: "chat", LLMConfigs: []llm.LLMConfig{{
 		ModelLoadingConfig: llm.ModelLoadingConfig{ModelID: "tiny", ModelSource: "/models/tiny"},
 		AcceleratorType:    "v4",

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // Deploy compiles a and deploys it on s, as a PUT of its config (or
@@ -13,14 +14,7 @@ import (
 // and reaches no backend. Deploying the same application again changes
 // nothing; other applications on s keep running.
 func (a Application) Deploy(ctx context.Context, s backend.Server) (*backend.ServiceStatus, error) {
-	if s == nil {
-		return nil, errors.New("serve: Deploy: nil backend")
-	}
-	plan, err := a.Compile()
-	if err != nil {
-		return nil, err
-	}
-	return s.Deploy(ctx, plan)
+	return DeployApp(ctx, s, a)
 }
 
 // Run mirrors serve.run(app): it deploys a on s and waits until the
@@ -30,7 +24,33 @@ func (a Application) Deploy(ctx context.Context, s backend.Server) (*backend.Ser
 // *backend.ServiceError holding the last status, which says why the
 // application is not running yet. opts, if given, tunes the wait.
 func (a Application) Run(ctx context.Context, s backend.Server, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
-	st, err := a.Deploy(ctx, s)
+	return RunApp(ctx, s, a, opts...)
+}
+
+// Compiler is a Serve application that compiles to a plan of kind
+// Application: an Application, or another front end's application built
+// on Serve (package serve/llm's OpenAIApp).
+type Compiler interface {
+	Compile() (*placement.Plan, error)
+}
+
+// DeployApp compiles app and deploys its plan on s: Application.Deploy
+// for any Compiler. Compile's errors come back before any request.
+func DeployApp(ctx context.Context, s backend.Server, app Compiler) (*backend.ServiceStatus, error) {
+	if s == nil {
+		return nil, errors.New("serve: Deploy: nil backend")
+	}
+	plan, err := app.Compile()
+	if err != nil {
+		return nil, err
+	}
+	return s.Deploy(ctx, plan)
+}
+
+// RunApp deploys app on s and waits until it is RUNNING: Application.Run
+// for any Compiler.
+func RunApp(ctx context.Context, s backend.Server, app Compiler, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
+	st, err := DeployApp(ctx, s, app)
 	if err != nil {
 		return st, err
 	}

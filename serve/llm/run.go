@@ -2,23 +2,16 @@ package llm
 
 import (
 	"context"
-	"errors"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/serve"
 )
 
 // Deploy compiles a and hands its plan to s, as `serve deploy` of the
 // config file Compile yields would: a redeploy of the same application is
 // declarative. Compile's errors come back before any request.
 func (a OpenAIApp) Deploy(ctx context.Context, s backend.Server) (*backend.ServiceStatus, error) {
-	if s == nil {
-		return nil, errors.New("llm: Deploy: nil backend")
-	}
-	plan, err := a.Compile()
-	if err != nil {
-		return nil, err
-	}
-	return s.Deploy(ctx, plan)
+	return serve.DeployApp(ctx, s, a)
 }
 
 // Run mirrors serve.run(build_openai_app(...)): it deploys a on s and
@@ -29,13 +22,5 @@ func (a OpenAIApp) Deploy(ctx context.Context, s backend.Server) (*backend.Servi
 // wait's status says why the replica is not running yet when ctx ends.
 // opts, if given, tunes the wait.
 func (a OpenAIApp) Run(ctx context.Context, s backend.Server, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
-	st, err := a.Deploy(ctx, s)
-	if err != nil {
-		return st, err
-	}
-	var o backend.WaitOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	return s.Wait(ctx, st.Name, o)
+	return serve.RunApp(ctx, s, a, opts...)
 }
