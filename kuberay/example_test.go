@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
 )
@@ -32,18 +33,28 @@ func ExampleRenderService() {
 		return
 	}
 	fmt.Println(*svc.Name, *svc.Namespace)
-	cfg, err := plan.Serve.Config.MarshalJSON() // the compiled config, as Ray is sent it
+	// The compiled config, as Ray is sent it, with the replica runtime in
+	// py_modules: its zip in ConfigMap chat-replica-runtime, which Deploy
+	// writes and every Ray container mounts.
+	rt, err := kuberay.PackReplicaRuntime()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(*svc.Spec.ServeConfigV2 == "applications:\n- "+string(cfg)+"\n")
+	app := plan.Serve.Config
+	rayruntime.ShipModule(&app, rt.URI())
+	cfg, err := app.MarshalJSON()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(*svc.Spec.ServeConfigV2 == "applications:\n- "+string(cfg)+"\n", kuberay.ReplicaRuntimeConfigMapName(*svc.Name))
 	for _, g := range svc.Spec.RayClusterSpec.WorkerGroupSpecs {
 		fmt.Println(*g.GroupName, "replicas", *g.Replicas, "hosts", *g.NumOfHosts, g.Template.Spec.NodeSelector)
 	}
 	// Output:
 	// chat ml
-	// true
+	// true chat-replica-runtime
 	// v6e-8-0 replicas 1 hosts 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
 	// v6e-8-1 replicas 1 hosts 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
 }
