@@ -264,7 +264,7 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 // sliceGroupPart names slice group i of a plan in findings.
 func sliceGroupPart(i int, g *placement.SliceGroup) string {
 	name := "slices[" + strconv.Itoa(i) + "]"
-	if s := g.Part.String(); s != "" {
+	if s := g.Part.String(); s != "" && g.Part.Name != "" {
 		name += " " + s
 	}
 	return name
