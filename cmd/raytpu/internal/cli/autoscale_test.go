@@ -5,50 +5,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
-	"github.com/raytpu/raytpu/internal/testinfra/golden"
 )
-
-// raytpu plan on a cluster spec with autoscaled groups prints the
-// autoscaler's prediction and places the plan on the cluster it leaves;
-// raytpu render --autoscale prints the autoscaled KubeRay object. (The
-// render goldens here are not named render-*: the kube tests apply those.)
-func TestAutoscaleGolden(t *testing.T) {
-	t.Parallel()
-	cases := map[string]struct {
-		args []string
-		code int
-	}{
-		"plan-autoscale-v4-two-slices.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
-			"--cluster", "v4-16:2x2x2{max=4},cpu:1"}, cli.ExitOK},
-		"plan-autoscale-v4-two-slices.json": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
-			"--cluster", "v4-16:2x2x2{max=2},cpu:1", "-o", "json"}, cli.ExitOK},
-		// The prediction's error is the cause: the exit names it.
-		"plan-autoscale-max-too-small.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
-			"--cluster", "v4-16:2x2x2{max=1},cpu:1"}, cli.ExitInvalid},
-		"plan-autoscale-v2-multihost.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--name", "train",
-			"--cluster", "v4-16:2x2x2{max=2},cpu:1", "--autoscaler-version", "v2"}, cli.ExitInvalid},
-		"plan-autoscale-app-chat.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16:2x2x2{min=1,max=2},cpu:1"}, cli.ExitOK},
-		"autoscale-render-jaxtrain-v6e.yaml": {[]string{"render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json",
-			"--autoscale", "--max-slices", "3", "--idle-timeout", "5m", "--upscaling-mode", "Conservative"}, cli.ExitOK},
-		// A plan report with its prediction reads back as the plan.
-		"autoscale-render-slice-from-report.yaml": {[]string{"render", "-f", "testdata/plan-autoscale-v4-two-slices.json", "--autoscale"}, cli.ExitOK},
-		"autoscale-render-app-chat.yaml": {[]string{"render", "-f", "testdata/apps/chat.yaml",
-			"--autoscale", "--group-slices", "v4-16-0=1:1", "--autoscaler-version", "v1"}, cli.ExitOK},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			out, errOut, code := run(t, c.args...)
-			if code != c.code {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut)
-			}
-			golden.Assert(t, name, []byte(out))
-			if again, _, _ := run(t, c.args...); again != out {
-				t.Error("output differs between two runs")
-			}
-		})
-	}
-}
 
 // Bad autoscaling flags exit 1 or 2 with one message naming the flag or
 // option, the bad value and what is valid.

@@ -43,6 +43,25 @@ func TestGolden(t *testing.T) {
 		"plan-app-chat.txt":     {[]string{"plan", "-f", "testdata/apps/chat.yaml"}, cli.ExitOK},
 		"plan-app-chat.json":    {[]string{"plan", "-f", "testdata/apps/chat.yaml", "-o", "json"}, cli.ExitOK},
 		"plan-app-one-free.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
+		// A cluster spec with autoscaled groups: the autoscaler's prediction,
+		// then the plan on the cluster it leaves; render --autoscale. (These
+		// render goldens are not named render-*: the kube tests apply those.)
+		"plan-autoscale-v4-two-slices.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=4},cpu:1"}, cli.ExitOK},
+		"plan-autoscale-v4-two-slices.json": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=2},cpu:1", "-o", "json"}, cli.ExitOK},
+		// The prediction's error is the cause: the exit names it.
+		"plan-autoscale-max-too-small.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=1},cpu:1"}, cli.ExitInvalid},
+		"plan-autoscale-v2-multihost.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=2},cpu:1", "--autoscaler-version", "v2"}, cli.ExitInvalid},
+		"plan-autoscale-app-chat.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16:2x2x2{min=1,max=2},cpu:1"}, cli.ExitOK},
+		"autoscale-render-jaxtrain-v6e.yaml": {[]string{"render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json",
+			"--autoscale", "--max-slices", "3", "--idle-timeout", "5m", "--upscaling-mode", "Conservative"}, cli.ExitOK},
+		// A plan report with its prediction reads back as the plan.
+		"autoscale-render-slice-from-report.yaml": {[]string{"render", "-f", "testdata/plan-autoscale-v4-two-slices.json", "--autoscale"}, cli.ExitOK},
+		"autoscale-render-app-chat.yaml": {[]string{"render", "-f", "testdata/apps/chat.yaml",
+			"--autoscale", "--group-slices", "v4-16-0=1:1", "--autoscaler-version", "v1"}, cli.ExitOK},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
