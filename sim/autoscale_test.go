@@ -258,3 +258,54 @@ func TestPredictAutoscalingGolden(t *testing.T) {
 	}
 	goldenJSON(t, "autoscale-findings.golden.json", out)
 }
+
+// For any spec and slice request, the prediction never panics, is the
+// same twice, keeps every group within its bounds and only grows it; and
+// when it has no error the plan places on the cluster it leaves with no
+// error finding.
+func FuzzPredictAutoscaling(f *testing.F) {
+	f.Add("v4-16:2x2x2{max=2},cpu:1", "v4", "2x2x2", 2, "v1")
+	f.Add("v4-16:2x2x2{max=4}", "v4", "2x2x2", 2, "")
+	f.Add("v6e-8:2x4{max=3},v6e-16{max=1}", "v6e", "2x4", 2, "v2")
+	f.Add("v6e-8:2x4@8{max=2}", "v6e", "4x4", 1, "v1")
+	f.Fuzz(func(t *testing.T, in, accel, topo string, n int, version string) {
+		spec, err := sim.ParseSpec(in)
+		if err != nil || n < 1 || n > 8 || spec.NumHosts() > 256 {
+			return
+		}
+		g, err := placement.SliceSpec{Accelerator: accel, Topology: topo, NumSlices: n}.Compile(nil)
+		if err != nil {
+			return
+		}
+		p := placement.NewSlicePlan("fuzz", g)
+		pred, err := sim.PredictAutoscaling(spec, p, sim.AutoscalerVersion(version))
+		if err != nil {
+			return
+		}
+		again, _ := sim.PredictAutoscaling(spec, p, sim.AutoscalerVersion(version))
+		if !slices.EqualFunc(pred.Groups, again.Groups, func(a, b sim.GroupScale) bool { return a == b }) || len(pred.Findings) != len(again.Findings) {
+			t.Fatal("two predictions differ")
+		}
+		for _, gs := range pred.Groups {
+			if gs.To < gs.From || gs.To > gs.MaxSlices || gs.From < gs.MinSlices {
+				t.Fatalf("%s: %+v", in, gs)
+			}
+		}
+		if pred.Err() != nil || pred.Spec(spec).NumHosts() > 512 {
+			return
+		}
+		c, err := sim.NewCluster(pred.Spec(spec))
+		if err != nil {
+			t.Fatalf("scaled spec %q: %v", pred.Spec(spec), err)
+		}
+		sp, err := c.PlaceSlices(g)
+		if err != nil {
+			t.Fatalf("%s on %s: no prediction error, but placing fails: %v", g, pred.Spec(spec), err)
+		}
+		for _, f := range sp.Diagnosis {
+			if f.Severity == sim.SeverityError {
+				t.Fatalf("%s on %s: no prediction error, but %s: %s", g, pred.Spec(spec), f.Code, f.Message)
+			}
+		}
+	})
+}
