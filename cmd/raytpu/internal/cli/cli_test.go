@@ -37,12 +37,6 @@ func TestGolden(t *testing.T) {
 		// and x=1, each 2 rows (y) of 4 columns (z).
 		"plan-v4-2x2x4.svg": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x4", "-o", "svg"}, cli.ExitOK},
 		"plan-pending.txt":  {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
-		// A plan whose diagnosis has an error still prints in full, and exits 1.
-		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
-		// A Serve application file: every replica's slice on the simulator.
-		"plan-app-chat.txt":     {[]string{"plan", "-f", "testdata/apps/chat.yaml"}, cli.ExitOK},
-		"plan-app-chat.json":    {[]string{"plan", "-f", "testdata/apps/chat.yaml", "-o", "json"}, cli.ExitOK},
-		"plan-app-one-free.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
 		// A cluster spec with autoscaled groups: the autoscaler's prediction,
 		// then the plan on the cluster it leaves; render --autoscale. (These
 		// render goldens are not named render-*: the kube tests apply those.)
@@ -62,6 +56,12 @@ func TestGolden(t *testing.T) {
 		"autoscale-render-slice-from-report.yaml": {[]string{"render", "-f", "testdata/plan-autoscale-v4-two-slices.json", "--autoscale"}, cli.ExitOK},
 		"autoscale-render-app-chat.yaml": {[]string{"render", "-f", "testdata/apps/chat.yaml",
 			"--autoscale", "--group-slices", "v4-16-0=1:1", "--autoscaler-version", "v1"}, cli.ExitOK},
+		// A plan whose diagnosis has an error still prints in full, and exits 1.
+		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
+		// A Serve application file: every replica's slice on the simulator.
+		"plan-app-chat.txt":     {[]string{"plan", "-f", "testdata/apps/chat.yaml"}, cli.ExitOK},
+		"plan-app-chat.json":    {[]string{"plan", "-f", "testdata/apps/chat.yaml", "-o", "json"}, cli.ExitOK},
+		"plan-app-one-free.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16,v4-8,cpu:1"}, cli.ExitInvalid},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
