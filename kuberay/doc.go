@@ -43,6 +43,13 @@
 // backend passes backend/backendtest on the real apiserver and operator
 // (TestConformance).
 //
+// [Options.Autoscaling] renders Ray's in-tree autoscaler
+// (enableInTreeAutoscaling, autoscalerOptions) and lets each TPU worker
+// group scale between its min and max slices, a replica being one whole
+// slice of numOfHosts pods; [Autoscaling] says which autoscaler version
+// Ray 2.60 runs and what it reads for TPU, and package sim's
+// PredictAutoscaling what it will do for a plan.
+//
 // Options are sealed and validated ([CheckOptions]): New and
 // NewWithClient return the error of the first invalid one.
 //

@@ -84,7 +84,8 @@ var (
 // per run, see WithOptions), a Namespace that is not a DNS-1123 label, a
 // negative ActiveDeadline, an Image with white space, a RayVersion that is
 // not a Ray release (2.60.0, 2.61.0rc1) or a PythonVersion that is not
-// 3.<minor>. The zero Options is valid.
+// 3.<minor>, or Autoscaling bounds, timeout, mode or version KubeRay
+// would refuse. The zero Options is valid.
 func CheckOptions(o Options) error {
 	root := field.NewPath("Options")
 	var errs field.ErrorList
@@ -110,6 +111,7 @@ func CheckOptions(o Options) error {
 	if o.PythonVersion != "" && !pythonVersionRE.MatchString(o.PythonVersion) {
 		errs = append(errs, field.Invalid(root.Child("PythonVersion"), o.PythonVersion, "a Python version such as "+PythonVersion+", or empty for "+PythonVersion))
 	}
+	errs = append(errs, checkAutoscaling(o.Autoscaling, root.Child("Autoscaling"))...)
 	return errs.Err()
 }
 

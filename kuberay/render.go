@@ -80,6 +80,10 @@ type Options struct {
 	// into every Ray container and runs in it. Required when the plan's
 	// working_dir is a local directory; ignored otherwise.
 	WorkingDir *WorkingDir
+	// Autoscaling, when set, renders Ray's autoscaler and lets it scale
+	// the TPU worker groups between their bounds; nil renders fixed
+	// replicas, the plan's slices.
+	Autoscaling *Autoscaling
 }
 
 func (o Options) withDefaults(p *placement.Plan) Options {
@@ -175,13 +179,21 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 // clusterSpec is the RayCluster of a plan: a head without TPUs and one TPU
 // worker group per slice group.
 func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConfiguration, field.ErrorList) {
+	if errs := checkAutoscaling(o.Autoscaling, field.NewPath("Options", "Autoscaling")); len(errs) > 0 {
+		return nil, errs
+	}
 	var errs field.ErrorList
 	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
+	names := make([]string, 0, len(p.Slices))
 	for i, g := range p.Slices {
 		wg, gerrs := workerGroup(p, i, g, o)
 		errs = append(errs, gerrs...)
 		groups = append(groups, wg)
+		if wg != nil {
+			names = append(names, deref(wg.GroupName))
+		}
 	}
+	errs = append(errs, checkGroupNames(o.Autoscaling, names)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -189,8 +201,15 @@ func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConf
 	if o.Image != "" {
 		headImage = o.Image
 	}
-	return rayv1ac.RayClusterSpec().
-		WithRayVersion(o.RayVersion).
+	spec := rayv1ac.RayClusterSpec().
+		WithRayVersion(o.RayVersion)
+	if a := o.Autoscaling; a != nil {
+		spec.WithEnableInTreeAutoscaling(true)
+		if ao := autoscalerOptions(a); ao != nil {
+			spec.WithAutoscalerOptions(ao)
+		}
+	}
+	return spec.
 		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
 			WithRayStartParams(map[string]string{}).
 			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
@@ -243,7 +262,6 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 	if g.NumSlices > 1 {
 		env = append(env, corev1ac.EnvVar().WithName(rayvocab.EnvMegascaleNumSlices).WithValue(strconv.Itoa(g.NumSlices)))
 	}
-	n := int32(g.NumSlices)
 	name := sl.PodType()
 	// A Serve plan has one slice group per replica: indexing every group
 	// makes more replicas append worker groups, which KubeRay applies to
@@ -251,7 +269,11 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 	if len(p.Slices) > 1 || p.Kind == placement.KindApplication {
 		name += "-" + strconv.Itoa(i)
 	}
-	return tpuWorkerGroup(name, sl, n, n, n, env, hostResources(g, sl.ChipsPerHost), o), nil
+	replicas, lo, hi, errs := groupBounds(o.Autoscaling, name, i, g, sl.Hosts())
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return tpuWorkerGroup(name, sl, replicas, lo, hi, env, hostResources(g, sl.ChipsPerHost), o), nil
 }
 
 // tpuWorkerGroup is a worker group of TPU hosts of slice shape sl: each

@@ -38,7 +38,9 @@ import (
 //     RayJob would be accepted and then never get a cluster);
 //   - MEGASCALE_NUM_SLICES on multi-slice groups: the webhook injects
 //     MEGASCALE_SLICE_ID, MEGASCALE_COORDINATOR_ADDRESS and MEGASCALE_PORT
-//     only into containers that already carry it.
+//     only into containers that already carry it; on an autoscaled
+//     cluster it is the slices a job spans, at most maxReplicas;
+//   - the autoscaler's rules (see validateAutoscaler).
 func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 	errs := validateMeta(deref(job.Name), deref(job.Namespace), "RayJob", MaxRayJobName)
 	errs = append(errs, checkSize(job, "RayJob")...)
@@ -100,14 +102,16 @@ func validateCluster(c *rayv1ac.RayClusterSpecApplyConfiguration, path *field.Pa
 			}
 		}
 	}
+	auto := deref(c.EnableInTreeAutoscaling)
+	errs = append(errs, validateAutoscaler(c, path, auto)...)
 	names := map[string]bool{}
 	for i, g := range c.WorkerGroupSpecs {
-		errs = append(errs, validateGroup(&g, path.Child("workerGroupSpecs").Index(i), names)...)
+		errs = append(errs, validateGroup(&g, path.Child("workerGroupSpecs").Index(i), names, auto)...)
 	}
 	return errs
 }
 
-func validateGroup(g *rayv1ac.WorkerGroupSpecApplyConfiguration, path *field.Path, seen map[string]bool) field.ErrorList {
+func validateGroup(g *rayv1ac.WorkerGroupSpecApplyConfiguration, path *field.Path, seen map[string]bool, autoscaled bool) field.ErrorList {
 	var errs field.ErrorList
 	name := deref(g.GroupName)
 	switch {
@@ -127,7 +131,9 @@ func validateGroup(g *rayv1ac.WorkerGroupSpecApplyConfiguration, path *field.Pat
 			errs = append(errs, field.Invalid(path.Child(f.name), *f.v, "must not be negative"))
 		}
 	}
-	if g.Replicas != nil && g.MinReplicas != nil && g.MaxReplicas != nil && !(*g.MinReplicas <= *g.Replicas && *g.Replicas <= *g.MaxReplicas) {
+	if g.MinReplicas != nil && g.MaxReplicas != nil && *g.MinReplicas > *g.MaxReplicas {
+		errs = append(errs, field.Invalid(path.Child("minReplicas"), *g.MinReplicas, fmt.Sprintf("must not exceed maxReplicas %d", *g.MaxReplicas)))
+	} else if g.Replicas != nil && g.MinReplicas != nil && g.MaxReplicas != nil && !(*g.MinReplicas <= *g.Replicas && *g.Replicas <= *g.MaxReplicas) {
 		errs = append(errs, field.Invalid(path.Child("replicas"), *g.Replicas, fmt.Sprintf("must lie within minReplicas %d and maxReplicas %d", *g.MinReplicas, *g.MaxReplicas)))
 	}
 	hosts := int32(1)
@@ -181,7 +187,20 @@ func validateGroup(g *rayv1ac.WorkerGroupSpecApplyConfiguration, path *field.Pat
 			errs = append(errs, field.Invalid(path.Child("numOfHosts"), hosts, fmt.Sprintf("must equal the chips of topology %s (%d) / %s per pod (%d) = %s", topo, t.Chips(), tpu.ResourceGKETPU, perPod, hostsWanted(t.Chips(), perPod))))
 		}
 	}
-	if g.Replicas != nil && *g.Replicas > 1 {
+	if autoscaled {
+		// The autoscaler moves replicas; MEGASCALE_NUM_SLICES is the
+		// slices one job spans, which the group must be able to reach.
+		if v, ok := envValue(ray, rayvocab.EnvMegascaleNumSlices); ok {
+			n, err := strconv.Atoi(v)
+			if hi := deref(g.MaxReplicas); err != nil || n < 1 || (g.MaxReplicas != nil && int32(n) > hi) {
+				errs = append(errs, field.Invalid(tmpl.Child("containers").Index(0).Child("env").Key(rayvocab.EnvMegascaleNumSlices), v,
+					fmt.Sprintf("the slices one job spans: a whole number from 1 to maxReplicas (%d)", hi)))
+			}
+		}
+		if deref(g.Suspend) {
+			errs = append(errs, field.Forbidden(path.Child("suspend"), "KubeRay refuses to suspend a worker group while the autoscaler runs (enableInTreeAutoscaling: true)"))
+		}
+	} else if g.Replicas != nil && *g.Replicas > 1 {
 		want := strconv.Itoa(int(*g.Replicas))
 		if v, ok := envValue(ray, rayvocab.EnvMegascaleNumSlices); !ok {
 			errs = append(errs, field.Required(tmpl.Child("containers").Index(0).Child("env").Key(rayvocab.EnvMegascaleNumSlices), "set to the number of slices ("+want+") so GKE's TPU webhook injects MEGASCALE_SLICE_ID and the coordinator address"))
@@ -282,4 +301,87 @@ func checkSize(obj any, kind string) field.ErrorList {
 			"bytes: etcd's request size limit, above which the apiserver cannot store the object; split the workload")}
 	}
 	return nil
+}
+
+// validateAutoscaler checks the autoscaler fields of a cluster spec:
+//   - spec.autoscalerOptions only with enableInTreeAutoscaling: true
+//     (KubeRay reads them only then; raytpu refuses them otherwise, where
+//     they would silently do nothing);
+//   - upscalingMode Default, Conservative or Aggressive and version v1 or
+//     v2 (the CRD's enums); idleTimeoutSeconds not negative;
+//   - KubeRay v1.5.0's ValidateRayClusterSpec: the head's
+//     RAY_enable_autoscaler_v2 not "1"/"true" without autoscaling, and not
+//     set together with autoscalerOptions.version; with version v2 every
+//     pod template's restartPolicy Never or unset.
+func validateAutoscaler(c *rayv1ac.RayClusterSpecApplyConfiguration, path *field.Path, auto bool) field.ErrorList {
+	var errs field.ErrorList
+	opts := path.Child("autoscalerOptions")
+	var headEnv *corev1ac.EnvVarApplyConfiguration
+	if c.HeadGroupSpec != nil {
+		if cs := containers(c.HeadGroupSpec.Template); len(cs) > 0 {
+			for i := range cs[0].Env {
+				if deref(cs[0].Env[i].Name) == envAutoscalerV2 {
+					headEnv = &cs[0].Env[i]
+				}
+			}
+		}
+	}
+	envPath := path.Child("headGroupSpec", "template", "spec", "containers").Index(0).Child("env").Key(envAutoscalerV2)
+	if !auto {
+		if c.AutoscalerOptions != nil {
+			errs = append(errs, field.Forbidden(opts, "read only by Ray's autoscaler, which runs with enableInTreeAutoscaling: true"))
+		}
+		if headEnv != nil && (deref(headEnv.Value) == "1" || deref(headEnv.Value) == "true") {
+			errs = append(errs, field.Forbidden(envPath, "KubeRay refuses autoscaler v2 without enableInTreeAutoscaling: true"))
+		}
+		return errs
+	}
+	o := c.AutoscalerOptions
+	if o == nil {
+		return errs
+	}
+	if v := o.UpscalingMode; v != nil && !slices.Contains(upscalingModes, string(*v)) {
+		errs = append(errs, field.NotSupported(opts.Child("upscalingMode"), string(*v), upscalingModes))
+	}
+	if v := o.IdleTimeoutSeconds; v != nil && *v < 0 {
+		errs = append(errs, field.Invalid(opts.Child("idleTimeoutSeconds"), *v, "seconds, 0 or more (unset: 60)"))
+	}
+	if v := o.Version; v != nil {
+		if !slices.Contains(autoscalerVersions, string(*v)) {
+			errs = append(errs, field.NotSupported(opts.Child("version"), string(*v), autoscalerVersions))
+		}
+		if headEnv != nil {
+			errs = append(errs, field.Forbidden(envPath, "KubeRay refuses it together with autoscalerOptions.version; set only the version"))
+		}
+		if string(*v) == AutoscalerV2 {
+			errs = append(errs, restartPolicyErrors(c, path)...)
+		}
+	}
+	return errs
+}
+
+// envAutoscalerV2 is the head's environment variable that turns on Ray's
+// autoscaler v2 (KubeRay's utils.RAY_ENABLE_AUTOSCALER_V2).
+const envAutoscalerV2 = "RAY_enable_autoscaler_v2"
+
+// restartPolicyErrors: KubeRay v1.5.0 runs autoscaler v2 only with pods
+// that are never restarted in place.
+func restartPolicyErrors(c *rayv1ac.RayClusterSpecApplyConfiguration, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	check := func(t *corev1ac.PodTemplateSpecApplyConfiguration, p *field.Path) {
+		if t == nil || t.Spec == nil || t.Spec.RestartPolicy == nil {
+			return
+		}
+		if rp := *t.Spec.RestartPolicy; rp != corev1.RestartPolicyNever {
+			errs = append(errs, field.NotSupported(p.Child("template", "spec", "restartPolicy"), string(rp), []string{string(corev1.RestartPolicyNever)}).
+				WithDetail("or unset: KubeRay's autoscaler v2 replaces pods, never restarts them"))
+		}
+	}
+	if c.HeadGroupSpec != nil {
+		check(c.HeadGroupSpec.Template, path.Child("headGroupSpec"))
+	}
+	for i := range c.WorkerGroupSpecs {
+		check(c.WorkerGroupSpecs[i].Template, path.Child("workerGroupSpecs").Index(i))
+	}
+	return errs
 }

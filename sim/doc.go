@@ -52,6 +52,14 @@
 // so as a backend, releasing them afterwards; [RenderSVG] draws the
 // slices' chip grids with the bundles on them.
 //
+// An item with maxSlices is a TPU worker group Ray's autoscaler scales
+// on KubeRay ("v4-16:2x2x2{max=2}": none now, up to two slices).
+// [PredictAutoscaling] says which groups Ray 2.60's autoscaler grows for a
+// plan and to how many slices, or why it cannot (max too small, a
+// topology no group offers, single-host against multi-host, autoscaler v2
+// and multi-host slices), each finding a sentence a user can act on;
+// [AutoscalePrediction.Spec] is the cluster the plan then runs on.
+//
 // The model holds 100,000 hosts in 10,000 slices; placing a group looks
 // only at the host classes an index offers and at the first free member of
 // each (see [Cluster]), never at the whole fleet.

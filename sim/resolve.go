@@ -22,20 +22,53 @@ type resolved struct {
 type itemFields struct {
 	root                                                *field.Path
 	count, podType, topology, chipsPerHost, cpu, memory *field.Path
+	minSlices, maxSlices                                *field.Path
 }
 
 func fieldsOf(p *field.Path) itemFields {
-	return itemFields{p, p.Child("count"), p.Child("podType"), p.Child("topology"), p.Child("chipsPerHost"), p.Child("cpu"), p.Child("memory")}
+	return itemFields{p, p.Child("count"), p.Child("podType"), p.Child("topology"), p.Child("chipsPerHost"), p.Child("cpu"), p.Child("memory"),
+		p.Child("minSlices"), p.Child("maxSlices")}
+}
+
+// checkAutoscaledItem checks an autoscaled item's bounds: KubeRay's
+// 0 <= minReplicas <= replicas <= maxReplicas, on TPU slices only.
+func checkAutoscaledItem(it Item, f itemFields) field.ErrorList {
+	var errs field.ErrorList
+	if it.IsCPU() {
+		return field.ErrorList{field.Forbidden(f.maxSlices, "CPU-only nodes are not simulated as autoscaled; autoscale a TPU worker group")}
+	}
+	if it.MaxSlices > MaxHosts {
+		errs = append(errs, field.Invalid(f.maxSlices, it.MaxSlices, fmt.Sprintf("at most %d", MaxHosts)))
+	}
+	switch {
+	case it.MinSlices < 0:
+		errs = append(errs, field.Invalid(f.minSlices, it.MinSlices, "0 or more slices"))
+	case it.MinSlices > it.MaxSlices:
+		errs = append(errs, field.Invalid(f.minSlices, it.MinSlices, fmt.Sprintf("must not exceed maxSlices (%d)", it.MaxSlices)))
+	case it.Count != 0 && (it.Count < it.MinSlices || it.Count > it.MaxSlices):
+		errs = append(errs, field.Invalid(f.count, it.Count, fmt.Sprintf("the slices the group has now: from minSlices %d to maxSlices %d", it.MinSlices, it.MaxSlices)))
+	case it.Count < 0:
+		errs = append(errs, field.Invalid(f.count, it.Count, "0 or more slices"))
+	}
+	return errs
 }
 
 // resolveItem validates it and fills in its defaults.
 func resolveItem(it Item, f itemFields) (resolved, field.ErrorList) {
 	var errs field.ErrorList
 	r := resolved{item: it, hostsPerItem: 1}
-	if it.Count < 0 {
+	switch {
+	case it.Autoscaled():
+		errs = append(errs, checkAutoscaledItem(it, f)...)
+		if it.Count == 0 {
+			r.item.Count = it.MinSlices
+		}
+	case it.MinSlices != 0:
+		errs = append(errs, field.Required(f.maxSlices, fmt.Sprintf("minSlices %d makes an autoscaled group only with maxSlices, the most slices it may grow to", it.MinSlices)))
+	case it.Count < 0:
 		errs = append(errs, field.Invalid(f.count, it.Count, "must be at least 1"))
 	}
-	if r.item.Count == 0 {
+	if r.item.Count == 0 && !it.Autoscaled() {
 		r.item.Count = 1
 	}
 	if it.CPU < 0 || it.CPU > maxHostCPU {

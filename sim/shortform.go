@@ -28,7 +28,11 @@ func (it Item) String() string {
 	if it.IsCPU() {
 		b.WriteString(CPUPodType + ":" + strconv.Itoa(count))
 	} else {
-		if count != 1 {
+		if it.Autoscaled() {
+			if it.Count != it.MinSlices {
+				b.WriteString(strconv.Itoa(it.Count) + "*")
+			}
+		} else if count != 1 {
 			b.WriteString(strconv.Itoa(count) + "*")
 		}
 		b.WriteString(it.PodType)
@@ -55,6 +59,12 @@ func (it Item) String() string {
 	if it.Memory != 0 && it.Memory != DefaultMemory {
 		opts = append(opts, "mem="+it.Memory.String())
 	}
+	if it.Autoscaled() {
+		if it.MinSlices != 0 {
+			opts = append(opts, "min="+strconv.Itoa(it.MinSlices))
+		}
+		opts = append(opts, "max="+strconv.Itoa(it.MaxSlices))
+	}
 	if len(opts) > 0 {
 		b.WriteString("{" + strings.Join(opts, ",") + "}")
 	}
@@ -71,11 +81,15 @@ func (it Item) String() string {
 // TOPOLOGY defaults to the canonical shape for the pod type's chip count;
 // CHIPS_PER_HOST defaults to Ray's rule. OPTIONS set each host's CPU and
 // memory, comma-separated: cpu=N (default 8) and mem=SIZE (default 32Gi;
-// SIZE is bytes or a number with Ki, Mi, Gi, Ti, K, M, G or T). Spaces
-// around tokens are ignored. Examples:
+// SIZE is bytes or a number with Ki, Mi, Gi, Ti, K, M, G or T). On a TPU
+// item, max=N (and min=N, default 0) make it a worker group Ray's
+// autoscaler scales between N slices (see PredictAutoscaling); N* then
+// counts the slices it has now, default min, and may be 0. Spaces around
+// tokens are ignored. Examples:
 //
 //	2*v6e-16,v4-16,cpu:2
 //	v6e-8:2x4@4{cpu=16,mem=64Gi}
+//	v4-16:2x2x2{max=2},cpu:1       a v4 2x2x2 group at 0 slices, up to 2
 //
 // Errors are a field.ErrorList with paths spec[i].podType,
 // spec[i].topology, ...; each names the item, the bad value and the valid
@@ -163,9 +177,15 @@ func parseItem(text string, p *field.Path) (Item, field.ErrorList) {
 	}
 	if c, after, ok := strings.Cut(rest, "*"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil || n < 1 {
-			errs = append(errs, field.Invalid(f.count, strings.TrimSpace(c), "the count before '*' must be a positive integer"))
-		} else {
+		switch {
+		case err == nil && n == 0 && it.Autoscaled():
+			// An autoscaled group with no slices now.
+			if it.MinSlices > 0 {
+				errs = append(errs, field.Invalid(f.count, 0, fmt.Sprintf("the slices the group has now: from min %d to max %d", it.MinSlices, it.MaxSlices)))
+			}
+		case err != nil || n < 1:
+			errs = append(errs, field.Invalid(f.count, strings.TrimSpace(c), "the count before '*' must be a positive integer (0 only with max=N)"))
+		default:
 			it.Count = n
 		}
 		rest = strings.TrimSpace(after)
@@ -215,7 +235,7 @@ func cutLast(s, sep string) (string, string, bool) {
 	return s, "", false
 }
 
-var optionNames = []string{"cpu", "mem"}
+var optionNames = []string{"cpu", "mem", "min", "max"}
 
 func parseOptions(s string, it *Item, f itemFields) field.ErrorList {
 	var errs field.ErrorList
@@ -246,6 +266,19 @@ func parseOptions(s string, it *Item, f itemFields) field.ErrorList {
 				errs = append(errs, field.Invalid(f.cpu, v, "cpu wants a positive integer"))
 			} else {
 				it.CPU = n
+			}
+		case "min", "max":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || (k == "max" && n < 1) {
+				p, want := f.minSlices, "min wants 0 or more slices"
+				if k == "max" {
+					p, want = f.maxSlices, "max wants a positive number of slices"
+				}
+				errs = append(errs, field.Invalid(p, v, want))
+			} else if k == "min" {
+				it.MinSlices = n
+			} else {
+				it.MaxSlices = n
 			}
 		case "mem":
 			b, err := ParseBytes(v)

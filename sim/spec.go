@@ -38,7 +38,9 @@ type Spec struct {
 // Item is one entry of a spec: Count slices of one pod type, or Count
 // CPU-only nodes.
 type Item struct {
-	// Count of slices (or of CPU-only nodes). Optional. Default: 1.
+	// Count of slices (or of CPU-only nodes). Optional. Default: 1, or
+	// MinSlices for an autoscaled item, whose Count is the slices it has
+	// now (KubeRay's replicas) and may be 0.
 	Count int `json:"count"`
 	// PodType is Ray's pod type (v6e-16, v5litepod-8, v4-16, v7x-16) or
 	// GCE's (tpu7x-16), or "cpu" for CPU-only nodes. Required. ParseSpec
@@ -55,7 +57,17 @@ type Item struct {
 	CPU int `json:"cpu,omitempty"`
 	// Memory of each host in bytes. Optional. Default: DefaultMemory.
 	Memory Bytes `json:"memory,omitempty"`
+	// MaxSlices makes the item an autoscaled TPU worker group (KubeRay's
+	// maxReplicas with enableInTreeAutoscaling): Ray's autoscaler may
+	// grow it to MaxSlices slices and shrink it to MinSlices (minReplicas,
+	// default 0) when its slices idle. See PredictAutoscaling. 0: a fixed
+	// item.
+	MinSlices int `json:"minSlices,omitempty"`
+	MaxSlices int `json:"maxSlices,omitempty"`
 }
+
+// Autoscaled reports whether Ray's autoscaler scales the item.
+func (it Item) Autoscaled() bool { return it.MaxSlices > 0 }
 
 // IsCPU reports whether the item describes CPU-only nodes.
 func (it Item) IsCPU() bool { return strings.EqualFold(strings.TrimSpace(it.PodType), CPUPodType) }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,7 +176,7 @@ func TestParseSpecYAMLErrors(t *testing.T) {
 }
 
 func FuzzParseSpec(f *testing.F) {
-	for _, s := range []string{"2*v6e-16,v4-16,cpu:2", "v6e-8:2x4@4{cpu=16,mem=64Gi}", "tpu7x-16", "cpu:3{mem=1Ti}", "v5p-16:2x2x4", "v6e-16{", "3*", ",,", "v4-4096:8x8x16"} {
+	for _, s := range []string{"2*v6e-16,v4-16,cpu:2", "v6e-8:2x4@4{cpu=16,mem=64Gi}", "tpu7x-16", "cpu:3{mem=1Ti}", "v5p-16:2x2x4", "v6e-16{", "3*", ",,", "v4-4096:8x8x16", "v4-16:2x2x2{max=2}", "0*v6e-8@4{min=0,max=3},cpu", "2*v4-16{min=1,max=4}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -194,7 +195,9 @@ func FuzzParseSpec(f *testing.F) {
 		if again.String() != out {
 			t.Fatalf("String() not stable: %q then %q", out, again.String())
 		}
-		if n := s.NumHosts(); n < 1 || n > sim.MaxHosts {
+		// Only autoscaled groups may have no slice now.
+		autoscaledOnly := !slices.ContainsFunc(s.Items, func(it sim.Item) bool { return !it.Autoscaled() })
+		if n := s.NumHosts(); n < 0 || (n == 0 && !autoscaledOnly) || n > sim.MaxHosts {
 			t.Fatalf("%q: %d hosts", in, n)
 		}
 		if s.NumHosts() <= 512 {
@@ -213,6 +216,7 @@ func FuzzParseSpecYAML(f *testing.F) {
 		"nodes:\n- podType: v4-16\n  bogus: 1\n",
 		"",
 		"nodes: 3",
+		"nodes:\n- {podType: v4-16, topology: 2x2x2, count: 0, minSlices: 0, maxSlices: 2}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -20,7 +20,9 @@ type yamlItem struct {
 	ChipsPerHost int    `json:"chipsPerHost"`
 	CPU          *int   `json:"cpu"`
 	// Memory is bytes (a number) or a size such as 64Gi (a string).
-	Memory any `json:"memory"`
+	Memory    any  `json:"memory"`
+	MinSlices *int `json:"minSlices"`
+	MaxSlices *int `json:"maxSlices"`
 }
 
 // ParseSpecYAML parses the YAML form of a cluster spec: a list of items
@@ -35,6 +37,15 @@ type yamlItem struct {
 //	    count: 2
 //	    cpu: 16           # optional, default 8
 //	    memory: 32Gi      # optional, default 32Gi
+//
+// An item with maxSlices is a TPU worker group Ray's autoscaler scales
+// (see PredictAutoscaling); its count is the slices it has now, default
+// minSlices (default 0), and may be 0:
+//
+//   - podType: v4-16
+//     topology: 2x2x2
+//     minSlices: 0
+//     maxSlices: 2
 //
 // The file is read strictly, as every file a user writes: keys match
 // case-sensitively, an unknown key is an error naming its line and the
@@ -59,9 +70,21 @@ func ParseSpecYAML(b []byte) (Spec, error) {
 	for i, y := range ys.Nodes {
 		p := root.Index(i)
 		it := Item{PodType: y.PodType, Topology: y.Topology, ChipsPerHost: y.ChipsPerHost}
+		if y.MaxSlices != nil {
+			if *y.MaxSlices < 1 {
+				errs = append(errs, field.Invalid(p.Child("maxSlices"), *y.MaxSlices, "at least 1 slice; leave it out for a group of fixed size"))
+			}
+			it.MaxSlices = *y.MaxSlices
+		}
+		if y.MinSlices != nil {
+			it.MinSlices = *y.MinSlices
+		}
 		if y.Count != nil {
-			if *y.Count == 0 {
-				errs = append(errs, field.Invalid(p.Child("count"), 0, "must be at least 1"))
+			switch {
+			case *y.Count == 0 && it.Autoscaled() && it.MinSlices > 0:
+				errs = append(errs, field.Invalid(p.Child("count"), 0, fmt.Sprintf("the slices the group has now: from minSlices %d to maxSlices %d", it.MinSlices, it.MaxSlices)))
+			case *y.Count == 0 && !it.Autoscaled():
+				errs = append(errs, field.Invalid(p.Child("count"), 0, "must be at least 1 (0 only with maxSlices)"))
 			}
 			it.Count = *y.Count
 		}

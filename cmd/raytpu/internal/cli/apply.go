@@ -25,7 +25,8 @@ again changes nothing; --wait follows it until KubeRay is done with it
 (states, Serve replicas or worker pods ready as progress). An object of
 the same name that raytpu did not create is left alone, and fields another field manager took over are never forced:
 the error names each field and its owner. --dry-run asks the apiserver to
-validate and store nothing.
+validate and store nothing. --autoscale and its bounds render Ray's
+autoscaler as 'raytpu render' does.
 
 The cluster comes from the kubeconfig as kubectl finds it: --kubeconfig,
 else $KUBECONFIG, else ~/.kube/config; --context picks a context, and the
@@ -33,6 +34,10 @@ namespace is --namespace, else the context's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkTimeout("timeout", timeout); err != nil {
+				return err
+			}
+			auto, err := f.auto.autoscaling(cmd)
+			if err != nil {
 				return err
 			}
 			p, err := readWorkload(f)
@@ -46,7 +51,7 @@ namespace is --namespace, else the context's.`,
 			if f.namespace != "" {
 				ns = f.namespace
 			}
-			opts := []kuberay.Option{kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image})}
+			opts := []kuberay.Option{kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image, Autoscaling: auto})}
 			if dryRun {
 				opts = append(opts, kuberay.WithDryRun())
 			}

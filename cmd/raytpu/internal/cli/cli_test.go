@@ -37,6 +37,25 @@ func TestGolden(t *testing.T) {
 		// and x=1, each 2 rows (y) of 4 columns (z).
 		"plan-v4-2x2x4.svg": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x4", "-o", "svg"}, cli.ExitOK},
 		"plan-pending.txt":  {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 2, "CPU": 5}`}, cli.ExitOK},
+		// A cluster spec with autoscaled groups: the autoscaler's prediction,
+		// then the plan on the cluster it leaves; render --autoscale. (These
+		// render goldens are not named render-*: the kube tests apply those.)
+		"plan-autoscale-v4-two-slices.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=4},cpu:1"}, cli.ExitOK},
+		"plan-autoscale-v4-two-slices.json": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=2},cpu:1", "-o", "json"}, cli.ExitOK},
+		// The prediction's error is the cause: the exit names it.
+		"plan-autoscale-max-too-small.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=1},cpu:1"}, cli.ExitInvalid},
+		"plan-autoscale-v2-multihost.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--name", "train",
+			"--cluster", "v4-16:2x2x2{max=2},cpu:1", "--autoscaler-version", "v2"}, cli.ExitInvalid},
+		"plan-autoscale-app-chat.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--cluster", "v4-16:2x2x2{min=1,max=2},cpu:1"}, cli.ExitOK},
+		"autoscale-render-jaxtrain-v6e.yaml": {[]string{"render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json",
+			"--autoscale", "--max-slices", "3", "--idle-timeout", "5m", "--upscaling-mode", "Conservative"}, cli.ExitOK},
+		// A plan report with its prediction reads back as the plan.
+		"autoscale-render-slice-from-report.yaml": {[]string{"render", "-f", "testdata/plan-autoscale-v4-two-slices.json", "--autoscale"}, cli.ExitOK},
+		"autoscale-render-app-chat.yaml": {[]string{"render", "-f", "testdata/apps/chat.yaml",
+			"--autoscale", "--group-slices", "v4-16-0=1:1", "--autoscaler-version", "v1"}, cli.ExitOK},
 		// A plan whose diagnosis has an error still prints in full, and exits 1.
 		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
 		// A Serve application file: every replica's slice on the simulator.

@@ -29,6 +29,7 @@ type planFlags struct {
 	compare    bool
 	file       string
 	out        output
+	autoscaler string
 }
 
 func newPlanCmd() *cobra.Command {
@@ -51,8 +52,17 @@ replica's slice (one per replica of a deployment with a topology) on the
 simulated cluster; the default cluster then holds the slices the replicas
 need plus one spare of each shape.
 
-Exit status: 1 when the requested placement's diagnosis has an error
-finding (for example HeadReservationFailed, SpansSlices, Infeasible), after
+A TPU item of the cluster spec with max=N (maxSlices in the file) is a
+worker group Ray's autoscaler scales on KubeRay, as 'raytpu render
+--autoscale' renders it: "v4-16:2x2x2{max=2}" has no slice now and may grow
+to two. The plan then shows which groups the autoscaler grows and to what,
+or why it cannot (max too small, no group of the topology, single- against
+multi-host, autoscaler v2 and multi-host slices), and places the plan on
+the cluster as scaled.
+
+Exit status: 1 when the requested placement's diagnosis or the autoscaler
+prediction has an error finding (for example HeadReservationFailed,
+SpansSlices, Infeasible, MaxSlicesTooSmall), after
 the full plan and diagnosis are printed on stdout in the chosen format; the
 error line on stderr names the failing finding codes. Warnings (Pending,
 BusySlice) do not fail a plan. The --compare part illustrates the same
@@ -74,6 +84,7 @@ scripts and CI gate on the plan itself.`,
 	fl.StringVar(&f.clusterYML, "cluster-file", "", "simulated cluster spec file in YAML")
 	fl.BoolVar(&f.compare, "compare", false, "also place the same chips requested per chip without a topology")
 	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML): place every replica's slice instead of one slice spec")
+	fl.StringVar(&f.autoscaler, "autoscaler-version", string(sim.AutoscalerV1), "the Ray autoscaler the prediction follows for autoscaled groups of the cluster spec (max=N): v1 (Ray 2.60's default on KubeRay) or v2")
 	addOutput(cmd, &f.out, "table", "json", "svg")
 	return cmd
 }
@@ -85,6 +96,9 @@ type planReport struct {
 	Placement  *sim.SlicePlacement        `json:"placement"`
 	Comparison *sim.SlicePlacement        `json:"comparison,omitempty"`
 	Request    *sim.PlacementGroupRequest `json:"comparisonRequest,omitempty"`
+	// Autoscaling is the autoscaler's prediction when the cluster spec
+	// has autoscaled groups; Cluster is then the spec as it scales them.
+	Autoscaling *sim.AutoscalePrediction `json:"autoscaling,omitempty"`
 }
 
 func runPlan(cmd *cobra.Command, f *planFlags) error {
@@ -117,6 +131,14 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err != nil {
 		return err
 	}
+	plan := placement.NewSlicePlan(f.spec.Name, group)
+	pred, err := predictAutoscaling(spec, plan, f.autoscaler)
+	if err != nil {
+		return err
+	}
+	if pred != nil {
+		spec = pred.Spec(spec)
+	}
 	cluster, err := sim.NewCluster(spec)
 	if err != nil {
 		return err
@@ -127,7 +149,7 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	}
 	// A slice that cannot be reserved is part of the answer: it is in
 	// sp.Error and the diagnosis, printed below.
-	report := planReport{Cluster: spec.String(), Plan: placement.NewSlicePlan(f.spec.Name, group), Placement: sp}
+	report := planReport{Cluster: spec.String(), Plan: plan, Placement: sp, Autoscaling: pred}
 	if f.compare {
 		// The hazard: the same chips as per-chip bundles, no topology, on a
 		// fresh copy of the cluster.
@@ -154,7 +176,24 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err != nil {
 		return err
 	}
-	return diagnosisError(sp.Diagnosis)
+	return planError(sp.Diagnosis, pred)
+}
+
+// planError names the autoscaler prediction's error codes, the cause of
+// any placement error that follows, or else is diagnosisError.
+func planError(d sim.Diagnosis, pred *sim.AutoscalePrediction) error {
+	var codes []string
+	if pred != nil {
+		for _, f := range pred.Findings {
+			if f.Severity == sim.SeverityError && !slices.Contains(codes, f.Code) {
+				codes = append(codes, f.Code)
+			}
+		}
+	}
+	if len(codes) == 0 {
+		return diagnosisError(d)
+	}
+	return fmt.Errorf("plan: the autoscaler cannot give the plan its slices: %s (the prediction and the plan on the cluster it leaves are on stdout)", strings.Join(codes, ", "))
 }
 
 // diagnosisError fails a plan whose diagnosis has an error finding, naming
@@ -209,7 +248,12 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 func printPlan(w io.Writer, g *placement.SliceGroup, r planReport) error {
 	fmt.Fprintf(w, "Plan:     %s\n", g)
 	fmt.Fprintf(w, "Hosts:    %d per slice × %d chips, %d TPU per bundle\n", g.HostsPerSlice, g.ChipsPerHost, int(g.BundleResources[rayvocab.ResourceTPU]))
-	fmt.Fprintf(w, "Cluster:  %s (simulated)\n\n", r.Cluster)
+	if r.Autoscaling != nil {
+		fmt.Fprintf(w, "Cluster:  %s (simulated, as the autoscaler scales it)\n\n", r.Cluster)
+		printAutoscale(w, r.Autoscaling)
+	} else {
+		fmt.Fprintf(w, "Cluster:  %s (simulated)\n\n", r.Cluster)
+	}
 	sp := r.Placement
 	if len(sp.Heads) > 0 {
 		tw := newTable(w)

@@ -19,6 +19,8 @@ type appPlanReport struct {
 	Cluster string                 `json:"cluster"`
 	Plan    *placement.Plan        `json:"plan"`
 	Status  *backend.ServiceStatus `json:"status"`
+	// Autoscaling: see planReport.
+	Autoscaling *sim.AutoscalePrediction `json:"autoscaling,omitempty"`
 }
 
 // runPlanApp compiles a Serve application file and deploys it on the
@@ -35,6 +37,13 @@ func runPlanApp(cmd *cobra.Command, f *planFlags) error {
 	if err != nil {
 		return err
 	}
+	pred, err := predictAutoscaling(spec, plan, f.autoscaler)
+	if err != nil {
+		return err
+	}
+	if pred != nil {
+		spec = pred.Spec(spec)
+	}
 	cluster, err := sim.NewCluster(spec)
 	if err != nil {
 		return err
@@ -45,13 +54,13 @@ func runPlanApp(cmd *cobra.Command, f *planFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	if f.out.value == "json" {
-		if err := writeJSON(w, appPlanReport{Cluster: spec.String(), Plan: plan, Status: st}); err != nil {
+		if err := writeJSON(w, appPlanReport{Cluster: spec.String(), Plan: plan, Status: st, Autoscaling: pred}); err != nil {
 			return err
 		}
 	} else {
-		printAppPlan(w, spec, plan, st)
+		printAppPlan(w, spec, plan, st, pred)
 	}
-	return diagnosisError(st.Diagnosis)
+	return planError(st.Diagnosis, pred)
 }
 
 // appClusterSpec is --cluster (or --cluster-file), or by default the
@@ -72,9 +81,14 @@ func appClusterSpec(f *planFlags, p *placement.Plan) (sim.Spec, error) {
 	return sim.ParseSpec(strings.Join(append(items, "cpu:1"), ","))
 }
 
-func printAppPlan(w io.Writer, spec sim.Spec, p *placement.Plan, st *backend.ServiceStatus) {
+func printAppPlan(w io.Writer, spec sim.Spec, p *placement.Plan, st *backend.ServiceStatus, pred *sim.AutoscalePrediction) {
 	fmt.Fprintf(w, "Application: %s (%d replica slices)\n", p.Name, len(p.Slices))
-	fmt.Fprintf(w, "Cluster:     %s (simulated)\n\n", spec)
+	if pred != nil {
+		fmt.Fprintf(w, "Cluster:     %s (simulated, as the autoscaler scales it)\n\n", spec)
+		printAutoscale(w, pred)
+	} else {
+		fmt.Fprintf(w, "Cluster:     %s (simulated)\n\n", spec)
+	}
 	if len(st.Landings) == 0 {
 		fmt.Fprintln(w, "No deployment has a topology: Serve places each replica with its own placement group.")
 	} else {

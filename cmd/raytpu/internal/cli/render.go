@@ -20,6 +20,7 @@ type kubeFlags struct {
 	name      string
 	namespace string
 	image     string
+	auto      autoscaleFlags
 }
 
 func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
@@ -28,6 +29,7 @@ func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl.StringVar(&f.name, "name", "", "name of the object, used as it is or refused when it is not a valid KubeRay name (default: derived from the plan's name, with a hash of it when it had to change)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
+	addAutoscaleFlags(cmd, &f.auto)
 }
 
 func newRenderCmd() *cobra.Command {
@@ -44,6 +46,12 @@ The object is validated against KubeRay's and GKE's TPU webhook rules before
 it is printed; the output is byte-identical from run to run and kubectl
 apply -f takes it as is.
 
+--autoscale renders Ray's autoscaler: every TPU worker group then starts at
+--min-slices (default 0) and the autoscaler adds whole slices, numOfHosts
+pods each, up to --max-slices (default: what the plan needs) when work
+waits for them, and removes a slice once it idled for --idle-timeout.
+'raytpu plan --cluster "v4-16:2x2x2{max=2}"' predicts what it will do.
+
 A job whose working_dir is a local directory cannot be rendered alone: its
 files travel in a ConfigMap that 'raytpu apply' writes. A Serve application
 whose deployments own TPU slices mounts raytpu's replica runtime from
@@ -53,11 +61,15 @@ ConfigMap <name>-replica-runtime, which 'raytpu apply' writes as well.`,
 			if err := out.check(); err != nil {
 				return err
 			}
+			auto, err := f.auto.autoscaling(cmd)
+			if err != nil {
+				return err
+			}
 			p, err := readWorkload(f)
 			if err != nil {
 				return err
 			}
-			obj, err := kuberay.RenderPlan(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image})
+			obj, err := kuberay.RenderPlan(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image, Autoscaling: auto})
 			if err != nil {
 				return err
 			}
@@ -139,6 +151,7 @@ type planReportFile struct {
 	Comparison any             `json:"comparison"`
 	Request    any             `json:"comparisonRequest"`
 	Status     any             `json:"status"`
+	Autoscale  any             `json:"autoscaling"`
 }
 
 // decodePlan decodes a compiled plan strictly; its apiVersion and kind

@@ -1,0 +1,197 @@
+package kuberay
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
+)
+
+// Upscaling modes of Ray's autoscaler (spec.autoscalerOptions.upscalingMode).
+// Ray 2.60's KubeRay config (autoscaling_config.py,
+// _derive_autoscaling_config_from_ray_cr) turns Conservative into
+// upscaling_speed 1 and the other two into 1000: Conservative launches at
+// most max(5, running nodes of the type) pods of a group at once, the others
+// are not rate-limited.
+const (
+	UpscalingDefault      = string(rayv1.UpscalingMode("Default"))
+	UpscalingConservative = string(rayv1.UpscalingMode("Conservative"))
+	UpscalingAggressive   = string(rayv1.UpscalingMode("Aggressive"))
+)
+
+// Autoscaler versions (spec.autoscalerOptions.version).
+const (
+	AutoscalerV1 = string(rayv1.AutoscalerVersionV1)
+	AutoscalerV2 = string(rayv1.AutoscalerVersionV2)
+)
+
+// DefaultIdleTimeout is how long Ray's autoscaler lets a worker idle before
+// it removes it when spec.autoscalerOptions.idleTimeoutSeconds is unset.
+const DefaultIdleTimeout = 60 * time.Second
+
+// Autoscaling renders Ray's in-tree autoscaler on the RayCluster of a
+// RayJob, RayService or RayCluster (spec.enableInTreeAutoscaling: true):
+// KubeRay adds the autoscaler container to the head pod, and the autoscaler
+// adds and removes replicas of the TPU worker groups between their min and
+// max as the cluster's pending work asks. A replica of a TPU worker group
+// is one whole slice, numOfHosts pods, so the bounds count slices.
+//
+// Which autoscaler runs: KubeRay v1.5.0 sets RAY_enable_autoscaler_v2 on
+// the head only for Version "v2"; otherwise Ray decides, and Ray 2.60's
+// default (enable_autoscaler_v2 false) runs v1. For a multi-host TPU group
+// v1 is the one that scales from zero: it launches one host for a slice's
+// pending head reservation (TPU-<pod type>-head) and its KubeRay node
+// provider writes the pod count as replicas, which makes one slice. v2
+// looks for the reservation's ray.io/tpu-worker-id label among the group's
+// static labels, and its KubeRay provider rounds hosts down to whole
+// replicas, so it does not start a multi-host slice (see package sim,
+// PredictAutoscaling).
+type Autoscaling struct {
+	// IdleTimeout is how long a worker pod may hold no Ray work before the
+	// autoscaler removes it (whole seconds, spec.autoscalerOptions.
+	// idleTimeoutSeconds). A multi-host slice goes as a whole. 0: the
+	// autoscaler's default, DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// UpscalingMode is UpscalingDefault, UpscalingConservative or
+	// UpscalingAggressive; empty leaves it to the autoscaler (Default).
+	UpscalingMode string
+	// Version is AutoscalerV1 or AutoscalerV2; empty leaves it to Ray
+	// (v1 with Ray 2.60).
+	Version string
+	// MinSlices and MaxSlices bound every TPU worker group, in slices
+	// (replicas). The group starts at MinSlices. Default: 0, and the
+	// slices the plan's group needs.
+	MinSlices, MaxSlices int
+	// Groups overrides the bounds of single worker groups, by group name
+	// (as rendered: the pod type, v4-16, with -<index> when the plan has
+	// several slice groups or is a Serve application).
+	Groups map[string]SliceRange
+}
+
+// SliceRange bounds one worker group in slices; a zero Max means the
+// slices the plan's group needs.
+type SliceRange struct {
+	Min, Max int
+}
+
+// upscalingModes and autoscalerVersions are the values KubeRay's CRD takes.
+var (
+	upscalingModes     = []string{UpscalingDefault, UpscalingConservative, UpscalingAggressive}
+	autoscalerVersions = []string{AutoscalerV1, AutoscalerV2}
+)
+
+// checkAutoscaling reports what is wrong with a, alone: bounds that are
+// negative, out of int32 or crossed, a timeout that is negative, not whole
+// seconds or too long, a mode or version KubeRay's CRD refuses.
+func checkAutoscaling(a *Autoscaling, root *field.Path) field.ErrorList {
+	if a == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	switch {
+	case a.IdleTimeout < 0:
+		errs = append(errs, field.Invalid(root.Child("IdleTimeout"), a.IdleTimeout.String(), "must be 0 (the autoscaler's default, 60s) or positive"))
+	case a.IdleTimeout%time.Second != 0:
+		errs = append(errs, field.Invalid(root.Child("IdleTimeout"), a.IdleTimeout.String(), "whole seconds: KubeRay takes idleTimeoutSeconds"))
+	case a.IdleTimeout/time.Second > math.MaxInt32:
+		errs = append(errs, field.Invalid(root.Child("IdleTimeout"), a.IdleTimeout.String(), fmt.Sprintf("at most %d seconds (int32)", math.MaxInt32)))
+	}
+	if a.UpscalingMode != "" && !slices.Contains(upscalingModes, a.UpscalingMode) {
+		errs = append(errs, field.NotSupported(root.Child("UpscalingMode"), a.UpscalingMode, upscalingModes))
+	}
+	if a.Version != "" && !slices.Contains(autoscalerVersions, a.Version) {
+		errs = append(errs, field.NotSupported(root.Child("Version"), a.Version, autoscalerVersions).WithDetail("or empty: Ray 2.60 then runs v1"))
+	}
+	errs = append(errs, checkRange(a.MinSlices, a.MaxSlices, root.Child("MinSlices"), root.Child("MaxSlices"))...)
+	for _, name := range slices.Sorted(maps.Keys(a.Groups)) {
+		r := a.Groups[name]
+		p := root.Child("Groups").Key(name)
+		errs = append(errs, checkRange(r.Min, r.Max, p.Child("Min"), p.Child("Max"))...)
+	}
+	return errs
+}
+
+func checkRange(lo, hi int, loPath, hiPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if lo < 0 || lo > math.MaxInt32 {
+		errs = append(errs, field.Invalid(loPath, lo, fmt.Sprintf("slices from 0 to %d", math.MaxInt32)))
+	}
+	if hi < 0 || hi > math.MaxInt32 {
+		errs = append(errs, field.Invalid(hiPath, hi, fmt.Sprintf("slices from 1 to %d, or 0 for the slices the plan needs", math.MaxInt32)))
+	}
+	if hi > 0 && lo > hi {
+		errs = append(errs, field.Invalid(loPath, lo, fmt.Sprintf("must not exceed %s (%d)", hiPath, hi)))
+	}
+	return errs
+}
+
+// groupBounds are the min, max and starting replicas of worker group name,
+// which holds slice group i of the plan, and the errors of the bounds
+// against what the plan needs. Without autoscaling every bound is the
+// plan's slices.
+func groupBounds(a *Autoscaling, name string, i int, g *placement.SliceGroup, hosts int) (replicas, lo, hi int32, errs field.ErrorList) {
+	n := int32(g.NumSlices)
+	if a == nil {
+		return n, n, n, nil
+	}
+	minS, maxS := a.MinSlices, a.MaxSlices
+	minPath, maxPath := field.NewPath("Options", "Autoscaling", "MinSlices"), field.NewPath("Options", "Autoscaling", "MaxSlices")
+	if r, ok := a.Groups[name]; ok {
+		minS, maxS = r.Min, r.Max
+		p := field.NewPath("Options", "Autoscaling", "Groups").Key(name)
+		minPath, maxPath = p.Child("Min"), p.Child("Max")
+	}
+	if maxS == 0 {
+		maxS = g.NumSlices
+	}
+	switch {
+	case maxS < g.NumSlices:
+		errs = append(errs, field.Invalid(maxPath, maxS, fmt.Sprintf("worker group %s (plan.slices[%d], %s %s) needs %d slices at once: at least %d", name, i, g.PodType, g.Topology, g.NumSlices, g.NumSlices)))
+	case minS > maxS:
+		errs = append(errs, field.Invalid(minPath, minS, fmt.Sprintf("must not exceed the max slices of worker group %s (%d)", name, maxS)))
+	case int64(maxS)*int64(hosts) > math.MaxInt32:
+		errs = append(errs, field.Invalid(maxPath, maxS, fmt.Sprintf("%d slices of %d hosts are more pods than KubeRay counts (int32): at most %d", maxS, hosts, math.MaxInt32/hosts)))
+	}
+	return int32(minS), int32(minS), int32(maxS), errs
+}
+
+// checkGroupNames refuses per-group bounds for groups the plan does not
+// render, naming the ones it does.
+func checkGroupNames(a *Autoscaling, names []string) field.ErrorList {
+	if a == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(a.Groups)) {
+		if !slices.Contains(names, name) {
+			errs = append(errs, field.NotSupported(field.NewPath("Options", "Autoscaling", "Groups").Key(name), name, names).
+				WithDetail("the plan's TPU worker groups"))
+		}
+	}
+	return errs
+}
+
+// autoscalerOptions is spec.autoscalerOptions for a, nil when a sets none.
+func autoscalerOptions(a *Autoscaling) *rayv1ac.AutoscalerOptionsApplyConfiguration {
+	if a.IdleTimeout == 0 && a.UpscalingMode == "" && a.Version == "" {
+		return nil
+	}
+	o := rayv1ac.AutoscalerOptions()
+	if a.IdleTimeout > 0 {
+		o.WithIdleTimeoutSeconds(int32(a.IdleTimeout / time.Second))
+	}
+	if a.UpscalingMode != "" {
+		o.WithUpscalingMode(rayv1.UpscalingMode(a.UpscalingMode))
+	}
+	if a.Version != "" {
+		o.WithVersion(rayv1.AutoscalerVersion(a.Version))
+	}
+	return o
+}
