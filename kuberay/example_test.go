@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/kuberay"
-	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
 )
 
