@@ -45,9 +45,14 @@ func Requirements() string { return requirements }
 // virtualenv's .raytpu-stamp holds it once the install completed.
 // scripts/setup-venv.sh computes the same with
 // `grep -Ev '^[[:space:]]*(#|$)' requirements.txt | sha256sum`.
-func Stamp() string {
+func Stamp() string { return StampOf(requirements) }
+
+// StampOf is the stamp of the requirements file req, as [Stamp] is of the
+// embedded one (scripts/setup-venv-llm.sh stamps requirements-llm.txt the
+// same way).
+func StampOf(req string) string {
 	h := sha256.New()
-	for line := range strings.Lines(requirements) {
+	for line := range strings.Lines(req) {
 		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
