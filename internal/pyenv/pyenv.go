@@ -43,7 +43,7 @@ func Requirements() string { return requirements }
 // Stamp is the sha256 of the requirement lines (comments and blank lines
 // left out, so that a comment does not call for a new install), as the
 // virtualenv's .raytpu-stamp holds it once the install completed.
-// scripts/setup-venv.sh computes the same with
+// scripts/setup-venv.sh (cache.sh's raytpu_venv) computes the same with
 // `grep -Ev '^[[:space:]]*(#|$)' requirements.txt | sha256sum`.
 func Stamp() string { return StampOf(requirements) }
 
