@@ -7,7 +7,7 @@
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: test setup test-under-load test-cpu-profile venv kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
+.PHONY: test setup test-under-load test-cpu-profile venv venv-llm kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
 
 # go vet ./... has run every analyzer first, so go test runs none again.
 # The setup steps and vet run side by side: on a fresh machine the Python
@@ -16,7 +16,7 @@ test: setup
 	$(GO) test -race -count=1 -vet=off -timeout $(TEST_TIMEOUT) ./...
 
 setup:
-	$(MAKE) --no-print-directory -j4 venv kube tools vet
+	$(MAKE) --no-print-directory -j4 venv venv-llm kube tools vet
 
 # The same suite with two CPU-bound processes beside it for the whole run
 # (LOAD=n for another count): the rehearsal of a busy machine.
@@ -32,6 +32,11 @@ test-cpu-profile:
 # Python side: Ray (dashboard, train, data, serve), JAX for CPU, pyarrow.
 venv:
 	./scripts/setup-venv.sh
+
+# Ray 2.60 with vLLM 0.29.0 in a virtualenv of its own (.venv-llm), for
+# serve/llm's cross-check with Ray Serve LLM's own LLMConfig and builder.
+venv-llm:
+	./scripts/setup-venv-llm.sh
 
 # Kubernetes control plane (etcd, kube-apiserver) for the kuberay tests, built once into .cache/kube.
 kube:

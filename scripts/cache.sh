@@ -43,3 +43,53 @@ raytpu_lock() {
 		flock 9
 	fi
 }
+
+# raytpu_venv NAME REQ SUBDIR LINK CHECK [PIP_ARGS...] installs the pip
+# requirements file REQ into a virtualenv of the cache,
+# $root/SUBDIR/py<version>-<16 hex of the stamp> (or $VENV, with no link),
+# links LINK to it, and logs as NAME. The stamp is the sha256 of REQ's
+# requirement lines (comments and blank lines left out, as package pyenv's
+# Stamp); when the virtualenv's .raytpu-stamp holds it, nothing is
+# installed. CHECK is Python run after the install, which must succeed
+# before the stamp is written; PIP_ARGS go to pip install. PYTHON names the
+# interpreter that creates the virtualenv (default: python3).
+raytpu_venv() {
+	local name=$1 req=$2 subdir=$3 link=$4 check=$5
+	shift 5
+	local python=${PYTHON:-python3}
+	if [[ ! -f "$req" ]]; then
+		printf '%s: missing %s\n' "$name" "$req" >&2
+		return 1
+	fi
+	local want pyver venv root
+	want=$(grep -Ev '^[[:space:]]*(#|$)' "$req" | sha256sum | cut -d' ' -f1)
+	pyver=$("$python" -c 'import sys; print("py%d.%d" % sys.version_info[:2])')
+	if [[ -n "${VENV:-}" ]]; then
+		venv=$VENV
+		link=""
+	else
+		root=$(raytpu_cache_root)
+		venv="$root/$subdir/$pyver-${want:0:16}"
+		raytpu_lock "$root/$subdir"
+	fi
+	local stamp="$venv/.raytpu-stamp"
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; then
+		printf '%s: virtualenv %s has requirements %s; nothing to install\n' "$name" "$venv" "$want" >&2
+	else
+		local start=$SECONDS
+		if [[ ! -x "$venv/bin/python" ]]; then
+			printf '%s: creating virtualenv %s with %s\n' "$name" "$venv" "$("$python" --version 2>&1)" >&2
+			"$python" -m venv "$venv"
+		fi
+		printf '%s: installing %s into %s\n' "$name" "$req" "$venv" >&2
+		"$venv/bin/python" -m pip install --disable-pip-version-check --progress-bar off "$@" -r "$req" >&2
+		# Fail here, not in a test, if the install is unusable.
+		"$venv/bin/python" -c "$check" >&2
+		printf '%s\n' "$want" >"$stamp"
+		printf '%s: installed in %ds (%s on disk); wrote %s\n' "$name" "$((SECONDS - start))" "$(du -sh "$venv" | cut -f1)" "$stamp" >&2
+	fi
+	if [[ -n "$link" ]]; then
+		raytpu_link "$link" "$venv"
+		printf '%s: %s -> %s\n' "$name" "$link" "$venv" >&2
+	fi
+}

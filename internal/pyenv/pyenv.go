@@ -43,11 +43,16 @@ func Requirements() string { return requirements }
 // Stamp is the sha256 of the requirement lines (comments and blank lines
 // left out, so that a comment does not call for a new install), as the
 // virtualenv's .raytpu-stamp holds it once the install completed.
-// scripts/setup-venv.sh computes the same with
+// scripts/setup-venv.sh (cache.sh's raytpu_venv) computes the same with
 // `grep -Ev '^[[:space:]]*(#|$)' requirements.txt | sha256sum`.
-func Stamp() string {
+func Stamp() string { return StampOf(requirements) }
+
+// StampOf is the stamp of the requirements file req, as [Stamp] is of the
+// embedded one (scripts/setup-venv-llm.sh stamps requirements-llm.txt the
+// same way).
+func StampOf(req string) string {
 	h := sha256.New()
-	for line := range strings.Lines(requirements) {
+	for line := range strings.Lines(req) {
 		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
