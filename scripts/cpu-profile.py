@@ -66,12 +66,28 @@ def kind(cmd):
 TEST_BINARY = re.compile(r"/([\w.-]+)\.test\b")
 
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name: [0] is the
+    state, [1] the parent pid, [11] and [12] user and system ticks, [19]
+    the start time."""
+    with open(f"/proc/{pid}/stat") as f:
+        stat = f.read()
+    return stat[stat.rindex(")") + 2 :].split()
+
+
 class Tree:
     """The CPU ticks and latest command line of every process seen in the
     tree of one root pid, keyed by (pid, start time)."""
 
     def __init__(self, root):
-        self.members = {root}
+        # Members are keyed by (pid, start time), not pid: pids wrap (at
+        # 32768 by default) within a long suite, and a reused pid is
+        # someone else's process. live maps the pids of the members seen
+        # in the latest scan to their start times; a process joins when
+        # its parent is live and started no later than it.
+        start = int(stat_fields(root)[19])
+        self.members = {(root, start)}
+        self.live = {root: start}
         self.procs = {}
         # The test binary a process descends from (its package), decided
         # when the process is first seen: Ray's daemons outlive the
@@ -85,35 +101,38 @@ class Tree:
 
     def sample(self, now):
         binaries = set()
+        live = {}
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
             pid = int(name)
             try:
-                with open(f"/proc/{pid}/stat") as f:
-                    stat = f.read()
-                fields = stat[stat.rindex(")") + 2 :].split()
+                fields = stat_fields(pid)
                 ppid, ticks, start = int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[19])
-                if ppid in self.members:
-                    self.members.add(pid)
-                if pid not in self.members:
-                    continue
+                key = (pid, start)
+                if key not in self.members:
+                    parent = live.get(ppid, self.live.get(ppid))
+                    if parent is None or parent > start:
+                        continue
+                    self.members.add(key)
+                live[pid] = start
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
             except (OSError, ValueError, IndexError):
                 continue  # exited between listdir and read
-            key = (pid, start)
             if not cmd and key in self.procs:
                 cmd = self.procs[key][1]
+            # A test binary is the program itself, not a command that names
+            # one (the linker writing it, tmux running it in a pane).
+            m = TEST_BINARY.search(cmd.split(" ", 1)[0])
             if key not in self.owner:
-                m = TEST_BINARY.search(cmd)
                 self.owner[key] = m.group(1) if m else self.parent_owner.get(ppid, "")
             self.parent_owner[pid] = self.owner[key]
-            m = TEST_BINARY.search(cmd)
             if m and fields[0] != "Z":
                 binaries.add(m.group(1))
             # A Ray worker renames itself after exec: the latest name wins.
             self.procs[key] = (ticks, cmd)
+        self.live = live
         for b in binaries:
             self.first.setdefault(b, now)
             self.last[b] = now
