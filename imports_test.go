@@ -84,6 +84,7 @@ var allowed = map[string]struct {
 	"bench/compilebench":             {benchMay, "benchmarks use the public packages and the local cluster"},
 	"bench/jobsbench":                {benchMay, "benchmarks use the public packages and the local cluster"},
 	"bench/servecompilebench":        {benchMay, "benchmarks use the public packages and the local cluster"},
+	"bench/llmcompilebench":          {benchMay, "benchmarks use the public packages and the local cluster"},
 	"bench/servegrpcbench":           {benchMay, "benchmarks use the public packages and the local cluster"},
 }
 
