@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,17 +13,13 @@ import (
 	"github.com/raytpu/raytpu/ray"
 )
 
-// deadAddress is a local address where nothing listens: a port that was
-// just free.
+// deadAddress is a local address where nothing listens: port 1, which no
+// server of the tests binds. A port freed by closing a listener is not:
+// the kernel may hand it to the next listener on the machine (a parallel
+// package's cluster) before the client connects, which then answers.
 func deadAddress(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return "127.0.0.1:1"
 }
 
 // TestWaitUnreachable: a wait on a dashboard nobody answers for fails
