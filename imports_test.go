@@ -71,6 +71,7 @@ var allowed = map[string]struct {
 	"internal/testinfra/owntest":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/syncbuf":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/testtree":    {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/traintest":   {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/raytest":     {[]string{"internal/raycluster", "sim"}, "raytest starts local clusters for tests"},
 	"internal/testinfra/venvtest":    {[]string{"internal/pyenv"}, "venvtest finds the venv for tests"},
 	"internal/testinfra/kubetest":    {[]string{"internal/testinfra/podrunner"}, "the kube test control plane imports nothing of raytpu's but its pod runner"},

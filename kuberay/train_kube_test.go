@@ -2,19 +2,23 @@ package kuberay_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
+	"github.com/raytpu/raytpu/internal/testinfra/traintest"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/train"
@@ -25,6 +29,7 @@ type rankReport struct {
 	Rank         int               `json:"rank"`
 	WorldSize    int               `json:"world_size"`
 	Hostname     string            `json:"hostname"`
+	NodeID       string            `json:"node_id"`
 	Labels       map[string]string `json:"labels"`
 	Env          map[string]string `json:"env"`
 	ProcessCount int               `json:"process_count"`
@@ -48,15 +53,20 @@ func sharedDir(t *testing.T, pattern string) string {
 }
 
 // A two-slice v4 2x2x2 JaxTrainer with a local working_dir, fitted on the
-// KubeRay backend, trains for real: KubeRay's RayCluster runs Ray in pods
-// posing as GKE TPU hosts, the submitter Job's pod (run by the real
-// kube-controller-manager's Job controller) submits the entrypoint, and
-// Fit returns the launcher's result read from the submitter's log: the
-// loop's metrics and checkpoint, every rank on its own pod, each slice's
-// ranks on one slice, MEGASCALE_NUM_SLICES 2 and jax.process_count() 4.
-// The RayJob ends SUCCEEDED and KubeRay deletes its RayCluster
-// (shutdownAfterJobFinishes).
-func TestFitTrainsOnKubeRay(t *testing.T) {
+// KubeRay backend, trains for real and survives the loss of a pod:
+// KubeRay's RayCluster runs Ray in pods posing as GKE TPU hosts, the
+// submitter Job's pod (run by the real kube-controller-manager's Job
+// controller) submits the entrypoint, and Fit returns the launcher's
+// result read from the submitter's log. Every worker pauses after the
+// checkpoint of step 3; the test kills every process of rank 1's pod (a
+// TPU host lost mid-run), KubeRay replaces the pod, and Ray Train starts
+// the group again from that checkpoint. The result carries the loop's
+// metrics and checkpoint and says so: two attempts, the second resumed
+// from step 3, the lost pod's Ray node among the lost hosts. Every rank of
+// the last attempt ran on its own pod, each slice's ranks on one slice,
+// with MEGASCALE_NUM_SLICES 2 and jax.process_count() 4. The RayJob ends
+// SUCCEEDED and KubeRay deletes its RayCluster (shutdownAfterJobFinishes).
+func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()
@@ -70,14 +80,15 @@ func TestFitTrainsOnKubeRay(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "train_loop.py"), loop, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const steps = 6
+	const steps, pauseAt = 6, 3
 	trainer := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",
-		TrainLoopConfig:    map[string]any{"steps": steps, "checkpoint_every": 3, "report_dir": reports},
+		TrainLoopConfig:    map[string]any{"steps": steps, "checkpoint_every": 3, "pause_at": pauseAt, "report_dir": reports},
 		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", NumSlices: 2},
 		RunConfig: train.RunConfig{
 			Name: "e2e", StoragePath: storage,
 			Checkpoint: train.CheckpointConfig{NumToKeep: 1},
+			Failure:    train.FailureConfig{MaxFailures: 1},
 			WorkerEnv:  map[string]string{"JAX_PLATFORMS": "cpu"},
 		},
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work},
@@ -88,6 +99,7 @@ func TestFitTrainsOnKubeRay(t *testing.T) {
 	}
 	const name = "e2e-train"
 	began := time.Now()
+	lost := losePodWhenPaused(t, env, ns, reports, filepath.Join(storage, trainer.RunConfig.Name), pauseAt, began)
 	res, err := trainer.Fit(ctx, b, backend.RunOptions{SubmissionID: name, OnStatus: func(s backend.Status) {
 		t.Logf("%6.1fs RayJob %s: %s %s", time.Since(began).Seconds(), s.ID, s.State, s.Message)
 	}})
@@ -109,6 +121,7 @@ func TestFitTrainsOnKubeRay(t *testing.T) {
 		t.Errorf("the result's checkpoint: %v", err)
 	}
 	checkRanks(t, reports)
+	checkRecovery(t, res, <-lost, pauseAt)
 
 	var job rayv1.RayJob
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &job); err != nil {
@@ -129,6 +142,148 @@ func TestFitTrainsOnKubeRay(t *testing.T) {
 	t.Logf("RayCluster %s and its pods gone %v after Fit returned", job.Status.RayClusterName, time.Since(cleaned).Round(time.Millisecond))
 }
 
+// lostPod is the pod losePodWhenPaused killed, the Ray node it was, and
+// what became of it.
+type lostPod struct {
+	Name, NodeID string
+	UID          types.UID
+	// RestartPolicy is the pod's; Restarts its Ray container's restart
+	// count once it ran again, and Replaced whether a new pod (another
+	// UID) of that name took its place instead.
+	RestartPolicy corev1.RestartPolicy
+	Restarts      int32
+	Replaced      bool
+}
+
+// losePodWhenPaused waits until the four workers of the run's first
+// attempt have paused (testdata/trainloop's paused-<rank>) and Ray Train
+// has registered the checkpoint of step pauseAt in runDir, then kills
+// every process of rank 1's pod, as a host whose machine fails, and
+// sends that pod on the channel (closed without a value if the run
+// never paused). The pod is not deleted: what follows is the kubelet's and
+// KubeRay's to decide, and the goroutine records it (a container restarted
+// in place under restartPolicy Always; a pod deleted and created again by
+// KubeRay under Never).
+func losePodWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir string, pauseAt int, began time.Time) <-chan lostPod {
+	t.Helper()
+	out := make(chan lostPod, 1)
+	ctx := t.Context()
+	go func() {
+		defer close(out)
+		paused := func() bool {
+			for rank := 0; rank < 4; rank++ {
+				if _, err := os.Stat(filepath.Join(reports, "paused-"+strconv.Itoa(rank))); err != nil {
+					return false
+				}
+			}
+			step, ok := traintest.RegisteredCheckpointStep(runDir)
+			return ok && step >= pauseAt
+		}
+		for !paused() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		r, err := readRank(filepath.Join(reports, "rank-1.json"))
+		if err != nil {
+			t.Errorf("rank 1's report: %v", err)
+			return
+		}
+		var pod corev1.Pod
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: r.Hostname}, &pod); err != nil {
+			t.Errorf("rank 1's pod: %v", err)
+			return
+		}
+		pids, err := env.Pods.PIDs(ctx, ns, r.Hostname)
+		if err != nil || len(pids) == 0 {
+			t.Errorf("rank 1's pod %s: pids %v, %v", r.Hostname, pids, err)
+			return
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		killed := time.Now()
+		t.Logf("%6.1fs killed the %d processes of pod %s (rank 1, Ray node %s, restartPolicy %s)", time.Since(began).Seconds(), len(pids), r.Hostname, r.NodeID, pod.Spec.RestartPolicy)
+		lost := lostPod{Name: r.Hostname, NodeID: r.NodeID, UID: pod.UID, RestartPolicy: pod.Spec.RestartPolicy}
+		for ctx.Err() == nil && time.Since(killed) < 5*time.Minute {
+			var now corev1.Pod
+			err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: r.Hostname}, &now)
+			if err == nil && now.UID != pod.UID && podReady(&now) {
+				lost.Replaced = true
+				t.Logf("%6.1fs pod %s replaced by a new pod of that name, ready %v after the kill", time.Since(began).Seconds(), r.Hostname, time.Since(killed).Round(time.Millisecond))
+				break
+			}
+			if err == nil && now.UID == pod.UID && len(now.Status.ContainerStatuses) > 0 && now.Status.ContainerStatuses[0].RestartCount > 0 && podReady(&now) {
+				lost.Restarts = now.Status.ContainerStatuses[0].RestartCount
+				t.Logf("%6.1fs pod %s: its Ray container restarted in place (restart count %d), ready %v after the kill", time.Since(began).Seconds(), r.Hostname, lost.Restarts, time.Since(killed).Round(time.Millisecond))
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		out <- lost
+	}()
+	return out
+}
+
+// checkRecovery checks what the result says of the lost pod: the group
+// started twice, the second time from the checkpoint of the step the
+// workers paused at, and the killed pod's Ray node is a lost host.
+func checkRecovery(t *testing.T, res *train.Result, lost lostPod, pauseAt int) {
+	t.Helper()
+	if lost.Name == "" {
+		t.Fatal("no pod was killed: the run never paused")
+	}
+	// KubeRay v1.5.0 leaves a worker pod's restartPolicy to Kubernetes'
+	// default, Always, unless autoscaler v2 runs: the kubelet then
+	// restarts the Ray container in the same pod, and KubeRay deletes a
+	// pod only when its container cannot restart (shouldDeletePod).
+	switch lost.RestartPolicy {
+	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure:
+		if lost.Replaced || lost.Restarts < 1 {
+			t.Errorf("pod %s (restartPolicy %s): replaced %v, container restarts %d; want its Ray container restarted in place", lost.Name, lost.RestartPolicy, lost.Replaced, lost.Restarts)
+		}
+	default:
+		if !lost.Replaced {
+			t.Errorf("pod %s (restartPolicy %s) was not replaced by KubeRay", lost.Name, lost.RestartPolicy)
+		}
+	}
+	rec := res.Recovery()
+	if rec == nil {
+		t.Fatalf("the result reports no recovery; attempts %+v, lost hosts %+v", res.Attempts, res.LostHosts)
+	}
+	t.Logf("recovery: %d restart(s), from slices %v to %v, resumed from %+v, lost hosts %+v", rec.Restarts, rec.FromSlices, rec.ToSlices, rec.ResumedFrom, rec.LostHosts)
+	if len(res.Attempts) != 2 || res.Attempts[0].ResumedFrom != nil {
+		t.Errorf("attempts %+v: want 2, a fresh one and one after the pod loss", res.Attempts)
+	}
+	if rec.ResumedFrom == nil || rec.ResumedFrom.Metrics["step"] != float64(pauseAt) {
+		t.Errorf("the group resumed from %+v, want the checkpoint of step %d", rec.ResumedFrom, pauseAt)
+	}
+	if from, _ := res.Step("resumed_from"); from != pauseAt {
+		t.Errorf("the loop's final resumed_from = %d, want %d", from, pauseAt)
+	}
+	found := false
+	for _, h := range res.LostHosts {
+		found = found || h.NodeID == lost.NodeID
+	}
+	if !found {
+		t.Errorf("lost hosts %+v, want the Ray node %s of pod %s among them", res.LostHosts, lost.NodeID, lost.Name)
+	}
+}
+
+func readRank(path string) (rankReport, error) {
+	var r rankReport
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
 func errString(err error) string {
 	if err == nil {
 		return "present"
@@ -147,13 +302,9 @@ func checkRanks(t *testing.T, dir string) {
 	}
 	pods, slices := map[string]bool{}, map[string][]int{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		r, err := readRank(p)
 		if err != nil {
 			t.Fatal(err)
-		}
-		var r rankReport
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatalf("%s: %v", p, err)
 		}
 		t.Logf("rank %d on pod %s: slice %s worker %s, env %v, jax %d/%d with %d local devices",
 			r.Rank, r.Hostname, r.Labels["ray.io/tpu-slice-name"], r.Labels["ray.io/tpu-worker-id"], r.Env, r.ProcessIndex, r.ProcessCount, r.LocalDevices)
@@ -193,4 +344,14 @@ func logSubmitter(t *testing.T, env *kubetest.Env, ns, name string) {
 			t.Logf("pod %s (%s) container %s, last of its log:\n%s", p.Name, p.Status.Phase, c.Name, l[max(0, len(l)-4000):])
 		}
 	}
+}
+
+// podReady reports whether pod p's Ready condition is true.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

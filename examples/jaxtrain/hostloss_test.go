@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/testinfra/traintest"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
@@ -53,7 +54,7 @@ func loseHostWhenPaused(t *testing.T, reportDir, runDir string, pauseAt, afterSt
 			time.Sleep(200 * time.Millisecond)
 		}
 		for ctx.Err() == nil {
-			if step, ok := registeredCheckpointStep(runDir); ok && step >= afterStep {
+			if step, ok := traintest.RegisteredCheckpointStep(runDir); ok && step >= afterStep {
 				break
 			}
 			time.Sleep(200 * time.Millisecond)

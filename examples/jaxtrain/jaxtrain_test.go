@@ -20,6 +20,7 @@ import (
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/internal/testinfra/syncbuf"
+	"github.com/raytpu/raytpu/internal/testinfra/traintest"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
@@ -223,7 +224,7 @@ func killWhenPaused(ctx context.Context, t *testing.T, path, runDir string, afte
 		time.Sleep(200 * time.Millisecond)
 	}
 	for afterStep > 0 && ctx.Err() == nil {
-		if step, ok := registeredCheckpointStep(runDir); ok && step >= afterStep {
+		if step, ok := traintest.RegisteredCheckpointStep(runDir); ok && step >= afterStep {
 			t.Logf("Ray Train registered the checkpoint of step %d", step)
 			break
 		}
@@ -237,26 +238,6 @@ func killWhenPaused(ctx context.Context, t *testing.T, path, runDir string, afte
 		return
 	}
 	t.Logf("killed rank 1 worker process %d", pid)
-}
-
-// registeredCheckpointStep reads the "step" metric of the latest checkpoint
-// Ray Train's checkpoint manager has saved in its snapshot.
-func registeredCheckpointStep(runDir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(runDir, "checkpoint_manager_snapshot.json"))
-	if err != nil {
-		return 0, false
-	}
-	var snap struct {
-		Latest *struct {
-			Metrics struct {
-				Step int `json:"step"`
-			} `json:"metrics"`
-		} `json:"latest_checkpoint_result"`
-	}
-	if json.Unmarshal(b, &snap) != nil || snap.Latest == nil {
-		return 0, false
-	}
-	return snap.Latest.Metrics.Step, true
 }
 
 func TestInvalidSpecNeverReachesCluster(t *testing.T) {

@@ -5,12 +5,19 @@ as a TPU host), rank 0 checkpoints every `checkpoint_every` steps, and every
 worker writes <report_dir>/rank-<rank>.json: where it ran (pod hostname, Ray
 node labels), its MEGASCALE_* and TPU_* environment and what JAX sees
 (process count and index, local devices).
+
+A run started from a checkpoint resumes after its step and reports
+resumed_from. With `pause_at` set, every worker of the first attempt (no
+checkpoint) stops after reporting that step and writes
+<report_dir>/paused-<rank>, so the test can kill a pod at a known point; a
+later attempt never pauses.
 """
 
 import json
 import os
 import socket
 import tempfile
+import time
 
 
 def train_func(config):
@@ -26,6 +33,7 @@ def train_func(config):
         "rank": rank,
         "world_size": ctx.get_world_size(),
         "hostname": socket.gethostname(),
+        "node_id": ray.get_runtime_context().get_node_id(),
         "labels": {k: (v[0] if isinstance(v, list) and v else v) for k, v in labels.items()},
         "env": {k: v for k, v in os.environ.items() if k.startswith(("MEGASCALE_", "TPU_"))},
         "process_count": jax.process_count(),
@@ -38,12 +46,21 @@ def train_func(config):
     x = jnp.linspace(-1.0, 1.0, 32)
     y = 3.0 * x + 2.0
     grad = jax.jit(jax.value_and_grad(lambda p: jnp.mean((p[0] * x + p[1] - y) ** 2)))
-    params = (jnp.float32(0.0), jnp.float32(0.0))
+    params, first, resumed_from = (jnp.float32(0.0), jnp.float32(0.0)), 1, 0
+    checkpoint = ray.train.get_checkpoint()
+    if checkpoint is not None:
+        with checkpoint.as_directory() as d:
+            with open(os.path.join(d, "state.json")) as f:
+                state = json.load(f)
+        params = (jnp.float32(state["w"]), jnp.float32(state["b"]))
+        resumed_from = int(state["step"])
+        first = resumed_from + 1
     steps, every = int(config["steps"]), int(config["checkpoint_every"])
-    for step in range(1, steps + 1):
+    pause_at = int(config.get("pause_at", 0))
+    for step in range(first, steps + 1):
         loss, (gw, gb) = grad(params)
         params = (params[0] - 0.3 * gw, params[1] - 0.3 * gb)
-        metrics = {"step": step, "loss": float(loss), "process_count": jax.process_count()}
+        metrics = {"step": step, "loss": float(loss), "process_count": jax.process_count(), "resumed_from": resumed_from}
         if step % every == 0 or step == steps:
             with tempfile.TemporaryDirectory() as d:
                 if rank == 0:
@@ -52,3 +69,9 @@ def train_func(config):
                 ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d) if rank == 0 else None)
         else:
             ray.train.report(metrics)
+        if step == pause_at and checkpoint is None:
+            with open(os.path.join(config["report_dir"], "paused-%d" % rank), "w") as f:
+                f.write(str(step))
+            # Until the test kills a pod and Ray Train ends this attempt.
+            time.sleep(600)
+            raise RuntimeError("paused at step %d for 600 s and no pod was lost" % step)
