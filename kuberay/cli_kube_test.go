@@ -1,6 +1,7 @@
 package kuberay_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
@@ -44,6 +46,29 @@ func TestRenderedByTheCommandApply(t *testing.T) {
 		}
 		if err := kubeRayValidates(out); err != nil {
 			t.Errorf("%s: KubeRay's validation: %v", filepath.Base(f), err)
+		}
+		// The ConfigMaps printed before the object (a packed local
+		// working_dir, the replica runtime) are written, holding the zip
+		// the object's runtime_env names.
+		objs, err := kuberay.DecodeManifests(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			want, ok := o.(*corev1ac.ConfigMapApplyConfiguration)
+			if !ok {
+				continue
+			}
+			var cm corev1.ConfigMap
+			if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: *want.Name}, &cm); err != nil {
+				t.Errorf("%s: ConfigMap %s: %v", filepath.Base(f), *want.Name, err)
+				continue
+			}
+			for key, zip := range want.BinaryData {
+				if !bytes.Equal(cm.BinaryData[key], zip) || !strings.Contains(string(raw), key) {
+					t.Errorf("%s: ConfigMap %s: key %s holds %d bytes, want the %d rendered, named by the object", filepath.Base(f), *want.Name, key, len(cm.BinaryData[key]), len(zip))
+				}
+			}
 		}
 		// A RayService whose replicas own TPU slices mounts the replica
 		// runtime's ConfigMap; applying it writes that too.

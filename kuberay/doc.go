@@ -25,7 +25,10 @@
 // [ValidateService], [ValidateCluster]): every rule KubeRay, its CRD
 // schema or GKE's TPU webhook would enforce later comes back at once as
 // field errors with manifest paths. [MarshalYAML] and [MarshalJSON] print
-// objects byte-identically from run to run; [ApplyManifest] applies one.
+// objects byte-identically from run to run. [RenderManifests] renders
+// what kubectl apply needs to run a plan (the ConfigMaps its pods mount,
+// then the object), [MarshalManifestsYAML] prints them as one stream, and
+// [ApplyManifest] applies such a stream.
 //
 // Objects are server-side applied under the field manager "raytpu" and
 // carry the label app.kubernetes.io/managed-by=raytpu; a retried apply of

@@ -49,17 +49,19 @@ func DecodeManifest(manifest []byte) (any, error) {
 	return obj, nil
 }
 
-// ApplyManifest server-side applies a RayJob, RayService or RayCluster
-// manifest (as MarshalYAML writes it) into namespace ns with field manager
-// "raytpu", after Validate, ValidateService or ValidateCluster accepts
-// it, and returns the object the apiserver holds (*rayv1.RayJob,
-// *rayv1.RayService or *rayv1.RayCluster).
+// ApplyManifest server-side applies what `raytpu render` prints (one
+// RayJob, RayService or RayCluster manifest as MarshalYAML writes it, or
+// RenderManifests' ConfigMaps and object as MarshalManifestsYAML or
+// MarshalManifestsJSON write them) into namespace ns with field manager
+// "raytpu": the ConfigMaps first, then the object, after Validate,
+// ValidateService or ValidateCluster accepts it. It returns the object the
+// apiserver holds (*rayv1.RayJob, *rayv1.RayService or *rayv1.RayCluster).
 func (b *Backend) ApplyManifest(ctx context.Context, ns string, manifest []byte) (runtime.Object, error) {
-	obj, err := DecodeManifest(manifest)
+	objs, err := DecodeManifests(manifest)
 	if err != nil {
 		return nil, err
 	}
-	return b.ApplyObject(ctx, ns, obj)
+	return b.applyManifests(ctx, ns, objs)
 }
 
 // ApplyObject server-side applies a rendered KubeRay object (from Render,

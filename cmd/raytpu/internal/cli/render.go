@@ -52,10 +52,13 @@ pods each, up to --max-slices (default: what the plan needs) when work
 waits for them, and removes a slice once it idled for --idle-timeout.
 'raytpu plan --cluster "v4-16:2x2x2{max=2}"' predicts what it will do.
 
-A job whose working_dir is a local directory cannot be rendered alone: its
-files travel in a ConfigMap that 'raytpu apply' writes. A Serve application
-whose deployments own TPU slices mounts raytpu's replica runtime from
-ConfigMap <name>-replica-runtime, which 'raytpu apply' writes as well.`,
+Files the Ray containers mount are printed first, as ConfigMaps in the
+same stream ("---" between YAML documents; a v1 List in JSON): a local
+working_dir (<name>-working-dir, packed as 'raytpu apply' packs it) and,
+for a Serve application whose deployments own TPU slices, raytpu's replica
+runtime (<name>-replica-runtime). 'raytpu apply' makes the object own
+them; rendered, they have no owner, so delete them with the object:
+kubectl delete -f of the same file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
@@ -69,15 +72,15 @@ ConfigMap <name>-replica-runtime, which 'raytpu apply' writes as well.`,
 			if err != nil {
 				return err
 			}
-			obj, err := kuberay.RenderPlan(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image, Autoscaling: auto})
+			objs, err := kuberay.RenderManifests(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image, Autoscaling: auto})
 			if err != nil {
 				return err
 			}
 			var b []byte
 			if out.value == "json" {
-				b, err = kuberay.MarshalJSON(obj)
+				b, err = kuberay.MarshalManifestsJSON(objs)
 			} else {
-				b, err = kuberay.MarshalYAML(obj)
+				b, err = kuberay.MarshalManifestsYAML(objs)
 			}
 			if err != nil {
 				return err

@@ -25,6 +25,17 @@ func TestRenderGolden(t *testing.T) {
 		"render-slice-v4-per-slice.json": {"render", "-f", "testdata/plan-v4-per-slice.json", "-o", "json", "--name", "reserved"},
 		"render-app-chat-own-image.yaml": {"render", "-f", "testdata/apps/chat.yaml", "--image", "us-docker.pkg.dev/acme/ray:tpu", "--name", "chat-prod"},
 	}
+	// A job plan whose working_dir is a local directory renders its
+	// packed files as a ConfigMap before the RayJob.
+	plan, err := os.ReadFile("testdata/plans/jaxtrain-v6e-two-slices.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(t.TempDir(), "local.json")
+	if err := os.WriteFile(local, []byte(strings.Replace(string(plan), "gs://bucket/code/loop.zip", "testdata/workdir", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases["render-jaxtrain-local-working-dir.yaml"] = []string{"render", "-f", local, "--name", "llama-local"}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
