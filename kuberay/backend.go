@@ -102,8 +102,10 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 // neither is packed or sent.
 //
 // A local working_dir is packed (PackJobWorkingDir: with the runtime_env's
-// excludes, and the launcher's files) into ConfigMap WorkingDirConfigMapName(name), owned by the
-// RayJob, which mounts it; see WorkingDirMountPath.
+// excludes, and the launcher's files) into ConfigMap
+// WorkingDirConfigMapName(name), owned by the RayJob, which mounts it; see
+// WorkingDirMountPath. A plan that runs raytpu's launcher without a
+// working_dir gets one holding the launcher's files (ShipsWorkingDir).
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
 		return nil, err
@@ -113,10 +115,10 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	}
 	o := b.opts
 	o.Name = name
-	if isLocal(p.Job.RuntimeEnv.WorkingDir) {
-		if b.kube == nil {
-			return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
-		}
+	if isLocal(p.Job.RuntimeEnv.WorkingDir) && b.kube == nil {
+		return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
+	}
+	if ShipsWorkingDir(p) && b.kube != nil {
 		wd, err := PackJobWorkingDir(p)
 		if err != nil {
 			return nil, err

@@ -84,7 +84,7 @@ func packLocalWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 		}
 		path, dir = field.NewPath("plan", "serve", "config", "runtime_env", "working_dir"), env.WorkingDir
 		wd, err = PackWorkingDir(env.WorkingDir, env.Excludes)
-	case p.Kind == placement.KindSlicePlacementGroup || !isLocal(p.Job.RuntimeEnv.WorkingDir):
+	case p.Kind == placement.KindSlicePlacementGroup || !ShipsWorkingDir(p):
 		return nil, nil
 	default:
 		path, dir = field.NewPath("plan", "job", "runtimeEnv", "workingDir"), p.Job.RuntimeEnv.WorkingDir

@@ -2,6 +2,8 @@ package kuberay_test
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/rayruntime"
 )
 
 // What kubectl apply needs to run a plan: a Serve application whose
@@ -100,5 +103,61 @@ func TestDecodeManifestsRefusals(t *testing.T) {
 		if _, err := kuberay.DecodeManifests([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
 		}
+	}
+}
+
+// A plan that runs raytpu's launcher without a working_dir gets one
+// holding the launcher's files alone, as the Ray backend gives it, so the
+// train workers on every TPU pod import the launcher's runtime: rendered
+// as its ConfigMap before the RayJob, which runs the launcher in it. With
+// a remote working_dir nothing is packed.
+func TestRenderManifestsShipTheLauncherWithoutWorkingDir(t *testing.T) {
+	t.Parallel()
+	tr := trainer("v4", "2x2x2", 2)
+	tr.RuntimeEnv.WorkingDir = ""
+	p := compile(t, tr)
+	if !kuberay.ShipsWorkingDir(p) {
+		t.Fatal("a launcher plan without a working_dir ships none")
+	}
+	objs, err := kuberay.RenderManifests(p, kuberay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 {
+		t.Fatalf("%d objects, want the working_dir's ConfigMap and the RayJob", len(objs))
+	}
+	cm, ok := objs[0].(*corev1ac.ConfigMapApplyConfiguration)
+	job, ok2 := objs[1].(*rayv1ac.RayJobApplyConfiguration)
+	if !ok || !ok2 {
+		t.Fatalf("objects %T, %T; want a ConfigMap, then a RayJob", objs[0], objs[1])
+	}
+	wd, err := kuberay.PackJobWorkingDir(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !wd.Runtime || len(zipNames(t, wd.Zip)) == 0 || !bytes.Equal(cm.BinaryData[wd.Key()], wd.Zip) || *cm.Name != kuberay.WorkingDirConfigMapName(*job.Name) {
+		t.Errorf("ConfigMap %s keys %d, runtime %v; want %s holding the launcher's files under %s", *cm.Name, len(cm.BinaryData), wd.Runtime, kuberay.WorkingDirConfigMapName(*job.Name), wd.Key())
+	}
+	files, err := rayruntime.Files(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"working_dir/"}
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		want = append(want, "working_dir/"+n)
+	}
+	if got := zipNames(t, wd.Zip); !slices.Equal(got, want) {
+		t.Errorf("zip entries %q, want the launcher's files alone %q", got, want)
+	}
+	if !strings.Contains(*job.Spec.RuntimeEnvYAML, wd.URI()) || strings.Contains(*job.Spec.Entrypoint, "b64decode") {
+		t.Errorf("RayJob runtime_env %q, entrypoint %.80q; want the working_dir %s and the launcher run in it", *job.Spec.RuntimeEnvYAML, *job.Spec.Entrypoint, wd.URI())
+	}
+
+	remote := compile(t, trainer("v4", "2x2x2", 2))
+	if kuberay.ShipsWorkingDir(remote) {
+		t.Error("a plan with a remote working_dir ships one")
+	}
+	if objs, err := kuberay.RenderManifests(remote, kuberay.Options{}); err != nil || len(objs) != 1 {
+		t.Errorf("a remote working_dir: %d objects (%v), want the RayJob alone", len(objs), err)
 	}
 }

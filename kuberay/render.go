@@ -112,7 +112,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	}
 	o = o.withDefaults(p)
 	wd := o.WorkingDir
-	if !isLocal(p.Job.RuntimeEnv.WorkingDir) {
+	if !ShipsWorkingDir(p) {
 		wd = nil
 	}
 	cluster, errs := clusterSpec(p, o)

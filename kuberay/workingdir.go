@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -98,7 +99,9 @@ func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
 // launcher, adds the launcher's files (rayruntime.Files) at the zip's
 // root, as the Ray backend adds them to the package it uploads: every
 // node unpacks the working_dir, so the train workers on the TPU hosts
-// import the launcher's runtime module as the driver does.
+// import the launcher's runtime module as the driver does. A launcher
+// plan without a working_dir gets one holding the launcher's files alone,
+// as the Ray backend gives it (see ShipsWorkingDir).
 func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 	env := p.Job.RuntimeEnv
 	if p.Job.Launcher == "" {
@@ -108,7 +111,16 @@ func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := packWorkingDir(env.WorkingDir, env.Excludes, files)
+	dir := env.WorkingDir
+	if dir == "" {
+		empty, err := os.MkdirTemp("", "raytpu-wd-")
+		if err != nil {
+			return nil, fmt.Errorf("kuberay: packing the launcher's files: %w", err)
+		}
+		defer os.RemoveAll(empty)
+		dir = empty
+	}
+	w, err := packWorkingDir(dir, env.Excludes, files)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +187,18 @@ func mountConfigMap(t *corev1ac.PodTemplateSpecApplyConfiguration, volume, cm, p
 		WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(cm)))
 	t.Spec.Containers[0].WithVolumeMounts(corev1ac.VolumeMount().
 		WithName(volume).WithMountPath(path).WithReadOnly(true))
+}
+
+// ShipsWorkingDir reports whether the RayJob of plan p carries a packed
+// working_dir in a ConfigMap (PackJobWorkingDir) when rendered with a
+// Kubernetes client at hand (Backend.Apply, RenderManifests): a local
+// working_dir, or none at all when p runs raytpu's launcher, whose files
+// every node must see. Render without Options.WorkingDir writes the
+// launcher's files on the head only (in the entrypoint), which a job
+// whose workers run on other pods cannot use.
+func ShipsWorkingDir(p *placement.Plan) bool {
+	wd := p.Job.RuntimeEnv.WorkingDir
+	return isLocal(wd) || (wd == "" && p.Job.Launcher != "")
 }
 
 // isLocal reports whether a working_dir is a local directory.
