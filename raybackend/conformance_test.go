@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend/backendtest"
-	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -17,17 +15,18 @@ import (
 )
 
 // The Ray backend passes the backend contract's conformance suite on a
-// real local Ray cluster of its own (the shared slice cluster's tests
-// require it free of applications): the suite's job plans run as Ray jobs,
+// real local Ray cluster, the head-only headCluster it shares with
+// TestRunOnRealRay (the shared slice cluster's tests require it free of
+// applications while they run): the suite's job plans run as Ray jobs,
 // and its applications are the hello module, one route per application,
 // served by a proxy on a free port.
 func TestConformanceOnRealRay(t *testing.T) {
-	t.Parallel()
-	cluster := raytest.Start(t, raycluster.Config{HeadCPUs: 4})
+	cluster := headCluster.Get(t)
 	client, err := ray.NewClient(cluster.DashboardURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireCleanHead(t, client)
 	startServe(t, cluster, client)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte(helloModule), 0o644); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/internal/testinfra/raytest"
@@ -25,11 +26,21 @@ var sliceCluster = &raytest.Shared{Config: raycluster.Config{
 	HeadEnv: map[string]string{"RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0"},
 }}
 
+// headCluster is a head-only cluster. TestConformanceOnRealRay and
+// TestRunOnRealRay share it in turn, neither in parallel with the other:
+// each starts Serve with HTTP options of its own, which a running Serve
+// does not change. Each starts by checking that it is clean
+// (requireCleanHead) and leaves it so. Its 4 CPUs are the conformance
+// suite's: its rules run their jobs and applications in parallel.
+var headCluster = &raytest.Shared{Config: raycluster.Config{HeadCPUs: 4}}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if err := sliceCluster.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop the shared local Ray cluster:", err)
-		code = max(code, 1)
+	for name, c := range map[string]*raytest.Shared{"slice": sliceCluster, "head-only": headCluster} {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop the shared %s local Ray cluster: %v\n", name, err)
+			code = max(code, 1)
+		}
 	}
 	os.Exit(code)
 }
@@ -58,5 +69,52 @@ func requireClean(t *testing.T, client *ray.Client) {
 	}
 	if len(pgs) > 0 || len(d.Applications) > 0 {
 		t.Fatalf("the shared cluster is not clean: %d live placement groups %+v, Serve applications %v", len(pgs), pgs, slices.Sorted(maps.Keys(d.Applications)))
+	}
+}
+
+// requireCleanHead is requireClean for headCluster, whose tests also start
+// Serve and submit jobs: Serve must not be running (the test starts it on
+// a port of its own) and every submitted job must have ended.
+func requireCleanHead(t *testing.T, client *ray.Client) {
+	t.Helper()
+	requireClean(t, client)
+	d, err := client.ServeApplications(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Running() {
+		t.Fatalf("the shared cluster is not clean: Serve is still running (controller %s, HTTP options %+v)", d.ControllerInfo.ActorID, d.HTTPOptions)
+	}
+	// Serve's shutdown ends its controller only after its proxies, but a
+	// DELETE that outlasts Ray's 30 s shutdown timeout returns earlier. A
+	// proxy left alive would be taken over, with its old port, by the next
+	// Serve: wait a minute at most for every Serve actor to end.
+	var alive []string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		actors, err := client.Actors(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		alive = alive[:0]
+		for _, a := range actors {
+			if a.RayNamespace == "serve" && a.State != "DEAD" {
+				alive = append(alive, fmt.Sprintf("%s %s (%s)", a.ClassName, a.Name, a.State))
+			}
+		}
+		if len(alive) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the shared cluster is not clean: Serve actors still alive a minute after Serve stopped: %v", alive)
+		}
+	}
+	jobs, err := client.ListJobs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if j.Type == "SUBMISSION" && !j.Status.Terminal() {
+			t.Fatalf("the shared cluster is not clean: job %s (%s) is %s", j.SubmissionID, j.Entrypoint, j.Status)
+		}
 	}
 }

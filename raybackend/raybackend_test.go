@@ -3,14 +3,13 @@ package raybackend_test
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/internal/raycluster"
-	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/internal/testinfra/syncbuf"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
@@ -69,24 +68,28 @@ func TestRefusedBeforeSending(t *testing.T) {
 
 // A job plan on a real Ray cluster: it runs, its log streams, its states
 // are reported, a failure is a typed error, and a retried Run with the same
-// submission id follows the job it already submitted.
+// submission id follows the job it already submitted. It shares
+// headCluster with TestConformanceOnRealRay.
 func TestRunOnRealRay(t *testing.T) {
-	t.Parallel()
-	cluster := raytest.Start(t, raycluster.Config{HeadCPUs: 2})
+	cluster := headCluster.Get(t)
 	client, err := ray.NewClient(cluster.DashboardURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireCleanHead(t, client)
 	b, err := raybackend.New(client, raybackend.WithPollInterval(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 
+	// The cluster is shared: a submission id of this run only, so that a
+	// job of an earlier run (go test -count) is never followed instead.
+	okID := "raybackend-ok-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	t.Run("succeeds", func(t *testing.T) {
 		var logs syncbuf.Buffer
 		var states []backend.State
 		opts := backend.RunOptions{
-			SubmissionID: "raybackend-ok",
+			SubmissionID: okID,
 			Logs:         &logs,
 			OnStatus:     func(s backend.Status) { states = append(states, s.State) },
 		}
@@ -95,8 +98,8 @@ func TestRunOnRealRay(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		if !out.Ran || !out.Succeeded() || out.Backend != raybackend.Name || out.ID != "raybackend-ok" || out.Output != nil {
-			t.Errorf("outcome = %+v, want a SUCCEEDED run of raybackend-ok without launcher output", out)
+		if !out.Ran || !out.Succeeded() || out.Backend != raybackend.Name || out.ID != okID || out.Output != nil {
+			t.Errorf("outcome = %+v, want a SUCCEEDED run of %s without launcher output", out, okID)
 		}
 		if !strings.Contains(logs.String(), "mark=ok") {
 			t.Errorf("streamed log %q lacks the job's output mark=ok", logs.String())
@@ -107,8 +110,8 @@ func TestRunOnRealRay(t *testing.T) {
 
 		// The retry: same id, same plan. Ray answers the duplicate
 		// submission; the backend follows the existing job.
-		again, err := b.Run(t.Context(), plan, backend.RunOptions{SubmissionID: "raybackend-ok"})
-		if err != nil || !again.Succeeded() || again.ID != "raybackend-ok" {
+		again, err := b.Run(t.Context(), plan, backend.RunOptions{SubmissionID: okID})
+		if err != nil || !again.Succeeded() || again.ID != okID {
 			t.Fatalf("retried Run = %+v, %v; want the same SUCCEEDED job", again, err)
 		}
 		jobs, err := client.ListJobs(t.Context())
@@ -117,18 +120,18 @@ func TestRunOnRealRay(t *testing.T) {
 		}
 		n := 0
 		for _, j := range jobs {
-			if j.SubmissionID == "raybackend-ok" {
+			if j.SubmissionID == okID {
 				n++
 			}
 		}
 		if n != 1 {
-			t.Errorf("%d jobs with submission id raybackend-ok, want exactly 1", n)
+			t.Errorf("%d jobs with submission id %s, want exactly 1", n, okID)
 		}
 
 		// The same id for another plan is refused, not followed.
 		other := jobPlan("other", "true")
-		if out, err := b.Run(t.Context(), other, backend.RunOptions{SubmissionID: "raybackend-ok"}); !errors.Is(err, ray.ErrAlreadyExists) || !errors.Is(err, backend.ErrAlreadyExists) || out != nil {
-			t.Errorf("Run of another plan under raybackend-ok = %+v, %v; want backend.ErrAlreadyExists and ray.ErrAlreadyExists", out, err)
+		if out, err := b.Run(t.Context(), other, backend.RunOptions{SubmissionID: okID}); !errors.Is(err, ray.ErrAlreadyExists) || !errors.Is(err, backend.ErrAlreadyExists) || out != nil {
+			t.Errorf("Run of another plan under %s = %+v, %v; want backend.ErrAlreadyExists and ray.ErrAlreadyExists", okID, out, err)
 		}
 		// A job Ray does not know is the contract's ErrNotFound too.
 		if out, err := b.WaitRun(t.Context(), "raybackend-never-submitted", backend.RunOptions{}); !errors.Is(err, backend.ErrNotFound) || !errors.Is(err, ray.ErrNotFound) || out != nil {

@@ -95,7 +95,8 @@ func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Clien
 	}
 	resp, err := http.Get(proxy + "/hello")
 	if err != nil {
-		t.Fatal(err)
+		d, derr := client.ServeApplications(t.Context())
+		t.Fatalf("%v\nServe's HTTP options %+v, proxies %+v (%v)", err, d.HTTPOptions, d.Proxies, derr)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

@@ -1,16 +1,10 @@
 package datamodel_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"sync"
 	"testing"
 
 	gocmp "cmp"
@@ -107,82 +101,43 @@ func syncCases() []syncCase {
 	}
 }
 
-func runScript(t *testing.T, py string, args ...string) ([]hostResult, error) {
+// runScript sends mode's cases (and extra's keys) to the package's
+// crosscheck_ray.py process and returns its result lines.
+func runScript(t *testing.T, py, mode string, cases any, extra map[string]any) ([]hostResult, error) {
 	var out []hostResult
-	err := runScriptLines(t, py, func(line []byte) {
+	err := crossRay.request(t, py, mode, cases, extra, func(line []byte) {
 		var r hostResult
 		if json.Unmarshal(line, &r) == nil {
 			out = append(out, r)
 		}
-	}, args...)
+	})
 	return out, err
-}
-
-// runScriptLines runs crosscheck_ray.py and hands every output line to
-// line (Ray and JAX log lines included; line skips what is not JSON).
-func runScriptLines(t *testing.T, py string, line func([]byte), args ...string) error {
-	cmd := exec.CommandContext(t.Context(), py, append([]string{filepath.Join("testdata", "crosscheck_ray.py")}, args...)...)
-	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", "RAY_AUTH_MODE=disabled",
-		"XLA_FLAGS=--xla_force_host_platform_device_count="+strconv.Itoa(crossDevices))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %v: %v\n%s", py, args, err, tail(stderr.Bytes()))
-	}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line(sc.Bytes())
-	}
-	return nil
-}
-
-func tail(b []byte) []byte {
-	if len(b) > 4000 {
-		return b[len(b)-4000:]
-	}
-	return b
 }
 
 // TestCrossCheckRealRay runs a grid of iter_jax_batches cases on real Ray
 // Data and JAX (CPU, 2 devices per host) and compares every host's batch
 // shapes and outcome with the model's prediction: Ray Train's equal split
 // in one process, and batch synchronisation over two JAX processes joined
-// by jax.distributed.
+// by jax.distributed (two Ray workers, as the hosts of a slice are in Ray
+// Train).
 func TestCrossCheckRealRay(t *testing.T) {
 	py := venvtest.Python(t)
-	dir := t.TempDir()
-	write := func(name string, v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	splits, syncs := splitCases(), syncCases()
-	syncOut := make([][]hostResult, 2)
-	var wg sync.WaitGroup
-	splitFile, syncFile := write("split.json", splits), write("sync.json", syncs)
-	port := strconv.Itoa(20000 + os.Getpid()%20000)
-	splitOut, err := runScript(t, py, "split", splitFile)
+	splitOut, err := runScript(t, py, "split", splits, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	syncErr := make([]error, 2)
-	for rank := range 2 {
-		wg.Go(func() {
-			syncOut[rank], syncErr[rank] = runScript(t, py, "sync", syncFile, strconv.Itoa(rank), "2", port)
-		})
+	port := 20000 + os.Getpid()%20000
+	syncLines, err := runScript(t, py, "sync", syncs, map[string]any{"world": 2, "port": port, "devices": crossDevices})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for _, err := range syncErr {
-		if err != nil {
-			t.Fatal(err)
+	syncOut := make([][]hostResult, 2)
+	for _, r := range syncLines {
+		if r.Host < 0 || r.Host >= len(syncOut) {
+			t.Fatalf("a sync result of host %d; there are %d hosts", r.Host, len(syncOut))
 		}
+		syncOut[r.Host] = append(syncOut[r.Host], r)
 	}
 
 	agree, total, unordered := 0, 0, 0

@@ -12,4 +12,8 @@
 // the default batch size, from_items with per-column paddings. It checks
 // Predict (equal when exact, inside the bounds when not) and the batcher
 // model over the blocks Ray's batcher actually received.
+//
+// Both tests send their cases to one testdata/crosscheck_ray.py process,
+// which the first of them starts and TestMain ends: one Python process
+// and one local Ray instance (ray.init) for the package.
 package datamodel

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -131,25 +129,17 @@ func within(b *data.Bounds, got hostResult, rows, batchSize int) string {
 	return ""
 }
 
-// TestCrossCheckGrid runs the generated grid on real Ray Data and JAX (one
-// local cluster; one Ray task per device count) and checks, for every case
-// and host, Predict against Ray: equal batches and outcome when Predict is
-// exact, inside the bounds when it bounds. For datasets read whole, it
-// also runs the model on the blocks Ray's batcher received and requires
-// the same batches exactly, so every shuffle case checks the batcher model
-// itself, whatever order the blocks came in.
+// TestCrossCheckGrid runs the generated grid on real Ray Data and JAX (the
+// package's one local Ray instance; one Ray task per device count) and
+// checks, for every case and host, Predict against Ray: equal batches and
+// outcome when Predict is exact, inside the bounds when it bounds. For
+// datasets read whole, it also runs the model on the blocks Ray's batcher
+// received and requires the same batches exactly, so every shuffle case
+// checks the batcher model itself, whatever order the blocks came in.
 func TestCrossCheckGrid(t *testing.T) {
 	py := venvtest.Python(t)
 	cases := gridCases()
-	b, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "grid.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lines, err := runGrid(t, py, file)
+	lines, err := runGrid(t, py, cases)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,13 +207,13 @@ func TestCrossCheckGrid(t *testing.T) {
 	}
 }
 
-func runGrid(t *testing.T, py, file string) ([]gridResult, error) {
+func runGrid(t *testing.T, py string, cases []gridCase) ([]gridResult, error) {
 	var out []gridResult
-	err := runScriptLines(t, py, func(line []byte) {
+	err := crossRay.request(t, py, "grid", cases, nil, func(line []byte) {
 		var r gridResult
 		if json.Unmarshal(line, &r) == nil && r.Batches != nil {
 			out = append(out, r)
 		}
-	}, "grid", file)
+	})
 	return out, err
 }

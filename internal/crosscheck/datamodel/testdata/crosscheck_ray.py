@@ -1,27 +1,34 @@
 """Runs iter_jax_batches cases on real Ray Data and JAX (CPU) and prints,
 for each case and host, the batches yielded and how the epoch ended.
 
-split mode (one process):  python crosscheck_ray.py split CASES.json
-    each case: rows, workers, batch, policy; the dataset is
-    ray.data.range(rows) split with streaming_split(workers, equal=True) as
-    Ray Train does, every split iterated in its own thread.
-sync mode (one process per host, jax.distributed over gloo):
-    python crosscheck_ray.py sync CASES.json RANK WORLD PORT
-    each case: shards (rows per host), batch, policy, prefetch; host RANK
-    iterates ray.data.range(shards[RANK]) with synchronize_batches=True.
+    python crosscheck_ray.py
 
-grid mode (one process, one local Ray cluster):
-    python crosscheck_ray.py grid CASES.json
-    each case: devices, source (range or items), rows, blocks (0: Ray's
+starts one local Ray instance (ray.init, 2 CPUs) and serves requests on
+stdin, one JSON line each, {"mode": ..., "cases": [...], ...}, until stdin
+closes; then it shuts Ray down. Every request is answered with its result
+lines and ends with {"done": MODE, "error": TRACEBACK or ""}. The package's
+tests send their requests in turn to one such process, so they share its
+Ray instance.
+
+split: each case: rows, workers, batch, policy, sync; the dataset is
+    ray.data.range(rows) split with streaming_split(workers, equal=True) as
+    Ray Train does, every split iterated in its own thread of this process.
+sync (also "world", "port", "devices"): each case: shards (rows per host),
+    batch, policy, prefetch. Every host is a Ray task in a fresh worker
+    (max_calls=1) with `devices` JAX devices, one JAX process of `world`
+    joined by jax.distributed over gloo (coordinator on 127.0.0.1:port);
+    host RANK iterates ray.data.range(shards[RANK]) with
+    synchronize_batches=True.
+grid: each case: devices, source (range or items), rows, blocks (0: Ray's
     choice), batch (0: iter_jax_batches' default), policy, pad_columns,
     shuffle (local_shuffle_buffer_size, 0: none), seed, split (workers of
     a streaming_split(equal=True), 0: the whole dataset). Cases run in one
     Ray task per device count, in a fresh worker process (max_calls=1)
     that sets --xla_force_host_platform_device_count=devices before it
-    imports JAX; the dataset's own tasks run in the ordinary worker pool. For unsplit cases the
-    output also holds "blocks": the rows of every block the local batcher
-    received, in order (its add method is wrapped to record them; it runs
-    unchanged).
+    imports JAX; the dataset's own tasks run in the ordinary worker pool.
+    For unsplit cases the output also holds "blocks": the rows of every
+    block the local batcher received, in order (its add method is wrapped
+    to record them; it runs unchanged).
 
 Output: one JSON line per case and host: {"case", "host", "batches":
 [[rows, pad], ...], "outcome", "error"}. Padding is -1, so padded rows are
@@ -32,6 +39,7 @@ import os
 import sys
 import tempfile
 import threading
+import traceback
 
 import numpy as np
 
@@ -70,15 +78,13 @@ def consume(it, kw, sync):
     return batches, outcome, error
 
 
-def emit(i, host, res):
+def line(i, host, res):
     batches, outcome, error = res
-    print(json.dumps({"case": i, "host": host, "batches": batches, "outcome": outcome, "error": error}), flush=True)
+    return {"case": i, "host": host, "batches": batches, "outcome": outcome, "error": error}
 
 
-def split_mode(cases):
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+def split_cases(ray, cases):
+    lines = []
     for i, case in enumerate(cases):
         ds = ray.data.range(case["rows"], override_num_blocks=case.get("blocks", 4))
         its = ds.streaming_split(case["workers"], equal=True)
@@ -92,29 +98,42 @@ def split_mode(cases):
             t.start()
         for t in ts:
             t.join()
-        for h, res in enumerate(out):
-            emit(i, h, res)
-    ray.shutdown()
+        lines += [line(i, h, res) for h, res in enumerate(out)]
+    return lines
 
 
-def sync_mode(cases, rank, world, port):
+def sync_host(cases, rank, world, port, devices):
+    """Runs in a fresh worker: one JAX process of `world`, joined by
+    jax.distributed over gloo, iterating its own shard of every case."""
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
     import jax
 
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     jax.distributed.initialize(f"127.0.0.1:{port}", world, rank)
+    assert jax.local_device_count() == devices, jax.local_device_count()
     from jax.experimental.multihost_utils import sync_global_devices
 
     import ray
 
-    # Every host runs its own local Ray instance, as every host of a slice
-    # iterates its own shard.
-    ray.init(num_cpus=1, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+    out = []
     for i, case in enumerate(cases):
         ds = ray.data.range(case["shards"][rank], override_num_blocks=case.get("blocks", 2))
-        res = consume(ds.iterator(), kwargs(case), True)
-        emit(i, rank, res)
+        out.append(consume(ds.iterator(), kwargs(case), True))
         sync_global_devices(f"case-{i}")
     sync_global_devices("done")
+    return out
+
+
+def sync_cases(ray, cases, world, port, devices):
+    # Every host is a worker of the one cluster, as the hosts of a slice
+    # are in Ray Train, and iterates its own shard.
+    host = ray.remote(num_cpus=0, max_calls=1)(sync_host)
+    refs = [host.remote(cases, rank, world, port, devices) for rank in range(world)]
+    lines = []
+    for rank, results in enumerate(ray.get(refs)):
+        lines += [line(i, rank, res) for i, res in enumerate(results)]
+    return lines
 
 
 def grid_dataset(ray, case):
@@ -177,10 +196,7 @@ def grid_run(devices, cases):
     return out
 
 
-def grid_mode(cases):
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+def grid_cases(ray, cases):
     runner = ray.remote(num_cpus=0, max_calls=1)(grid_run)
     by_devices = {}
     for i, case in enumerate(cases):
@@ -188,21 +204,40 @@ def grid_mode(cases):
     refs = {}
     for d, idx in sorted(by_devices.items()):
         refs[d] = runner.remote(d, [cases[i] for i in idx])
+    lines = []
     for d, idx in sorted(by_devices.items()):
         for i, hosts in zip(idx, ray.get(refs[d])):
             for h, (batches, outcome, error, blocks) in enumerate(hosts):
-                line = {"case": i, "host": h, "batches": batches, "outcome": outcome, "error": error}
+                ln = line(i, h, (batches, outcome, error))
                 if blocks is not None:
-                    line["blocks"] = blocks
-                print(json.dumps(line), flush=True)
+                    ln["blocks"] = blocks
+                lines.append(ln)
+    return lines
+
+
+def serve():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+    for req in sys.stdin:
+        req = json.loads(req)
+        mode, error = req["mode"], ""
+        try:
+            if mode == "split":
+                lines = split_cases(ray, req["cases"])
+            elif mode == "sync":
+                lines = sync_cases(ray, req["cases"], req["world"], req["port"], req["devices"])
+            elif mode == "grid":
+                lines = grid_cases(ray, req["cases"])
+            else:
+                raise ValueError(f"unknown mode {mode!r}")
+            for ln in lines:
+                print(json.dumps(ln), flush=True)
+        except Exception:
+            error = traceback.format_exc()
+        print(json.dumps({"done": mode, "error": error}), flush=True)
     ray.shutdown()
 
 
 if __name__ == "__main__":
-    cases = json.load(open(sys.argv[2]))
-    if sys.argv[1] == "split":
-        split_mode(cases)
-    elif sys.argv[1] == "grid":
-        grid_mode(cases)
-    else:
-        sync_mode(cases, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    serve()
