@@ -9,6 +9,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
@@ -31,6 +32,11 @@ const (
 	AutoscalerV1 = string(rayv1.AutoscalerVersionV1)
 	AutoscalerV2 = string(rayv1.AutoscalerVersionV2)
 )
+
+// DefaultAutoscaledCPU is the CPUs of a head or TPU host pod of an
+// autoscaled RayCluster when Autoscaling leaves them unset: the CPUs per
+// host package sim's predictions take (sim.DefaultCPU).
+const DefaultAutoscaledCPU = 8
 
 // DefaultIdleTimeout is how long Ray's autoscaler lets a worker idle before
 // it removes it when spec.autoscalerOptions.idleTimeoutSeconds is unset.
@@ -69,6 +75,15 @@ type Autoscaling struct {
 	// (replicas). The group starts at MinSlices. Default: 0, and the
 	// slices the plan's group needs.
 	MinSlices, MaxSlices int
+	// HeadCPU and WorkerCPU are the CPUs of the head pod and of each TPU
+	// host pod, rendered as the Ray container's CPU request. Ray's
+	// autoscaler needs them: Ray 2.60's KubeRay config
+	// (autoscaling_config.py, _get_num_cpus) refuses a group whose CPUs it
+	// finds neither in rayStartParams num-cpus nor in the Ray container's
+	// CPU limit or request, and the autoscaler exits. KubeRay v1.5.0 also
+	// passes the request to `ray start --num-cpus`, so it is the pod's
+	// Ray CPU resource too. 0: DefaultAutoscaledCPU.
+	HeadCPU, WorkerCPU int
 	// Groups overrides the bounds of single worker groups, by group name
 	// (as rendered: the pod type, v4-16, with -<index> when the plan has
 	// several slice groups or is a Serve application).
@@ -108,6 +123,14 @@ func checkAutoscaling(a *Autoscaling, root *field.Path) field.ErrorList {
 	}
 	if a.Version != "" && !slices.Contains(autoscalerVersions, a.Version) {
 		errs = append(errs, field.NotSupported(root.Child("Version"), a.Version, autoscalerVersions).WithDetail("or empty: Ray 2.60 then runs v1"))
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"HeadCPU", a.HeadCPU}, {"WorkerCPU", a.WorkerCPU}} {
+		if c.v < 0 || c.v > math.MaxInt32 {
+			errs = append(errs, field.Invalid(root.Child(c.name), c.v, fmt.Sprintf("CPUs from 1 to %d, or 0 for %d", math.MaxInt32, DefaultAutoscaledCPU)))
+		}
 	}
 	errs = append(errs, checkRange(a.MinSlices, a.MaxSlices, root.Child("MinSlices"), root.Child("MaxSlices"))...)
 	for _, name := range slices.Sorted(maps.Keys(a.Groups)) {
@@ -194,4 +217,13 @@ func autoscalerOptions(a *Autoscaling) *rayv1ac.AutoscalerOptionsApplyConfigurat
 		o.WithVersion(rayv1.AutoscalerVersion(a.Version))
 	}
 	return o
+}
+
+// cpuRequest is the CPU request of an autoscaled pod: n, or
+// DefaultAutoscaledCPU when n is 0.
+func cpuRequest(n int) resource.Quantity {
+	if n == 0 {
+		n = DefaultAutoscaledCPU
+	}
+	return *resource.NewQuantity(int64(n), resource.DecimalSI)
 }

@@ -166,6 +166,8 @@ func TestAutoscalingOptionErrors(t *testing.T) {
 		{"idle timeout in milliseconds", kuberay.Autoscaling{IdleTimeout: 1500 * time.Millisecond}, "Options.Autoscaling.IdleTimeout", []string{`"1.5s"`, "whole seconds"}, false},
 		{"lower-case mode", kuberay.Autoscaling{UpscalingMode: "conservative"}, "Options.Autoscaling.UpscalingMode", []string{`"conservative"`, "Conservative", "Aggressive", "Default"}, false},
 		{"version v3", kuberay.Autoscaling{Version: "v3"}, "Options.Autoscaling.Version", []string{`"v3"`, "v1", "v2"}, false},
+		{"negative head CPUs", kuberay.Autoscaling{HeadCPU: -2}, "Options.Autoscaling.HeadCPU", []string{"-2", "from 1", "0 for 8"}, false},
+		{"worker CPUs past int32", kuberay.Autoscaling{WorkerCPU: math.MaxInt32 + 1}, "Options.Autoscaling.WorkerCPU", []string{"2147483648", "2147483647"}, false},
 		{"a group the plan lacks", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-32": {Max: 2}}}, "Options.Autoscaling.Groups[v4-32]", []string{`"v4-32"`, `"v4-16"`}, true},
 		{"a group's crossed bounds", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-16": {Min: 2, Max: 1}}}, "Options.Autoscaling.Groups[v4-16].Min", []string{"2", "(1)"}, false},
 	}
