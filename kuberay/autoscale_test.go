@@ -202,7 +202,13 @@ func TestValidateAutoscalerRules(t *testing.T) {
 	t.Parallel()
 	spec := "spec.rayClusterSpec"
 	group := spec + ".workerGroupSpecs[0]"
+	// The rendered head sets RAY_enable_autoscaler_v2=0 (v1): headEnv
+	// replaces it, noHeadEnv drops it.
+	noHeadEnv := func(j *rayv1ac.RayJobApplyConfiguration) {
+		j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0].Env = nil
+	}
 	headEnv := func(j *rayv1ac.RayJobApplyConfiguration, v string) {
+		noHeadEnv(j)
 		j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0].WithEnv(corev1ac.EnvVar().WithName("RAY_enable_autoscaler_v2").WithValue(v))
 	}
 	cases := map[string]struct {
@@ -217,13 +223,17 @@ func TestValidateAutoscalerRules(t *testing.T) {
 			j.Spec.RayClusterSpec.WithEnableInTreeAutoscaling(false).AutoscalerOptions = nil
 			headEnv(j, "true")
 		}, []string{spec + ".headGroupSpec.template.spec.containers[0].env[RAY_enable_autoscaler_v2]"}, true},
-		"v2 env and version": {func(j *rayv1ac.RayJobApplyConfiguration) { headEnv(j, "1") },
+		"v2 env and version": {func(j *rayv1ac.RayJobApplyConfiguration) {
+			j.Spec.RayClusterSpec.AutoscalerOptions.WithVersion(rayv1.AutoscalerVersionV1)
+			headEnv(j, "1")
+		},
 			[]string{spec + ".headGroupSpec.template.spec.containers[0].env[RAY_enable_autoscaler_v2]"}, true},
 		"unknown mode and negative timeout": {func(j *rayv1ac.RayJobApplyConfiguration) {
 			j.Spec.RayClusterSpec.AutoscalerOptions.WithUpscalingMode("Eager").WithIdleTimeoutSeconds(-5)
 		}, []string{spec + ".autoscalerOptions.upscalingMode", spec + ".autoscalerOptions.idleTimeoutSeconds"}, false},
 		"v2 with a restarting head": {func(j *rayv1ac.RayJobApplyConfiguration) {
 			j.Spec.RayClusterSpec.AutoscalerOptions.WithVersion(rayv1.AutoscalerVersionV2)
+			noHeadEnv(j)
 			j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.WithRestartPolicy(corev1.RestartPolicyAlways)
 		}, []string{spec + ".headGroupSpec.template.spec.restartPolicy"}, true},
 		"min above max": {func(j *rayv1ac.RayJobApplyConfiguration) {

@@ -212,6 +212,9 @@ func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConf
 	head := corev1ac.Container().WithName(HeadContainer).WithImage(headImage)
 	if a := o.Autoscaling; a != nil {
 		head.WithResources(corev1ac.ResourceRequirements().WithRequests(corev1.ResourceList{corev1.ResourceCPU: cpuRequest(a.HeadCPU)}))
+		if env := headAutoscalerEnv(a); len(env) > 0 {
+			head.WithEnv(env...)
+		}
 	}
 	return spec.
 		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().

@@ -14,10 +14,11 @@ import (
 // AutoscalerVersion is the Ray autoscaler a prediction follows.
 type AutoscalerVersion string
 
-// Autoscaler versions. KubeRay v1.5.0 turns on v2 only for
-// spec.autoscalerOptions.version v2 (it then sets RAY_enable_autoscaler_v2
-// on the head); otherwise Ray 2.60 runs v1 (its enable_autoscaler_v2
-// defaults to false; run_kuberay_autoscaler asks the GCS which one).
+// Autoscaler versions. Under KubeRay v1.5.0, Ray 2.60's `ray start --head`
+// turns on v2 unless the head's environment sets RAY_enable_autoscaler_v2
+// (run_kuberay_autoscaler then asks the GCS which one runs); raytpu's
+// kuberay rendering sets it to 0, so its clusters run v1 unless they ask
+// for v2 (see kuberay.Autoscaling).
 const (
 	AutoscalerV1 AutoscalerVersion = "v1"
 	AutoscalerV2 AutoscalerVersion = "v2"
