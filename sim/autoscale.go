@@ -213,7 +213,7 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 		}
 		if version == AutoscalerV2 && g.MultiHost {
 			pred.Findings = append(pred.Findings, Finding{Severity: SeverityError, Code: CodeV2MultiHost, Part: part, Message: fmt.Sprintf(
-				"autoscaler v2 does not start a multi-host %s slice (%s, %d hosts): the head reservation's label selector %s=0 matches no worker group's labels, and KubeRay's provider rounds 1 host down to 0 replicas; run autoscaler v1 (leave autoscalerOptions.version unset with Ray 2.60) or set minSlices to %d so the slices exist before the work",
+				"autoscaler v2 does not start a multi-host %s slice (%s, %d hosts): the head reservation's label selector %s=0 matches no worker group's labels, and KubeRay's provider rounds 1 host down to 0 replicas; run autoscaler v1 (raytpu renders it unless asked for v2: RAY_enable_autoscaler_v2=0 on the head; Ray 2.60 under KubeRay otherwise runs v2) or set minSlices to %d so the slices exist before the work",
 				g.PodType, g.Topology, g.HostsPerSlice, rayvocab.LabelTPUWorkerID, g.NumSlices)})
 			continue
 		}
