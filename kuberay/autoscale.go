@@ -9,6 +9,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
@@ -32,6 +34,11 @@ const (
 	AutoscalerV2 = string(rayv1.AutoscalerVersionV2)
 )
 
+// DefaultAutoscaledCPU is the CPUs of a head or TPU host pod of an
+// autoscaled RayCluster when Autoscaling leaves them unset: the CPUs per
+// host package sim's predictions take (sim.DefaultCPU).
+const DefaultAutoscaledCPU = 8
+
 // DefaultIdleTimeout is how long Ray's autoscaler lets a worker idle before
 // it removes it when spec.autoscalerOptions.idleTimeoutSeconds is unset.
 const DefaultIdleTimeout = 60 * time.Second
@@ -43,16 +50,24 @@ const DefaultIdleTimeout = 60 * time.Second
 // max as the cluster's pending work asks. A replica of a TPU worker group
 // is one whole slice, numOfHosts pods, so the bounds count slices.
 //
-// Which autoscaler runs: KubeRay v1.5.0 sets RAY_enable_autoscaler_v2 on
-// the head only for Version "v2"; otherwise Ray decides, and Ray 2.60's
-// default (enable_autoscaler_v2 false) runs v1. For a multi-host TPU group
-// v1 is the one that scales from zero: it launches one host for a slice's
-// pending head reservation (TPU-<pod type>-head) and its KubeRay node
-// provider writes the pod count as replicas, which makes one slice. v2
-// looks for the reservation's ray.io/tpu-worker-id label among the group's
-// static labels, and its KubeRay provider rounds hosts down to whole
-// replicas, so it does not start a multi-host slice (see package sim,
-// PredictAutoscaling).
+// Which autoscaler runs: Ray 2.60's `ray start --head` turns on
+// autoscaler v2 by default under KubeRay (scripts.py sets
+// RAY_enable_autoscaler_v2=1 when KubeRay's RAY_USAGE_STATS_KUBERAY_IN_USE,
+// RAY_CLOUD_INSTANCE_ID and RAY_NODE_TYPE_NAME are in the head's
+// environment, which KubeRay v1.5.0 always sets), unless the head's
+// environment sets RAY_enable_autoscaler_v2 itself. v2 does not start a
+// multi-host TPU slice: it places the slice's head reservation
+// (TPU-<pod type>-head) only on a node type whose static labels carry
+// ray.io/tpu-worker-id, and its KubeRay provider rounds hosts down to
+// whole replicas (a v4 2x2x2 group at min 0 stays at 0 with the
+// reservation pending). v1 is the one that scales such a group from zero:
+// it launches one host for the pending head reservation and its KubeRay
+// node provider writes the pod count as replicas, which makes one slice
+// (see package sim, PredictAutoscaling). So raytpu runs v1 unless Version
+// is v2: it sets RAY_enable_autoscaler_v2=0 on the head container (and
+// leaves spec.autoscalerOptions.version unset, which KubeRay refuses
+// together with that variable); for v2 it sets the version, and KubeRay
+// sets the variable to true.
 type Autoscaling struct {
 	// IdleTimeout is how long a worker pod may hold no Ray work before the
 	// autoscaler removes it (whole seconds, spec.autoscalerOptions.
@@ -62,13 +77,22 @@ type Autoscaling struct {
 	// UpscalingMode is UpscalingDefault, UpscalingConservative or
 	// UpscalingAggressive; empty leaves it to the autoscaler (Default).
 	UpscalingMode string
-	// Version is AutoscalerV1 or AutoscalerV2; empty leaves it to Ray
-	// (v1 with Ray 2.60).
+	// Version is AutoscalerV1 or AutoscalerV2; empty is v1 (not Ray
+	// 2.60's default under KubeRay, v2: see above).
 	Version string
 	// MinSlices and MaxSlices bound every TPU worker group, in slices
 	// (replicas). The group starts at MinSlices. Default: 0, and the
 	// slices the plan's group needs.
 	MinSlices, MaxSlices int
+	// HeadCPU and WorkerCPU are the CPUs of the head pod and of each TPU
+	// host pod, rendered as the Ray container's CPU request. Ray's
+	// autoscaler needs them: Ray 2.60's KubeRay config
+	// (autoscaling_config.py, _get_num_cpus) refuses a group whose CPUs it
+	// finds neither in rayStartParams num-cpus nor in the Ray container's
+	// CPU limit or request, and the autoscaler exits. KubeRay v1.5.0 also
+	// passes the request to `ray start --num-cpus`, so it is the pod's
+	// Ray CPU resource too. 0: DefaultAutoscaledCPU.
+	HeadCPU, WorkerCPU int
 	// Groups overrides the bounds of single worker groups, by group name
 	// (as rendered: the pod type, v4-16, with -<index> when the plan has
 	// several slice groups or is a Serve application).
@@ -107,7 +131,15 @@ func checkAutoscaling(a *Autoscaling, root *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(root.Child("UpscalingMode"), a.UpscalingMode, upscalingModes))
 	}
 	if a.Version != "" && !slices.Contains(autoscalerVersions, a.Version) {
-		errs = append(errs, field.NotSupported(root.Child("Version"), a.Version, autoscalerVersions).WithDetail("or empty: Ray 2.60 then runs v1"))
+		errs = append(errs, field.NotSupported(root.Child("Version"), a.Version, autoscalerVersions).WithDetail("or empty: v1"))
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"HeadCPU", a.HeadCPU}, {"WorkerCPU", a.WorkerCPU}} {
+		if c.v < 0 || c.v > math.MaxInt32 {
+			errs = append(errs, field.Invalid(root.Child(c.name), c.v, fmt.Sprintf("CPUs from 1 to %d, or 0 for %d", math.MaxInt32, DefaultAutoscaledCPU)))
+		}
 	}
 	errs = append(errs, checkRange(a.MinSlices, a.MaxSlices, root.Child("MinSlices"), root.Child("MaxSlices"))...)
 	for _, name := range slices.Sorted(maps.Keys(a.Groups)) {
@@ -180,7 +212,7 @@ func checkGroupNames(a *Autoscaling, names []string) field.ErrorList {
 
 // autoscalerOptions is spec.autoscalerOptions for a, nil when a sets none.
 func autoscalerOptions(a *Autoscaling) *rayv1ac.AutoscalerOptionsApplyConfiguration {
-	if a.IdleTimeout == 0 && a.UpscalingMode == "" && a.Version == "" {
+	if a.IdleTimeout == 0 && a.UpscalingMode == "" && a.Version != AutoscalerV2 {
 		return nil
 	}
 	o := rayv1ac.AutoscalerOptions()
@@ -190,8 +222,27 @@ func autoscalerOptions(a *Autoscaling) *rayv1ac.AutoscalerOptionsApplyConfigurat
 	if a.UpscalingMode != "" {
 		o.WithUpscalingMode(rayv1.UpscalingMode(a.UpscalingMode))
 	}
-	if a.Version != "" {
+	if a.Version == AutoscalerV2 {
 		o.WithVersion(rayv1.AutoscalerVersion(a.Version))
 	}
 	return o
+}
+
+// cpuRequest is the CPU request of an autoscaled pod: n, or
+// DefaultAutoscaledCPU when n is 0.
+func cpuRequest(n int) resource.Quantity {
+	if n == 0 {
+		n = DefaultAutoscaledCPU
+	}
+	return *resource.NewQuantity(int64(n), resource.DecimalSI)
+}
+
+// headAutoscalerEnv is the head container's environment that picks the
+// autoscaler: RAY_enable_autoscaler_v2=0 unless a asks for v2 (KubeRay
+// then sets it to true from spec.autoscalerOptions.version).
+func headAutoscalerEnv(a *Autoscaling) []*corev1ac.EnvVarApplyConfiguration {
+	if a == nil || a.Version == AutoscalerV2 {
+		return nil
+	}
+	return []*corev1ac.EnvVarApplyConfiguration{corev1ac.EnvVar().WithName(envAutoscalerV2).WithValue("0")}
 }

@@ -166,6 +166,8 @@ func TestAutoscalingOptionErrors(t *testing.T) {
 		{"idle timeout in milliseconds", kuberay.Autoscaling{IdleTimeout: 1500 * time.Millisecond}, "Options.Autoscaling.IdleTimeout", []string{`"1.5s"`, "whole seconds"}, false},
 		{"lower-case mode", kuberay.Autoscaling{UpscalingMode: "conservative"}, "Options.Autoscaling.UpscalingMode", []string{`"conservative"`, "Conservative", "Aggressive", "Default"}, false},
 		{"version v3", kuberay.Autoscaling{Version: "v3"}, "Options.Autoscaling.Version", []string{`"v3"`, "v1", "v2"}, false},
+		{"negative head CPUs", kuberay.Autoscaling{HeadCPU: -2}, "Options.Autoscaling.HeadCPU", []string{"-2", "from 1", "0 for 8"}, false},
+		{"worker CPUs past int32", kuberay.Autoscaling{WorkerCPU: math.MaxInt32 + 1}, "Options.Autoscaling.WorkerCPU", []string{"2147483648", "2147483647"}, false},
 		{"a group the plan lacks", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-32": {Max: 2}}}, "Options.Autoscaling.Groups[v4-32]", []string{`"v4-32"`, `"v4-16"`}, true},
 		{"a group's crossed bounds", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-16": {Min: 2, Max: 1}}}, "Options.Autoscaling.Groups[v4-16].Min", []string{"2", "(1)"}, false},
 	}
@@ -200,7 +202,13 @@ func TestValidateAutoscalerRules(t *testing.T) {
 	t.Parallel()
 	spec := "spec.rayClusterSpec"
 	group := spec + ".workerGroupSpecs[0]"
+	// The rendered head sets RAY_enable_autoscaler_v2=0 (v1): headEnv
+	// replaces it, noHeadEnv drops it.
+	noHeadEnv := func(j *rayv1ac.RayJobApplyConfiguration) {
+		j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0].Env = nil
+	}
 	headEnv := func(j *rayv1ac.RayJobApplyConfiguration, v string) {
+		noHeadEnv(j)
 		j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0].WithEnv(corev1ac.EnvVar().WithName("RAY_enable_autoscaler_v2").WithValue(v))
 	}
 	cases := map[string]struct {
@@ -215,13 +223,17 @@ func TestValidateAutoscalerRules(t *testing.T) {
 			j.Spec.RayClusterSpec.WithEnableInTreeAutoscaling(false).AutoscalerOptions = nil
 			headEnv(j, "true")
 		}, []string{spec + ".headGroupSpec.template.spec.containers[0].env[RAY_enable_autoscaler_v2]"}, true},
-		"v2 env and version": {func(j *rayv1ac.RayJobApplyConfiguration) { headEnv(j, "1") },
+		"v2 env and version": {func(j *rayv1ac.RayJobApplyConfiguration) {
+			j.Spec.RayClusterSpec.AutoscalerOptions.WithVersion(rayv1.AutoscalerVersionV1)
+			headEnv(j, "1")
+		},
 			[]string{spec + ".headGroupSpec.template.spec.containers[0].env[RAY_enable_autoscaler_v2]"}, true},
 		"unknown mode and negative timeout": {func(j *rayv1ac.RayJobApplyConfiguration) {
 			j.Spec.RayClusterSpec.AutoscalerOptions.WithUpscalingMode("Eager").WithIdleTimeoutSeconds(-5)
 		}, []string{spec + ".autoscalerOptions.upscalingMode", spec + ".autoscalerOptions.idleTimeoutSeconds"}, false},
 		"v2 with a restarting head": {func(j *rayv1ac.RayJobApplyConfiguration) {
 			j.Spec.RayClusterSpec.AutoscalerOptions.WithVersion(rayv1.AutoscalerVersionV2)
+			noHeadEnv(j)
 			j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.WithRestartPolicy(corev1.RestartPolicyAlways)
 		}, []string{spec + ".headGroupSpec.template.spec.restartPolicy"}, true},
 		"min above max": {func(j *rayv1ac.RayJobApplyConfiguration) {

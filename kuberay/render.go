@@ -209,11 +209,18 @@ func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConf
 			spec.WithAutoscalerOptions(ao)
 		}
 	}
+	head := corev1ac.Container().WithName(HeadContainer).WithImage(headImage)
+	if a := o.Autoscaling; a != nil {
+		head.WithResources(corev1ac.ResourceRequirements().WithRequests(corev1.ResourceList{corev1.ResourceCPU: cpuRequest(a.HeadCPU)}))
+		if env := headAutoscalerEnv(a); len(env) > 0 {
+			head.WithEnv(env...)
+		}
+	}
 	return spec.
 		WithHeadGroupSpec(rayv1ac.HeadGroupSpec().
 			WithRayStartParams(map[string]string{}).
 			WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
-				WithContainers(corev1ac.Container().WithName(HeadContainer).WithImage(headImage))))).
+				WithContainers(head)))).
 		WithWorkerGroupSpecs(groups...), nil
 }
 
@@ -278,8 +285,9 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 
 // tpuWorkerGroup is a worker group of TPU hosts of slice shape sl: each
 // replica is one slice of numOfHosts pods, each pod one host requesting
-// its chips (google.com/tpu) on the slice's GKE node pool, with env and,
-// when set, the Ray resources to advertise beyond Ray's TPU detection.
+// its chips (google.com/tpu) on the slice's GKE node pool (and, autoscaled,
+// its CPUs: see Autoscaling.WorkerCPU), with env and, when set, the Ray
+// resources to advertise beyond Ray's TPU detection.
 func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplicas int32, env []*corev1ac.EnvVarApplyConfiguration, resources map[string]string, o Options) *rayv1ac.WorkerGroupSpecApplyConfiguration {
 	image := DefaultTPUImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
@@ -287,9 +295,13 @@ func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplic
 	}
 	chips := *resource.NewQuantity(int64(sl.ChipsPerHost), resource.DecimalSI)
 	// Two maps: requests and limits must not alias.
+	requests := corev1.ResourceList{tpu.ResourceGKETPU: chips}
+	if a := o.Autoscaling; a != nil {
+		requests[corev1.ResourceCPU] = cpuRequest(a.WorkerCPU)
+	}
 	c := corev1ac.Container().WithName(WorkerContainer).WithImage(image).
 		WithResources(corev1ac.ResourceRequirements().
-			WithRequests(corev1.ResourceList{tpu.ResourceGKETPU: chips}).
+			WithRequests(requests).
 			WithLimits(corev1.ResourceList{tpu.ResourceGKETPU: chips.DeepCopy()}))
 	if len(env) > 0 {
 		c.WithEnv(env...)

@@ -14,10 +14,11 @@ import (
 // AutoscalerVersion is the Ray autoscaler a prediction follows.
 type AutoscalerVersion string
 
-// Autoscaler versions. KubeRay v1.5.0 turns on v2 only for
-// spec.autoscalerOptions.version v2 (it then sets RAY_enable_autoscaler_v2
-// on the head); otherwise Ray 2.60 runs v1 (its enable_autoscaler_v2
-// defaults to false; run_kuberay_autoscaler asks the GCS which one).
+// Autoscaler versions. Under KubeRay v1.5.0, Ray 2.60's `ray start --head`
+// turns on v2 unless the head's environment sets RAY_enable_autoscaler_v2
+// (run_kuberay_autoscaler then asks the GCS which one runs); raytpu's
+// kuberay rendering sets it to 0, so its clusters run v1 unless they ask
+// for v2 (see kuberay.Autoscaling).
 const (
 	AutoscalerV1 AutoscalerVersion = "v1"
 	AutoscalerV2 AutoscalerVersion = "v2"
@@ -212,7 +213,7 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 		}
 		if version == AutoscalerV2 && g.MultiHost {
 			pred.Findings = append(pred.Findings, Finding{Severity: SeverityError, Code: CodeV2MultiHost, Part: part, Message: fmt.Sprintf(
-				"autoscaler v2 does not start a multi-host %s slice (%s, %d hosts): the head reservation's label selector %s=0 matches no worker group's labels, and KubeRay's provider rounds 1 host down to 0 replicas; run autoscaler v1 (leave autoscalerOptions.version unset with Ray 2.60) or set minSlices to %d so the slices exist before the work",
+				"autoscaler v2 does not start a multi-host %s slice (%s, %d hosts): the head reservation's label selector %s=0 matches no worker group's labels, and KubeRay's provider rounds 1 host down to 0 replicas; run autoscaler v1 (raytpu renders it unless asked for v2: RAY_enable_autoscaler_v2=0 on the head; Ray 2.60 under KubeRay otherwise runs v2) or set minSlices to %d so the slices exist before the work",
 				g.PodType, g.Topology, g.HostsPerSlice, rayvocab.LabelTPUWorkerID, g.NumSlices)})
 			continue
 		}

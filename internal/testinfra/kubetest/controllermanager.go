@@ -23,11 +23,17 @@ import (
 // owners are gone (a RayJob's RayCluster and submitter Job, their pods and
 // Services), and the endpoints controller keeps each Service's Endpoints
 // (the ready pods behind it), which KubeRay's RayService controller counts
-// for the serve Service before it sets Ready. The rest (namespaces,
-// service accounts and their tokens, endpoint slices, nodes' lifecycle,
-// ReplicaSets, ...) stay off: nothing here needs them, and each one costs
-// the loaded machine informers and CPU.
-var Controllers = []string{"job-controller", "garbage-collector-controller", "endpoints-controller"}
+// for the serve Service before it sets Ready. The service account
+// controller makes each namespace's default ServiceAccount and the root CA
+// publisher its kube-root-ca.crt ConfigMap (the CA of the API server's
+// serving certificate): with them the ServiceAccount admission plugin,
+// which WithControllerManager turns on, gives every pod a token and a CA
+// to reach the API server with (Ray's autoscaler in a head pod does). The
+// rest (namespaces, legacy service account token secrets, endpoint
+// slices, nodes' lifecycle, ReplicaSets, ...) stay off: nothing here needs
+// them, and each one costs the loaded machine informers and CPU.
+var Controllers = []string{"job-controller", "garbage-collector-controller", "endpoints-controller",
+	"serviceaccount-controller", "root-ca-certificate-publisher-controller"}
 
 // controllerManager is a running kube-controller-manager process.
 type controllerManager struct {
@@ -42,7 +48,7 @@ type controllerManager struct {
 // endpoint on a free loopback port, and waits until that endpoint answers
 // ok. Its output goes to dir/kube-controller-manager.log (and to stderr
 // with RAYTPU_KUBE_LOG=1).
-func startControllerManager(ctx context.Context, bin, kubeconfig, dir string) (*controllerManager, error) {
+func startControllerManager(ctx context.Context, bin, kubeconfig, dir, rootCA string) (*controllerManager, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -61,6 +67,7 @@ func startControllerManager(ctx context.Context, bin, kubeconfig, dir string) (*
 		"--bind-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port),
 		"--cert-dir="+filepath.Join(dir, "kube-controller-manager-certs"),
+		"--root-ca-file="+rootCA,
 	)
 	var out io.Writer = log
 	if os.Getenv(EnvLog) == "1" {
@@ -148,7 +155,12 @@ func freePort() (int, error) {
 // WithControllerManager also runs the real kube-controller-manager (built
 // by scripts/setup-kube.sh beside kube-apiserver) with Controllers: a
 // Job gets its pods (which a pod runner then runs) and owned objects are
-// garbage-collected when their owner goes.
+// garbage-collected when their owner goes. It also turns on the
+// ServiceAccount admission plugin (envtest turns it off): each pod gets its
+// service account's token and the cluster's CA in a projected volume at
+// /var/run/secrets/kubernetes.io/serviceaccount, and a pod whose account
+// does not exist is refused (Namespace waits for a new namespace's default
+// account).
 func WithControllerManager() Option {
 	return func(s *settings) { s.controllerManager = true }
 }
@@ -163,5 +175,5 @@ func (e *Env) startControllerManager(ctx context.Context) (*controllerManager, e
 	if err := writeKubeconfig(e.Config, "", kc); err != nil {
 		return nil, fmt.Errorf("kubetest: writing the controller manager's kubeconfig: %w", err)
 	}
-	return startControllerManager(ctx, e.Assets.ControllerManager, kc, e.certDir)
+	return startControllerManager(ctx, e.Assets.ControllerManager, kc, e.certDir, filepath.Join(e.certDir, CAFile))
 }

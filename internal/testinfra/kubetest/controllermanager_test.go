@@ -2,6 +2,7 @@ package kubetest_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -19,7 +21,9 @@ import (
 // The real kube-controller-manager runs beside the control plane: its Job
 // controller gives a Job a pod, which the pod runner runs to completion,
 // and the Job completes; its garbage collector deletes an object whose
-// owner was deleted.
+// owner was deleted; its service account controller and root CA publisher,
+// with the ServiceAccount admission plugin, give a pod a token and CA with
+// which it reaches the API server from inside its network namespace.
 func TestControllerManager(t *testing.T) {
 	began := time.Now()
 	env, err := kubetest.Start(context.Background(), kubetest.WithControllerManager(), kubetest.WithPodRunner(podrunner.Options{MaxGrace: 2 * time.Second}))
@@ -98,4 +102,75 @@ func TestControllerManager(t *testing.T) {
 		}
 		t.Logf("owned object collected %v after its owner's deletion", time.Since(began).Round(time.Millisecond))
 	})
+	t.Run("PodReachesAPIServer", func(t *testing.T) {
+		t.Parallel()
+		testPodReachesAPIServer(t, env)
+	})
+}
+
+// apiClientScript is what an in-cluster client does (Ray's KubeRay node
+// provider among them): it reads the pod's service account token,
+// namespace and CA from the admission plugin's volume and lists the pods
+// of its namespace at $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT_HTTPS
+// and at kubernetes.default.svc, verifying the API server's certificate;
+// then it lists namespace default's, which its account may not.
+const apiClientScript = `
+import json, os, ssl, urllib.error, urllib.request
+d = "/var/run/secrets/kubernetes.io/serviceaccount"
+token, ns = open(d + "/token").read(), open(d + "/namespace").read()
+tls = ssl.create_default_context(cafile=d + "/ca.crt")
+port = os.environ["KUBERNETES_SERVICE_PORT_HTTPS"]
+def get(host, ns):
+    req = urllib.request.Request(f"https://{host}:{port}/api/v1/namespaces/{ns}/pods", headers={"Authorization": "Bearer " + token})
+    try:
+        return json.load(urllib.request.urlopen(req, context=tls, timeout=30))
+    except urllib.error.HTTPError as e:
+        return {"code": e.code}
+for host in (os.environ["KUBERNETES_SERVICE_HOST"], "kubernetes.default.svc"):
+    print("pods", host, ns, json.dumps(sorted(p["metadata"]["name"] for p in get(host, ns)["items"])), flush=True)
+print("default", get("kubernetes.default.svc", "default").get("code"), flush=True)
+`
+
+func testPodReachesAPIServer(t *testing.T, env *kubetest.Env) {
+	ctx := t.Context()
+	ns := env.Namespace(t)
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pod-reader", Namespace: ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pod-reader", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}}}
+	for _, o := range []client.Object{role, binding} {
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in-cluster", Namespace: ns}, Spec: corev1.PodSpec{
+		RestartPolicy: corev1.RestartPolicyNever,
+		Containers:    []corev1.Container{{Name: "c", Image: "python", Command: []string{"python", "-c", apiClientScript}}},
+	}}
+	began := time.Now()
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	// The admission plugin gave the pod its account and the projected
+	// kube-api-access volume (token, kube-root-ca.crt, namespace).
+	if pod.Spec.ServiceAccountName != "default" || len(pod.Spec.Volumes) != 1 || pod.Spec.Volumes[0].Projected == nil {
+		t.Fatalf("admitted pod: serviceAccountName %q, volumes %+v; want default and one projected volume", pod.Spec.ServiceAccountName, pod.Spec.Volumes)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return false, err
+		}
+		return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed, nil
+	})
+	logs, lerr := env.Pods.Logs(ns, pod.Name, "c")
+	if err != nil || lerr != nil || pod.Status.Phase != corev1.PodSucceeded {
+		t.Fatalf("pod phase %s (%v); its log (%v):\n%s", pod.Status.Phase, err, lerr, logs)
+	}
+	gw := env.Pods.Gateway()
+	want := fmt.Sprintf("pods %s %s [\"in-cluster\"]\npods kubernetes.default.svc %s [\"in-cluster\"]\ndefault 403\n", gw, ns, ns)
+	if logs != want {
+		t.Errorf("the pod's log:\n%s\nwant:\n%s", logs, want)
+	}
+	t.Logf("pod created, listed its namespace's pods through the API server and exited in %v", time.Since(began).Round(time.Millisecond))
 }

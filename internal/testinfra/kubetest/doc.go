@@ -23,10 +23,15 @@
 // package podrunner: pods are bound to its nodes and run KubeRay's own
 // commands (real `ray start` processes from the project virtualenv) in
 // per-pod network namespaces with cluster DNS names, and their probes
-// decide readiness. It needs root. WithControllerManager also runs the
-// real kube-controller-manager (its Job controller and garbage collector,
-// see Controllers), so that a RayJob's submitter Job gets its pod and
-// owned objects are collected. SharedPods is one such control plane
+// decide readiness; pods reach the API server at the runner's bridge
+// address (KUBERNETES_SERVICE_HOST), which the API server's serving
+// certificate names (Start writes its own CA and certificate). It needs
+// root. WithControllerManager also runs the real kube-controller-manager
+// (its Job controller, garbage collector, service account controller and
+// root CA publisher, see Controllers) and turns on the ServiceAccount
+// admission plugin, so that a RayJob's submitter Job gets its pod, owned
+// objects are collected, and every pod gets its service account's token
+// and the cluster's CA (Ray's autoscaler in a head pod uses them). SharedPods is one such control plane
 // (both options) shared by a test binary's tests, as Shared is for the
 // others.
 //

@@ -146,6 +146,37 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 		return nil, fmt.Errorf("kubetest: %w", err)
 	}
 	api.CertDir = certDir
+	// The serving certificate is ours, not envtest's, so that it names
+	// what pods dial: the pod network's route to the API server (made
+	// before the API server for that) and the kubernetes Service's names.
+	var routes []string
+	if set.podRunner != nil {
+		network, err := podrunner.NewNetwork(ctx)
+		if err != nil {
+			os.RemoveAll(certDir)
+			return nil, err
+		}
+		set.podRunner.Network = network
+		routes = append(routes, network.Gateway())
+	}
+	// closeNetwork removes the pod network while the runner does not own it.
+	closeNetwork := func() error {
+		if set.podRunner == nil {
+			return nil
+		}
+		return set.podRunner.Network.Close(context.WithoutCancel(ctx))
+	}
+	if api.SecureServing.CA, err = writeCerts(certDir, routes...); err != nil {
+		return nil, errors.Join(err, closeNetwork(), os.RemoveAll(certDir))
+	}
+	if set.controllerManager {
+		// envtest disables the ServiceAccount admission plugin, on in a
+		// real API server: with the controller manager's service account
+		// controller making each namespace's default account, it gives
+		// every pod its account's token and the cluster's CA
+		// (kube-api-access-*), which the pod runner mounts.
+		api.Configure().Disable("disable-admission-plugins")
+	}
 	// No controller manages the kubernetes Service's endpoints here.
 	api.Configure().Set("endpoint-reconciler-type", "none")
 	// A pod runner's nodes are reached at their InternalIP (the pods'
@@ -155,16 +186,15 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: assets.Etcd}
 	cfg, err := te.Start()
 	if err != nil {
-		os.RemoveAll(certDir)
-		return nil, fmt.Errorf("kubetest: starting etcd and kube-apiserver from %s: %w", assets.Dir, err)
+		return nil, errors.Join(fmt.Errorf("kubetest: starting etcd and kube-apiserver from %s: %w", assets.Dir, err), closeNetwork(), os.RemoveAll(certDir))
 	}
 	e := &Env{Config: cfg, Scheme: scheme, Assets: assets, env: te, certDir: certDir}
 	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return nil, errors.Join(err, te.Stop())
+		return nil, errors.Join(err, te.Stop(), closeNetwork(), os.RemoveAll(certDir))
 	}
 	if set.controllerManager {
 		if e.controllers, err = e.startControllerManager(ctx); err != nil {
-			return nil, errors.Join(err, te.Stop(), os.RemoveAll(certDir))
+			return nil, errors.Join(err, te.Stop(), closeNetwork(), os.RemoveAll(certDir))
 		}
 	}
 	if set.podRunner != nil {

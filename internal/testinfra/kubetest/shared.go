@@ -11,7 +11,9 @@ import (
 
 	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // One control plane serves every test of a test binary: starting one costs
@@ -101,5 +103,33 @@ func (e *Env) Namespace(tb testing.TB) string {
 	if err := e.Client.Create(tb.Context(), ns); err != nil {
 		tb.Fatalf("kubetest: creating namespace %s: %v", ns.Name, err)
 	}
+	if e.controllers != nil {
+		if err := e.waitDefaultServiceAccount(tb.Context(), ns.Name); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	return ns.Name
+}
+
+// waitDefaultServiceAccount waits until the service account controller
+// made namespace ns's default ServiceAccount: until then the
+// ServiceAccount admission plugin refuses the namespace's pods, as in a
+// real cluster.
+func (e *Env) waitDefaultServiceAccount(ctx context.Context, ns string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("kubetest: namespace %s's default ServiceAccount: %w", ns, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kubetest: namespace %s has no default ServiceAccount after 1m (kube-controller-manager's service account controller makes it): %w", ns, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

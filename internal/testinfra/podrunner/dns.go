@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,8 +44,10 @@ func (r record) names(from string) []string {
 	return n
 }
 
-// records computes every Service's record from the cache.
-func records(ctx context.Context, c client.Reader) ([]record, error) {
+// records computes every Service's record from the cache. The API
+// server's Service, kubernetes in namespace default, has no selector: its
+// record is apiAddr, where the runner forwards to the API server.
+func records(ctx context.Context, c client.Reader, apiAddr string) ([]record, error) {
 	var svcs corev1.ServiceList
 	if err := c.List(ctx, &svcs); err != nil {
 		return nil, err
@@ -55,6 +58,10 @@ func records(ctx context.Context, c client.Reader) ([]record, error) {
 	}
 	var out []record
 	for _, s := range svcs.Items {
+		if s.Namespace == metav1.NamespaceDefault && s.Name == "kubernetes" {
+			out = append(out, record{namespace: s.Namespace, name: s.Name, ips: []string{apiAddr}})
+			continue
+		}
 		if len(s.Spec.Selector) == 0 {
 			continue
 		}
@@ -135,7 +142,7 @@ func setupDNS(mgr ctrl.Manager, r *Runner) error {
 }
 
 func (d *dnsReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
-	recs, err := records(ctx, d.r.cache)
+	recs, err := records(ctx, d.r.cache, d.r.net.gw)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -13,9 +13,12 @@
 // virtualenv standing in for the image: its bin first on PATH and
 // VIRTUAL_ENV set. The environment is resolved as the kubelet does (value,
 // fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, envFrom;
-// service-link variables are not set). Volumes (emptyDir, configMap,
-// secret, downwardAPI, projected, hostPath) are directories under the
-// pod's root, bound at their mountPath in the container's own root: see
+// of the service-link variables only the kubernetes Service's, which a
+// kubelet always sets). Volumes (emptyDir, configMap, secret, downwardAPI,
+// projected with configMap, secret, downwardAPI and serviceAccountToken
+// sources, a TokenRequest token bound to the pod; hostPath) are
+// directories under the pod's root, bound at their mountPath (symlinks of
+// the host's root such as /var/run followed) in the container's own root: see
 // rootfs.go for how the host's root is reassembled in a private mount
 // namespace, so that absolute paths like /raytpu/working_dir exist for the
 // container and /tmp is its own. Each container has its own PID
@@ -47,6 +50,17 @@
 // kube-proxy: a Service name reaches its pods' ports directly. Processes
 // of the root namespace (the in-process operator) resolve the same names
 // through Runner.DialContext.
+//
+// The API server: it listens on the root namespace's loopback, so the
+// runner forwards the bridge's address, port 443 (APIServerPort), to it
+// over TCP, as kube-proxy forwards the kubernetes Service's ClusterIP;
+// KUBERNETES_SERVICE_HOST (and the Service's other variables) and
+// kubernetes.default.svc name that address. TLS is end to end: the API
+// server's serving certificate must name the bridge's address, which is
+// why a control plane makes the Network (NewNetwork) before its API
+// server and hands it over in Options.Network (kubetest does). A pod's
+// service account token and CA come from the ServiceAccount admission
+// plugin's projected volume (kubetest.WithControllerManager turns it on).
 //
 // Status: the runner reports phase (Pending, Running, Succeeded, Failed
 // from the real exit codes), podIP, hostIP, container states with exit

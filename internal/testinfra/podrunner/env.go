@@ -14,23 +14,24 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// imageEnv is the environment the image would give: the project
-// virtualenv stands in for the image, so its bin comes first on PATH.
+// imageEnv is the environment the image would give (the project
+// virtualenv stands in for the image, so its bin comes first on PATH),
+// then the kubernetes Service's variables a kubelet always adds.
 func (w *worker) imageEnv() []corev1.EnvVar {
-	return []corev1.EnvVar{
+	return append([]corev1.EnvVar{
 		{Name: "PATH", Value: w.r.venv + "/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		{Name: "VIRTUAL_ENV", Value: w.r.venv},
 		{Name: "HOME", Value: w.home()},
 		{Name: "HOSTNAME", Value: w.pod.Name},
 		{Name: "LANG", Value: "C.UTF-8"},
-	}
+	}, w.r.serviceEnv()...)
 }
 
 // containerEnv resolves c's environment as the kubelet does: the image's,
 // then envFrom, then env in order, each value's $(VAR) expanded against
 // what came before; then, for a TPU container, what a GKE TPU node pool
 // adds where the container sets nothing (tpuPose). (Service links, the
-// <SVC>_SERVICE_HOST variables, are not set.)
+// <SVC>_SERVICE_HOST variables, are set for the kubernetes Service only.)
 func (w *worker) containerEnv(ctx context.Context, c *corev1.Container) ([]string, map[string]string, error) {
 	vars := map[string]string{}
 	var order []string

@@ -225,7 +225,14 @@ func CleanupStale(ctx context.Context, root string) error {
 		for _, i := range ifs {
 			for _, p := range []string{Prefix + "br", Prefix} {
 				if strings.HasPrefix(i.Name, p) && !ownerAlive(i.Name, p) {
-					errs = append(errs, run(ctx, "ip", "link", "del", i.Name))
+					// A veth goes with its namespace, removed just above,
+					// possibly after the listing: only one still there is
+					// an error.
+					if err := run(ctx, "ip", "link", "del", i.Name); err != nil {
+						if _, serr := os.Stat(filepath.Join("/sys/class/net", i.Name)); serr == nil {
+							errs = append(errs, err)
+						}
+					}
 					break
 				}
 			}
@@ -240,3 +247,27 @@ func CleanupStale(ctx context.Context, root string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Network is a runner's pod network: its bridge and /24. A control plane
+// makes it before its API server when the serving certificate must name
+// Gateway, the address pods reach the API server on (see APIServerPort),
+// and hands it to Start in Options.Network; Start makes one otherwise.
+type Network struct{ n *network }
+
+// NewNetwork makes a runner's bridge with the first free 10.244.x.0/24. A
+// Network given to Start is the runner's and goes at Runner.Stop; Close
+// removes one that was not.
+func NewNetwork(ctx context.Context) (*Network, error) {
+	n, err := newNetwork(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Network{n: n}, nil
+}
+
+// Gateway is the bridge's address, every node's IP and, on APIServerPort,
+// the pods' route to the API server.
+func (n *Network) Gateway() string { return n.n.gw }
+
+// Close removes the bridge.
+func (n *Network) Close(ctx context.Context) error { return n.n.close(ctx) }

@@ -40,7 +40,7 @@ func q(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" 
 
 func newRootfs(t tools, tmp string) (*rootfs, error) {
 	r := &rootfs{tools: t, root: "/tmp/root", tmp: tmp, created: map[string]bool{}, shadowed: map[string]bool{"/": true}}
-	r.add("set -e")
+	r.lines = append(r.lines, "set -e")
 	r.add(t.mount, "-t", "tmpfs", "-o", "mode=1777", "podrunner", "/tmp")
 	r.add(t.mkdir, r.root)
 	r.add(t.mount, "-t", "tmpfs", "-o", "mode=755", "rootfs", r.root)
@@ -166,6 +166,41 @@ func (r *rootfs) ensure(p string, file bool) error {
 	return nil
 }
 
+// resolve follows the symlinks of the host's root along container path p
+// (/var/run -> /run), as a container runtime resolves a mount's
+// destination inside the container's root: the mount then lands where the
+// container's processes look.
+func (r *rootfs) resolve(p string) (string, error) {
+	comps := strings.Split(strings.Trim(path.Clean("/"+p), "/"), "/")
+	cur := "/"
+	for hops := 0; len(comps) > 0; {
+		c := comps[0]
+		comps = comps[1:]
+		if c == "" {
+			continue
+		}
+		next := path.Join(cur, c)
+		h, _ := r.hostPath(next)
+		fi, err := os.Lstat(h)
+		if r.created[next] && r.shadowed[next] || err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", fmt.Errorf("too many symlinks in %s", p)
+		}
+		target, err := os.Readlink(h)
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(target) {
+			cur = "/"
+		}
+		comps = append(strings.Split(strings.Trim(target, "/"), "/"), comps...)
+	}
+	return cur, nil
+}
+
 // shadow turns host directory d of the root into a tmpfs holding the
 // same entries, so that new entries can be made in it.
 func (r *rootfs) shadow(d string) error {
@@ -188,7 +223,13 @@ func (r *rootfs) shadow(d string) error {
 // script is the shell program that builds the root, binds ms, and runs
 // argv chrooted in workdir; it runs as `sh -c script sh argv...`.
 func (r *rootfs) script(hostname, workdir string, ms []mount) (string, error) {
-	for _, m := range ms {
+	for i := range ms {
+		m := &ms[i]
+		dst, err := r.resolve(m.dst)
+		if err != nil {
+			return "", fmt.Errorf("volumeMount %s: %w", m.dst, err)
+		}
+		m.dst = dst
 		fi, err := os.Stat(m.src)
 		if err != nil {
 			return "", fmt.Errorf("volumeMount %s: %w", m.dst, err)

@@ -48,6 +48,10 @@ type Options struct {
 	RestartBackoff time.Duration
 	// Logger receives the runner's events. Optional. Default: silent.
 	Logger *slog.Logger
+	// Network is the pods' network, made by NewNetwork before the control
+	// plane so that its serving certificate names Network.Gateway; the
+	// runner owns it from Start on. Optional. Default: Start makes one.
+	Network *Network
 }
 
 // Node is one node of the runner. Every node shares the runner's bridge,
@@ -71,6 +75,7 @@ type Runner struct {
 	tools  tools
 	net    *network
 	logs   *logServer
+	api    *apiProxy
 	nodes  []Node
 	client client.Client // cached reads
 	reader client.Reader // direct reads
@@ -88,7 +93,15 @@ type Runner struct {
 // Start starts a runner on the control plane cfg reaches: it removes what
 // dead runners left (CleanupStale), makes its bridge and Node objects and
 // starts watching pods. Stop releases everything.
-func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options) (*Runner, error) {
+func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options) (_ *Runner, err error) {
+	// The runner owns a network it is given even when it fails to start:
+	// Stop removes it once it is r.net, this before.
+	given := opts.Network
+	defer func() {
+		if err != nil && given != nil {
+			err = errors.Join(err, given.Close(context.WithoutCancel(ctx)))
+		}
+	}()
 	if os.Geteuid() != 0 {
 		return nil, errors.New("podrunner: must run as root (network namespaces, veths and mounts)")
 	}
@@ -128,10 +141,19 @@ func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts O
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
 	}
-	if r.net, err = newNetwork(ctx); err != nil {
+	if opts.Network != nil {
+		r.net, given = opts.Network.n, nil
+	} else if r.net, err = newNetwork(ctx); err != nil {
 		return nil, err
 	}
 	if r.logs, err = startLogServer(r, r.net.gw); err != nil {
+		return nil, errors.Join(err, r.Stop())
+	}
+	target, err := apiTarget(cfg.Host)
+	if err != nil {
+		return nil, errors.Join(err, r.Stop())
+	}
+	if r.api, err = startAPIProxy(r.net.gw, target); err != nil {
 		return nil, errors.Join(err, r.Stop())
 	}
 	if err := r.startManager(ctx, cfg, scheme); err != nil {
@@ -234,6 +256,9 @@ func (r *Runner) Stop() error {
 	if r.logs != nil {
 		errs = append(errs, r.logs.close())
 	}
+	if r.api != nil {
+		errs = append(errs, r.api.close())
+	}
 	if r.net != nil {
 		errs = append(errs, r.net.close(ctx))
 	}
@@ -283,3 +308,7 @@ func (r *Runner) PIDs(ctx context.Context, namespace, name string) ([]int, error
 	}
 	return netnsPIDs(ctx, ns.name), nil
 }
+
+// Gateway is the bridge's address: every node's IP and, on APIServerPort,
+// the pods' route to the API server (KUBERNETES_SERVICE_HOST).
+func (r *Runner) Gateway() string { return r.net.gw }

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // mount is one bind mount of a container: a host path onto a path of the
@@ -22,9 +24,10 @@ type mount struct {
 // volumes materialises every volume of the pod as a directory under the
 // pod's root, as the kubelet does under /var/lib/kubelet/pods/<uid>:
 // emptyDir (on disk, also for medium Memory), configMap, secret,
-// downwardAPI and projected (their configMap, secret and downwardAPI
-// sources) write their files once (later changes to the ConfigMap are not
-// followed); hostPath is the host's path itself.
+// downwardAPI and projected (their configMap, secret, downwardAPI and
+// serviceAccountToken sources) write their files once (later changes to
+// the ConfigMap are not followed, a token is not refreshed); hostPath is
+// the host's path itself.
 func (w *worker) volumes(ctx context.Context) error {
 	w.volPaths = map[string]string{}
 	for _, v := range w.pod.Spec.Volumes {
@@ -56,8 +59,10 @@ func (w *worker) volumes(ctx context.Context) error {
 					err = w.secretFiles(ctx, dir, s.Secret.Name, s.Secret.Items, s.Secret.Optional, v.Projected.DefaultMode)
 				case s.DownwardAPI != nil:
 					err = w.downwardFiles(dir, s.DownwardAPI.Items, v.Projected.DefaultMode)
+				case s.ServiceAccountToken != nil:
+					err = w.tokenFile(ctx, dir, s.ServiceAccountToken, v.Projected.DefaultMode)
 				default:
-					err = fmt.Errorf("projected volume %s: only configMap, secret and downwardAPI sources are supported", v.Name)
+					err = fmt.Errorf("projected volume %s: only configMap, secret, downwardAPI and serviceAccountToken sources are supported", v.Name)
 				}
 				if err != nil {
 					break
@@ -181,4 +186,30 @@ func (w *worker) mounts(c *corev1.Container) ([]mount, error) {
 	}
 	slices.SortStableFunc(out, func(a, b mount) int { return strings.Count(a.dst, "/") - strings.Count(b.dst, "/") })
 	return out, nil
+}
+
+// tokenFile writes a token of the pod's service account, bound to the
+// pod, as the kubelet does for a projected serviceAccountToken source (the
+// one the ServiceAccount admission plugin adds to every pod's
+// kube-api-access volume): a TokenRequest with the source's audience (none:
+// the API server's own) and expiry. The token is not refreshed: the API
+// server extends the admission plugin's tokens to a year, and a test's
+// pods live minutes.
+func (w *worker) tokenFile(ctx context.Context, dir string, src *corev1.ServiceAccountTokenProjection, defMode *int32) error {
+	name := w.pod.Spec.ServiceAccountName
+	if name == "" {
+		name = "default"
+	}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		ExpirationSeconds: src.ExpirationSeconds,
+		BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: w.pod.Name, UID: w.pod.UID},
+	}}
+	if src.Audience != "" {
+		tr.Spec.Audiences = []string{src.Audience}
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: w.pod.Namespace, Name: name}}
+	if err := w.r.client.SubResource("token").Create(ctx, sa, tr); err != nil {
+		return fmt.Errorf("serviceAccountToken %s: requesting a token of service account %s: %w", src.Path, name, err)
+	}
+	return writeKeys(dir, map[string][]byte{src.Path: []byte(tr.Status.Token)}, []corev1.KeyToPath{{Key: src.Path, Path: src.Path}}, defMode)
 }

@@ -18,6 +18,8 @@ import (
 type autoscaleFlags struct {
 	on          bool
 	min, max    int
+	headCPU     int
+	workerCPU   int
 	groups      []string
 	idleTimeout time.Duration
 	mode        string
@@ -32,21 +34,24 @@ func addAutoscaleFlags(cmd *cobra.Command, a *autoscaleFlags) {
 	fl.StringArrayVar(&a.groups, "group-slices", nil, "with --autoscale: GROUP=MIN:MAX bounds one worker group by its name in the rendered object (v4-16, v4-16-0, ...); repeatable")
 	fl.DurationVar(&a.idleTimeout, "idle-timeout", 0, "with --autoscale: how long a worker may idle before the autoscaler removes it, whole seconds (default: the autoscaler's 60s)")
 	fl.StringVar(&a.mode, "upscaling-mode", "", "with --autoscale: "+kuberay.UpscalingDefault+", "+kuberay.UpscalingConservative+" or "+kuberay.UpscalingAggressive+" (default: the autoscaler's, Default)")
-	fl.StringVar(&a.version, "autoscaler-version", "", "with --autoscale: v1 or v2 (default: Ray's choice, v1 with Ray 2.60; v2 does not start multi-host slices)")
+	fl.IntVar(&a.headCPU, "head-cpus", 0, "with --autoscale: the head pod's CPU request, which Ray's autoscaler reads and KubeRay passes to ray start --num-cpus (default 8)")
+	fl.IntVar(&a.workerCPU, "worker-cpus", 0, "with --autoscale: each TPU host pod's CPU request, as --head-cpus (default 8)")
+	fl.StringVar(&a.version, "autoscaler-version", "", "with --autoscale: v1 or v2 (default v1, set on the head as RAY_enable_autoscaler_v2=0: Ray 2.60 would run v2 under KubeRay, and v2 does not start multi-host slices)")
 }
 
 // autoscaling is the kuberay option the flags give, nil without
 // --autoscale; a bound without --autoscale is a usage error.
 func (a *autoscaleFlags) autoscaling(cmd *cobra.Command) (*kuberay.Autoscaling, error) {
 	if !a.on {
-		for _, name := range []string{"min-slices", "max-slices", "group-slices", "idle-timeout", "upscaling-mode", "autoscaler-version"} {
+		for _, name := range []string{"min-slices", "max-slices", "group-slices", "idle-timeout", "upscaling-mode", "autoscaler-version", "head-cpus", "worker-cpus"} {
 			if cmd.Flags().Changed(name) {
 				return nil, usagef("--%s needs --autoscale", name)
 			}
 		}
 		return nil, nil
 	}
-	out := &kuberay.Autoscaling{MinSlices: a.min, MaxSlices: a.max, IdleTimeout: a.idleTimeout, UpscalingMode: a.mode, Version: a.version}
+	out := &kuberay.Autoscaling{MinSlices: a.min, MaxSlices: a.max, IdleTimeout: a.idleTimeout, UpscalingMode: a.mode, Version: a.version,
+		HeadCPU: a.headCPU, WorkerCPU: a.workerCPU}
 	for _, g := range a.groups {
 		name, bounds, ok := strings.Cut(g, "=")
 		lo, hi, ok2 := strings.Cut(bounds, ":")
