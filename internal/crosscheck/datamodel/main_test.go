@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -42,7 +43,7 @@ type rayProcess struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Scanner
-	stderr syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	err    error // why the process cannot answer: it did not start, or it ended
 }
 
@@ -54,7 +55,7 @@ func (p *rayProcess) request(t *testing.T, py, mode string, cases any, extra map
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd == nil && p.err == nil {
-		p.err = p.start(py)
+		p.err = p.startReady(t, py)
 	}
 	if p.err != nil {
 		return p.err
@@ -88,14 +89,55 @@ func (p *rayProcess) request(t *testing.T, py, mode string, cases any, extra map
 	return p.ended(fmt.Errorf("no answer to the %s request: %v", mode, p.stdout.Err()))
 }
 
+// startTries is how many times startReady starts the script when Ray's
+// own startup gives up: ray.init waits a fixed 30 s (not configurable in
+// Ray 2.60) for its raylet to register with its GCS, which a loaded
+// machine can miss.
+const startTries = 3
+
+// startReady starts the script and waits for its ready line, printed once
+// ray.init has returned. A start that fails with Ray's startup timeout is
+// tried again in a new process (the failed one's Ray processes end with
+// it); any other failure is returned.
+func (p *rayProcess) startReady(t *testing.T, py string) error {
+	for try := 1; ; try++ {
+		if err := p.start(py); err != nil {
+			return err
+		}
+		for p.stdout.Scan() {
+			var ready struct {
+				Ready bool `json:"ready"`
+			}
+			if json.Unmarshal(p.stdout.Bytes(), &ready) == nil && ready.Ready {
+				return nil
+			}
+		}
+		err := p.ended(fmt.Errorf("ended before Ray was ready: %v", p.stdout.Err()))
+		if try == startTries || !strings.Contains(p.stderr.String(), "timed out during startup") {
+			return err
+		}
+		t.Logf("try %d of %d to start crosscheck_ray.py's Ray instance: %v", try, startTries, err)
+		p.err = nil
+	}
+}
+
 func (p *rayProcess) start(py string) error {
 	cmd := exec.Command(py, filepath.Join("testdata", "crosscheck_ray.py"))
 	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", "RAY_AUTH_MODE=disabled",
-		"XLA_FLAGS=--xla_force_host_platform_device_count="+strconv.Itoa(crossDevices))
+		"XLA_FLAGS=--xla_force_host_platform_device_count="+strconv.Itoa(crossDevices),
+		// The instance lives as long as the package's tests, and every
+		// Ray worker it starts (a SplitCoordinator per streaming_split,
+		// one per device count, the read tasks' pool) adds log files.
+		// Its log monitor lists the log directory on every 0.1 s pass
+		// below RAY_LOG_MONITOR_MANY_FILES_THRESHOLD (1000) files; at 0 it
+		// lists every 0.5 s and still reads new lines every pass, as
+		// internal/raycluster's nodes do.
+		"RAY_LOG_MONITOR_MANY_FILES_THRESHOLD=0")
 	// Ray's own processes share the script's fate (Ray's kernel fate
 	// sharing); the script shares the test binary's.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Stderr = &p.stderr
+	p.stderr = &syncbuf.Buffer{}
+	cmd.Stderr = p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -5,10 +5,10 @@ for each case and host, the batches yielded and how the epoch ended.
 
 starts one local Ray instance (ray.init, 2 CPUs) and serves requests on
 stdin, one JSON line each, {"mode": ..., "cases": [...], ...}, until stdin
-closes; then it shuts Ray down. Every request is answered with its result
-lines and ends with {"done": MODE, "error": TRACEBACK or ""}. The package's
-tests send their requests in turn to one such process, so they share its
-Ray instance.
+closes; then it shuts Ray down. It prints {"ready": true} once ray.init has
+returned. Every request is answered with its result lines and ends with
+{"done": MODE, "error": TRACEBACK or ""}. The package's tests send their
+requests in turn to one such process, so they share its Ray instance.
 
 split: each case: rows, workers, batch, policy, sync; the dataset is
     ray.data.range(rows) split with streaming_split(workers, equal=True) as
@@ -219,6 +219,7 @@ def serve():
     import ray
 
     ray.init(num_cpus=2, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+    print(json.dumps({"ready": True}), flush=True)
     for req in sys.stdin:
         req = json.loads(req)
         mode, error = req["mode"], ""
