@@ -169,15 +169,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 
 	// What raytpu predicts for this spec and plan, before the autoscaler acts.
 	spec := sim.Spec{Items: []sim.Item{{PodType: "v4-16", Topology: "2x2x2", Count: int(*wg.Replicas), MinSlices: int(*wg.MinReplicas), MaxSlices: int(*wg.MaxReplicas)}}}
-	reports, storage := sharedDir(t, "raytpu-autoscale-reports-"), sharedDir(t, "raytpu-autoscale-storage-")
-	loop, err := os.ReadFile(filepath.Join("testdata", "trainloop", "train_loop.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "train_loop.py"), loop, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	reports, storage, work := trainLoopDirs(t, "raytpu-autoscale-")
 	const steps = 2
 	trainer := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",

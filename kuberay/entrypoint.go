@@ -2,11 +2,14 @@ package kuberay
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
@@ -58,4 +61,27 @@ func jobEntrypoint(p *placement.Plan, wd *WorkingDir) (string, error) {
 // shell.
 func submittable(cmd string) string {
 	return "bash -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
+}
+
+// runtimeEnvYAML is the job's runtime_env as YAML, "" when empty; a
+// packed local working_dir becomes the file:// URI of its mounted zip.
+// Excludes only shape local packing, done by then.
+func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir) (string, error) {
+	env := p.Job.RuntimeEnv.Clone()
+	env.Excludes = nil
+	if wd != nil {
+		env.WorkingDir = wd.URI()
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		return "", fmt.Errorf("kuberay: encoding runtime_env: %w", err)
+	}
+	if string(b) == "{}" {
+		return "", nil
+	}
+	y, err := yaml.JSONToYAML(b)
+	if err != nil {
+		return "", fmt.Errorf("kuberay: runtime_env as YAML: %w", err)
+	}
+	return string(y), nil
 }

@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
@@ -351,29 +350,6 @@ func hostResources(g *placement.SliceGroup, chipsPerHost int) map[string]string 
 		return nil
 	}
 	return out
-}
-
-// runtimeEnvYAML is the job's runtime_env as YAML, "" when empty; a
-// packed local working_dir becomes the file:// URI of its mounted zip.
-// Excludes only shape local packing, done by then.
-func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir) (string, error) {
-	env := p.Job.RuntimeEnv.Clone()
-	env.Excludes = nil
-	if wd != nil {
-		env.WorkingDir = wd.URI()
-	}
-	b, err := json.Marshal(env)
-	if err != nil {
-		return "", fmt.Errorf("kuberay: encoding runtime_env: %w", err)
-	}
-	if string(b) == "{}" {
-		return "", nil
-	}
-	y, err := yaml.JSONToYAML(b)
-	if err != nil {
-		return "", fmt.Errorf("kuberay: runtime_env as YAML: %w", err)
-	}
-	return string(y), nil
 }
 
 // PlanDigest is the first 16 hex digits of the SHA-256 of the plan's

@@ -71,15 +71,7 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()
 	ns := env.Namespace(t)
-	reports, storage := sharedDir(t, "raytpu-e2e-reports-"), sharedDir(t, "raytpu-e2e-storage-")
-	loop, err := os.ReadFile(filepath.Join("testdata", "trainloop", "train_loop.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "train_loop.py"), loop, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	reports, storage, work := trainLoopDirs(t, "raytpu-e2e-")
 	const steps, pauseAt = 6, 3
 	trainer := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",
@@ -330,6 +322,23 @@ func checkRanks(t *testing.T, dir string) {
 			t.Errorf("slice %q holds ranks %v, want two", s, ranks)
 		}
 	}
+}
+
+// trainLoopDirs makes what a test run of testdata/trainloop needs: a
+// reports and a storage directory every pod sees (named prefix...), and a
+// local working_dir holding the loop.
+func trainLoopDirs(t *testing.T, prefix string) (reports, storage, work string) {
+	t.Helper()
+	reports, storage = sharedDir(t, prefix+"reports-"), sharedDir(t, prefix+"storage-")
+	loop, err := os.ReadFile(filepath.Join("testdata", "trainloop", "train_loop.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work = t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "train_loop.py"), loop, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return reports, storage, work
 }
 
 // logSubmitter logs the submitter pods' logs (the driver's) of a failed run.
