@@ -12,8 +12,18 @@ TEST_TIMEOUT ?= 75m
 # go vet ./... has run every analyzer first, so go test runs none again.
 # The setup steps and vet run side by side: on a fresh machine the Python
 # install waits on the network while etcd, kube-apiserver and vet compile.
+#
+# go test runs at most two test binaries at once on a 2-core machine and
+# starts them in the order it is given packages. The packages that run
+# longest (KubeRay's pods, Ray Train's runs, the Ray backend, the CLI, the
+# Data cross-check) are named first, so they overlap each other and the
+# short ones fill in behind them instead of starting last and running
+# alone; ./... adds the rest once each.
+LONGEST_FIRST = ./kuberay ./examples/jaxtrain ./raybackend ./cmd/raytpu/internal/cli \
+	./internal/crosscheck/datamodel ./examples/batchinfer ./cmd/raytpu
+
 test: setup
-	$(GO) test -race -count=1 -vet=off -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -race -count=1 -vet=off -timeout $(TEST_TIMEOUT) $(LONGEST_FIRST) ./...
 
 setup:
 	$(MAKE) --no-print-directory -j4 venv venv-llm kube tools vet

@@ -26,6 +26,14 @@ func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 // waitFor polls cond every 200ms until it holds or d passes.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
+	waitForOrExplain(t, d, what, cond, nil)
+}
+
+// waitForOrExplain is waitFor whose failure also carries explain's
+// account of why (read once, at the deadline), so that the first lines of
+// a failure say what the cluster was doing.
+func waitForOrExplain(t *testing.T, d time.Duration, what string, cond func() (bool, string), explain func() string) {
+	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		ok, state := cond()
@@ -33,7 +41,11 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, stri
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not reached within %v; last seen: %s", what, d, state)
+			why := ""
+			if explain != nil {
+				why = "; " + explain()
+			}
+			t.Fatalf("%s: not reached within %v; last seen: %s%s", what, d, state, why)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -78,9 +78,11 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work, EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}},
 			Deployments: []serve.Deployment{{
 				Name: "Linear", NumReplicas: serve.NumReplicas(replicas),
-				UserConfig:        map[string]any{"w": 3.0, "b": bias},
-				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
-				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
+				UserConfig: map[string]any{"w": 3.0, "b": bias},
+				// One request at a time per replica: see step 3.
+				MaxOngoingRequests: 1,
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				AcceleratorConfig:  &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 			}},
 		})
 	}
@@ -147,7 +149,7 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 	checkSlicePlacement(t, web, ns, active, r)
 
 	// Step 2: a user_config change alone (the bias) is applied in place.
-	load := startLoad(web, url)
+	load := startLoad(web, url, 1)
 	time.Sleep(3 * time.Second) // requests answered before the change
 	changed := time.Now()
 	if _, err := b.Deploy(ctx, app(4, 1)); err != nil {
@@ -184,16 +186,22 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 	// Step 3: a second replica needs a second slice, a worker group
 	// appended to the RayCluster spec. KubeRay v1.5.0 adds it to the
 	// active RayCluster in place; the first replica keeps answering.
-	load = startLoad(web, url)
+	// Serve's proxy sends a request first to a replica on its own node
+	// when it has one free (its local-node routing), and a replica's
+	// orchestrator (0 CPUs) may run on the head, where the Serve Service's
+	// proxy is: one request at a time would then only ever reach that
+	// replica. Three senders against max_ongoing_requests 1 keep it busy,
+	// so the proxy must route to the other replica once it runs.
+	load = startLoad(web, url, 3)
 	time.Sleep(2 * time.Second)
 	grown := time.Now()
 	if _, err := b.Deploy(ctx, app(4, 2)); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%6.1fs Deploy of 2 replicas returned", time.Since(began).Seconds())
-	waitFor(t, 8*time.Minute, "answers from two replicas", func() (bool, string) {
+	waitForOrExplain(t, 8*time.Minute, "answers from two replicas", func() (bool, string) {
 		return len(load.replicaSlices()) == 2, fmt.Sprintf("replicas answering %v, %s", load.replicaSlices(), load)
-	})
+	}, func() string { return serveReplicas(web, ns, active) })
 	t.Logf("%6.1fs the second replica answered %v after the Deploy", time.Since(began).Seconds(), time.Since(grown).Round(time.Millisecond))
 	time.Sleep(2 * time.Second)
 	load.stop()
@@ -326,8 +334,8 @@ func checkSlicePlacement(t *testing.T, web *http.Client, ns, cluster string, r s
 	}
 }
 
-// load sends requests one after another until stopped, counting answers
-// and failures.
+// load sends requests from a number of senders, each one request after
+// another, until stopped, counting answers and failures.
 type load struct {
 	ok, failed atomic.Int64
 	mu         sync.Mutex
@@ -338,31 +346,36 @@ type load struct {
 	done       chan struct{}
 }
 
-func startLoad(web *http.Client, url string) *load {
+func startLoad(web *http.Client, url string, senders int) *load {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &load{cancel: cancel, done: make(chan struct{}), replicas: map[string]string{}}
-	go func() {
-		defer close(l.done)
-		for ctx.Err() == nil {
-			r, err := askService(web, url)
-			l.mu.Lock()
-			if err != nil {
-				l.failed.Add(1)
-				if l.firstErr == nil {
-					l.firstErr = err
-				}
-			} else {
-				l.ok.Add(1)
-				l.last = r
-				if len(r.Hosts) > 0 {
-					l.replicas[r.Replica] = r.Hosts[0].Labels["ray.io/tpu-slice-name"]
-				}
-			}
-			l.mu.Unlock()
-			time.Sleep(200 * time.Millisecond)
-		}
-	}()
+	var wg sync.WaitGroup
+	for range senders {
+		wg.Go(func() { l.send(ctx, web, url) })
+	}
+	go func() { wg.Wait(); close(l.done) }()
 	return l
+}
+
+func (l *load) send(ctx context.Context, web *http.Client, url string) {
+	for ctx.Err() == nil {
+		r, err := askService(web, url)
+		l.mu.Lock()
+		if err != nil {
+			l.failed.Add(1)
+			if l.firstErr == nil {
+				l.firstErr = err
+			}
+		} else {
+			l.ok.Add(1)
+			l.last = r
+			if len(r.Hosts) > 0 {
+				l.replicas[r.Replica] = r.Hosts[0].Labels["ray.io/tpu-slice-name"]
+			}
+		}
+		l.mu.Unlock()
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func (l *load) lastReply() sliceReply {
@@ -461,4 +474,45 @@ func logServeApps(t *testing.T, env *kubetest.Env, ns, name string) {
 		resp.Body.Close()
 		t.Logf("Serve REST API of %s: %d %.6000s", st.RayClusterName, resp.StatusCode, body)
 	}
+}
+
+// serveReplicas summarises what the Serve REST API of RayCluster cluster
+// says of each deployment: its status and message, and each replica's
+// state and node.
+func serveReplicas(web *http.Client, ns, cluster string) string {
+	resp, err := web.Get(fmt.Sprintf("http://%s-head-svc.%s.svc.cluster.local:8265/api/serve/applications/", cluster, ns))
+	if err != nil {
+		return fmt.Sprintf("Serve REST API of %s: %v", cluster, err)
+	}
+	defer resp.Body.Close()
+	var details struct {
+		Applications map[string]struct {
+			Status      string `json:"status"`
+			Deployments map[string]struct {
+				Status   string `json:"status"`
+				Message  string `json:"message"`
+				Replicas []struct {
+					ReplicaID string `json:"replica_id"`
+					State     string `json:"state"`
+					NodeIP    string `json:"node_ip"`
+				} `json:"replicas"`
+			} `json:"deployments"`
+		} `json:"applications"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&details); err != nil {
+		return fmt.Sprintf("Serve REST API of %s: %d, %v", cluster, resp.StatusCode, err)
+	}
+	var b strings.Builder
+	for _, app := range slices.Sorted(maps.Keys(details.Applications)) {
+		a := details.Applications[app]
+		fmt.Fprintf(&b, "Serve says application %s %s", app, a.Status)
+		for _, d := range slices.Sorted(maps.Keys(a.Deployments)) {
+			dep := a.Deployments[d]
+			fmt.Fprintf(&b, "; deployment %s %s %.400q, replicas:", d, dep.Status, dep.Message)
+			for _, r := range dep.Replicas {
+				fmt.Fprintf(&b, " %s %s on %s", r.ReplicaID, r.State, r.NodeIP)
+			}
+		}
+	}
+	return b.String()
 }

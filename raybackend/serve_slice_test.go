@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,17 +148,48 @@ func replicaIDs(t *testing.T, client *ray.Client, app, dep string) []string {
 
 func askSlice(t *testing.T, url string) sliceAnswer {
 	t.Helper()
-	resp, err := http.Get(url)
+	a, err := getSlice(url)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a
+}
+
+func getSlice(url string) (sliceAnswer, error) {
+	var a sliceAnswer
+	resp, err := http.Get(url)
+	if err != nil {
+		return a, err
+	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	var a sliceAnswer
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &a) != nil {
-		t.Fatalf("GET %s = %d %.500s", url, resp.StatusCode, body)
+		return a, fmt.Errorf("GET %s = %d %.500s", url, resp.StatusCode, body)
 	}
-	return a
+	return a, nil
+}
+
+// askSlices sends the requests at once and returns their answers in
+// order. Serve's proxy routes a request first to a replica on its own
+// node when that replica is free (local-node routing), and a slice
+// replica's orchestrator (0 CPUs) may run on the head beside the proxy:
+// requests sent one at a time could then all reach that one replica.
+// Sent together to replicas that take one request at a time
+// (max_ongoing_requests 1), the ones the local replica cannot take go to
+// the others.
+func askSlices(t *testing.T, urls ...string) []sliceAnswer {
+	t.Helper()
+	out := make([]sliceAnswer, len(urls))
+	errs := make([]error, len(urls))
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		wg.Go(func() { out[i], errs[i] = getSlice(u) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func waitGone(t *testing.T, b *raybackend.Backend, name string) {
@@ -203,6 +235,8 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 				UserConfig:        map[string]any{"offset": 0.5},
 				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: topology, HeadReservationTimeout: 25 * time.Second},
+				// One request at a time per replica: see askSlices.
+				MaxOngoingRequests: 1,
 			}},
 		}
 	}
@@ -249,27 +283,28 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 			t.Fatalf("Run: %v", err)
 		}
 		bySlice := map[string]string{} // replica -> slice name
-		for i := 0; i < 40 && len(bySlice) < 2; i++ {
-			a := askSlice(t, fmt.Sprintf("%s/summer/q%d", proxy, i))
-			// Hosts contribute 1 and 2: (1+2)*scale 10 + offset 0.5.
-			if a.Sum != 30.5 || a.ProcessIndex != 0 || a.ProcessCount != 2 || a.DeviceCount != 8 || a.Path != fmt.Sprintf("/summer/q%d", i) {
-				t.Errorf("answer %+v, want sum 30.5 from host 0 of a 2-process JAX program over 8 devices", a)
-			}
-			if len(a.Hosts) != 2 {
-				t.Fatalf("answer lists %d hosts, want 2", len(a.Hosts))
-			}
-			h0, h1 := a.Hosts[0], a.Hosts[1]
-			name := h0.Labels["ray.io/tpu-slice-name"]
-			if name == "" || h1.Labels["ray.io/tpu-slice-name"] != name || h0.NodeID == h1.NodeID ||
-				h0.Labels["ray.io/tpu-worker-id"] == h1.Labels["ray.io/tpu-worker-id"] || h0.Labels["ray.io/tpu-pod-type"] != "v4-16" {
-				t.Errorf("replica %s hosts %+v, want distinct hosts of one v4-16 slice", a.Replica, a.Hosts)
-			}
-			for r, h := range a.Hosts {
-				if h.Rank != r || h.Labels["ray.io/tpu-worker-id"] != strconv.Itoa(r) {
-					t.Errorf("replica %s host %d: rank %d on TPU worker %s, want JAX process i on TPU worker i", a.Replica, r, h.Rank, h.Labels["ray.io/tpu-worker-id"])
+		for i := 0; i < 40 && len(bySlice) < 2; i += 3 {
+			for j, a := range askSlices(t, fmt.Sprintf("%s/summer/q%d", proxy, i), fmt.Sprintf("%s/summer/q%d", proxy, i+1), fmt.Sprintf("%s/summer/q%d", proxy, i+2)) {
+				// Hosts contribute 1 and 2: (1+2)*scale 10 + offset 0.5.
+				if a.Sum != 30.5 || a.ProcessIndex != 0 || a.ProcessCount != 2 || a.DeviceCount != 8 || a.Path != fmt.Sprintf("/summer/q%d", i+j) {
+					t.Errorf("answer %+v, want sum 30.5 from host 0 of a 2-process JAX program over 8 devices", a)
 				}
+				if len(a.Hosts) != 2 {
+					t.Fatalf("answer lists %d hosts, want 2", len(a.Hosts))
+				}
+				h0, h1 := a.Hosts[0], a.Hosts[1]
+				name := h0.Labels["ray.io/tpu-slice-name"]
+				if name == "" || h1.Labels["ray.io/tpu-slice-name"] != name || h0.NodeID == h1.NodeID ||
+					h0.Labels["ray.io/tpu-worker-id"] == h1.Labels["ray.io/tpu-worker-id"] || h0.Labels["ray.io/tpu-pod-type"] != "v4-16" {
+					t.Errorf("replica %s hosts %+v, want distinct hosts of one v4-16 slice", a.Replica, a.Hosts)
+				}
+				for r, h := range a.Hosts {
+					if h.Rank != r || h.Labels["ray.io/tpu-worker-id"] != strconv.Itoa(r) {
+						t.Errorf("replica %s host %d: rank %d on TPU worker %s, want JAX process i on TPU worker i", a.Replica, r, h.Rank, h.Labels["ray.io/tpu-worker-id"])
+					}
+				}
+				bySlice[a.Replica] = name
 			}
-			bySlice[a.Replica] = name
 		}
 		if len(bySlice) != 2 {
 			t.Fatalf("answers came from replicas %v, want 2", bySlice)
