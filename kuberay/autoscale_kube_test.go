@@ -2,17 +2,12 @@ package kuberay_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,66 +22,6 @@ import (
 	"github.com/raytpu/raytpu/train"
 )
 
-// groupWatch samples a worker group while a test runs: the replicas the
-// autoscaler asked for, the most it asked for, and when the group's pods
-// first all existed and were all Ready.
-type groupWatch struct {
-	mu              sync.Mutex
-	maxReplicas     int32
-	replicas        int32
-	pods, ready     int
-	podsAt, readyAt time.Time
-	maxPods         int
-	replicaOf       map[string]string // pod name → its ray.io/worker-group-replica-name
-	live            map[string]bool   // the pods now, not deleting
-}
-
-func (g *groupWatch) sample(t *testing.T, env *kubetest.Env, ns, cluster, group string, want int) {
-	ctx := t.Context()
-	var rc rayv1.RayCluster
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cluster}, &rc); err != nil {
-		return
-	}
-	var pods corev1.PodList
-	if err := env.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"ray.io/cluster": cluster, "ray.io/group": group}); err != nil {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, wg := range rc.Spec.WorkerGroupSpecs {
-		if wg.GroupName == group && wg.Replicas != nil {
-			g.replicas = *wg.Replicas
-			g.maxReplicas = max(g.maxReplicas, *wg.Replicas)
-		}
-	}
-	g.pods, g.ready = 0, 0
-	g.live = map[string]bool{}
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		g.pods++
-		g.live[p.Name] = true
-		if g.replicaOf == nil {
-			g.replicaOf = map[string]string{}
-		}
-		g.replicaOf[p.Name] = p.Labels["ray.io/worker-group-replica-name"]
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				g.ready++
-			}
-		}
-	}
-	g.maxPods = max(g.maxPods, g.pods)
-	now := time.Now()
-	if g.podsAt.IsZero() && g.pods >= want {
-		g.podsAt = now
-	}
-	if g.readyAt.IsZero() && g.ready >= want {
-		g.readyAt = now
-	}
-}
-
 // Ray's in-tree autoscaler, run by KubeRay as a container of the head pod
 // (`ray kuberay-autoscaler`, reaching the API server with the head's
 // service account token), scales a TPU worker group from zero for a
@@ -99,8 +34,11 @@ func (g *groupWatch) sample(t *testing.T, env *kubetest.Env, ns, cluster, group 
 // timeout. sim.PredictAutoscaling's prediction for the same spec and plan
 // (one slice, from 0 to 1) is what the autoscaler did: the most replicas
 // it asked for. The test logs the autoscaler's launches and removals and
-// KubeRay's pod events. It runs autoscaler v1, which raytpu renders (Ray
-// 2.60 would run v2 under KubeRay, which leaves the group at zero).
+// KubeRay's pod events. Then a two-slice JaxTrainer on the same cluster
+// makes the autoscaler take the group to its maximum, two replicas, as
+// the simulator predicts, and trains on two slices of two pods. It runs
+// autoscaler v1, which raytpu renders (Ray 2.60 would run v2 under
+// KubeRay, which leaves the group at zero).
 func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
@@ -181,18 +119,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 		},
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work},
 	}
-	plan, err := trainer.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pred, err := sim.PredictAutoscaling(spec, plan, sim.AutoscalerV1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pred.Err(); err != nil || len(pred.Groups) != 1 {
-		t.Fatalf("prediction %+v: %v", pred, err)
-	}
-	t.Logf("predicted: %s", pred.Groups[0])
+	pred := predictOneGroup(t, spec, trainer)
 
 	if pods := groupPods(t, env, ns, name, group); pods != 0 {
 		t.Fatalf("%d pods of group %s before any work, want 0", pods, group)
@@ -207,28 +134,8 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var watch groupWatch
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			watch.sample(t, env, ns, name, group, hosts)
-			select {
-			case <-stop:
-				return
-			case <-time.After(250 * time.Millisecond):
-			}
-		}
-	}()
-	defer func() {
-		select {
-		case <-stop:
-		default:
-			close(stop)
-		}
-		<-sampled
-	}()
+	watch, stopWatch := watchGroup(t, env, ns, name, group, hosts)
+	defer stopWatch()
 
 	submitted := time.Now()
 	res, err := trainer.Fit(ctx, rb, backend.RunOptions{})
@@ -274,8 +181,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 		restarted := watch.replicas > 0 && watch.pods > 0 && !watch.live[ranksOn[0]] && !watch.live[ranksOn[1]]
 		return zero || restarted && time.Since(idleFrom) > removed+idle, fmt.Sprintf("replicas %d, pods %d", watch.replicas, watch.pods)
 	})
-	close(stop)
-	<-sampled
+	stopWatch()
 	if zero {
 		t.Logf("job done → slice removed %v → group at zero %v (idle timeout %v); submit → zero %v", removed.Round(time.Millisecond), time.Since(idleFrom).Round(time.Millisecond), idle, time.Since(submitted).Round(time.Millisecond))
 	} else {
@@ -304,7 +210,6 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	}
 
 	watch.mu.Lock()
-	defer watch.mu.Unlock()
 	for _, pod := range ranksOn {
 		if !deletedForScaleDown(events.Items, pod) {
 			t.Errorf("no KubeRay event deleting pod %s for the autoscaler's scale-down request", pod)
@@ -316,63 +221,63 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	if watch.maxPods > hosts || len(ranksOn) != hosts || watch.replicaOf[ranksOn[0]] == "" || watch.replicaOf[ranksOn[0]] != watch.replicaOf[ranksOn[1]] {
 		t.Errorf("at most %d pods at once, ranks on pods %v of replicas %v; want at most %d pods, the ranks on one replica", watch.maxPods, ranksOn, watch.replicaOf, hosts)
 	}
-	if int(reached) != pred.Groups[0].To || pred.Groups[0].From != 0 {
-		t.Errorf("the autoscaler took group %s to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, reached, pred.Groups[0], autoscalerLog())
+	watch.mu.Unlock()
+	if int(reached) != pred.To || pred.From != 0 {
+		t.Errorf("the autoscaler took group %s to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, reached, pred, autoscalerLog())
+	}
+
+	// A two-slice job on the same cluster: the autoscaler takes the group
+	// to its maximum, two replicas (from zero, or from the one KubeRay
+	// restarted), and the job's ranks run on two slices of two pods.
+	now := int(watch.replicas)
+	reports2 := sharedDir(t, "raytpu-autoscale-two-reports-")
+	two := trainer
+	two.ScalingConfig.NumSlices = 2
+	two.TrainLoopConfig = map[string]any{"steps": steps, "checkpoint_every": steps, "report_dir": reports2}
+	two.RunConfig.Name = "autoscale-two"
+	spec.Items[0].Count = now
+	pred2 := predictOneGroup(t, spec, two)
+	watch2, stopWatch2 := watchGroup(t, env, ns, name, group, 2*hosts)
+	defer stopWatch2()
+	submitted = time.Now()
+	res, err = two.Fit(ctx, rb, backend.RunOptions{})
+	done = time.Since(submitted)
+	stopWatch2()
+	if err != nil {
+		t.Fatalf("Fit of two slices: %v\nautoscaler:\n%s", err, autoscalerLog())
+	}
+	if step, ok := res.Step("step"); !ok || step != steps {
+		t.Errorf("two slices: result step %d (%v), want %d; metrics %v", step, ok, steps, res.Metrics)
+	}
+	checkRanks(t, reports2)
+	watch2.mu.Lock()
+	defer watch2.mu.Unlock()
+	if watch2.podsAt.IsZero() || watch2.readyAt.IsZero() {
+		t.Fatalf("Fit returned but the group's %d pods were never all seen created (%v) and Ready (%v)", 2*hosts, watch2.podsAt, watch2.readyAt)
+	}
+	t.Logf("two slices from %d replicas: submit → %d pods created %v, → Ready %v, → job done %v",
+		now, 2*hosts, watch2.podsAt.Sub(submitted).Round(time.Millisecond), watch2.readyAt.Sub(submitted).Round(time.Millisecond), done.Round(time.Millisecond))
+	if watch2.maxReplicas != 2 || pred2.To != 2 || pred2.From != now {
+		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, watch2.maxReplicas, pred2, autoscalerLog())
 	}
 }
 
-// groupPods counts the pods of a worker group.
-func groupPods(t *testing.T, env *kubetest.Env, ns, cluster, group string) int {
+// predictOneGroup is sim.PredictAutoscaling's prediction (autoscaler v1)
+// for spec and the trainer's plan, which must scale spec's one group
+// without error.
+func predictOneGroup(t *testing.T, spec sim.Spec, trainer train.JaxTrainer) sim.GroupScale {
 	t.Helper()
-	var pods corev1.PodList
-	if err := env.Client.List(t.Context(), &pods, client.InNamespace(ns), client.MatchingLabels{"ray.io/cluster": cluster, "ray.io/group": group}); err != nil {
+	plan, err := trainer.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return len(pods.Items)
-}
-
-// checkOneSlice checks testdata/trainloop's reports of a one-slice run:
-// two ranks, each on its own pod, both on one slice. It returns the
-// ranks' pods (their hostnames) in rank order.
-func checkOneSlice(t *testing.T, dir string) []string {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "rank-*.json"))
-	if len(paths) != 2 {
-		t.Fatalf("%d rank reports, want 2", len(paths))
+	pred, err := sim.PredictAutoscaling(spec, plan, sim.AutoscalerV1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	hostsSeen, sliceNames := map[string]bool{}, map[string]bool{}
-	ranksOn := make([]string, len(paths))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r rankReport
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		hostsSeen[r.Hostname] = true
-		if r.Rank >= 0 && r.Rank < len(ranksOn) {
-			ranksOn[r.Rank] = r.Hostname
-		}
-		sliceNames[r.Labels["ray.io/tpu-slice-name"]] = true
-		if r.ProcessCount != 2 {
-			t.Errorf("rank %d: jax.process_count() %d, want 2", r.Rank, r.ProcessCount)
-		}
+	if err := pred.Err(); err != nil || len(pred.Groups) != 1 {
+		t.Fatalf("prediction %+v: %v", pred, err)
 	}
-	if len(hostsSeen) != 2 || len(sliceNames) != 1 || sliceNames[""] {
-		t.Errorf("ranks on pods %v and slices %v, want two pods of one named slice", keys(hostsSeen), keys(sliceNames))
-	}
-	return ranksOn
-}
-
-// deletedForScaleDown reports whether KubeRay's events say it deleted pod
-// for the autoscaler (workersToDelete).
-func deletedForScaleDown(events []corev1.Event, pod string) bool {
-	for _, e := range events {
-		if e.Reason == "DeletedWorkerPod" && strings.Contains(e.Message, "/"+pod+" ") && strings.Contains(e.Message, "autoscaler scale-down request") {
-			return true
-		}
-	}
-	return false
+	t.Logf("predicted for %d slices: %s", trainer.ScalingConfig.NumSlices, pred.Groups[0])
+	return pred.Groups[0]
 }
