@@ -313,6 +313,23 @@ func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplic
 		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
 			WithNodeSelector(sl.GKENodeSelector()).
 			WithContainers(c)))
+	if o.Autoscaling != nil {
+		// Ray's autoscaler knows a group's resources from its spec alone
+		// until one of its nodes has run (KubeRay's autoscaling config:
+		// CPU and TPU from the container, TPU-<pod type>-head from the
+		// node selectors, the group's resources). A TPU bundle asks for
+		// accelerator_type:TPU-<GEN> as well, which Ray sets on every TPU
+		// host it detects: without it in the spec, the autoscaler finds no
+		// node type for the bundle ("could not find a node type to satisfy
+		// the request") and a single-host slice, which has no head
+		// reservation to scale on, never leaves zero. Ray sets the same 1
+		// on the node whatever the spec says.
+		resources = maps.Clone(resources)
+		if resources == nil {
+			resources = map[string]string{}
+		}
+		resources[rayvocab.AcceleratorTypeResource(sl.RayAcceleratorType())] = "1"
+	}
 	if len(resources) > 0 {
 		wg.WithResources(resources)
 	}
