@@ -12,9 +12,10 @@ CPU attention supports 32, 64, 80, ... but not 16), about 0.4 M parameters
 in float32; and a byte-level BPE tokenizer trained here on a few sentences,
 with special tokens and a chat template. Nothing is downloaded.
 
-The end-of-sequence token's output row is zero, so its logit is 0 while the
-other tokens' are random: a greedy decode (temperature 0) never ends early,
-and every request generates exactly max_tokens tokens.
+The special tokens' output rows are zero, so their logits are 0 while the
+other tokens' are random: a greedy decode (temperature 0) never picks one,
+so it never ends early (every request generates exactly max_tokens tokens)
+and never yields a token the detokenizer drops (the text is never empty).
 
 Prints one JSON line: {"out", "vocab_size", "params", "eos_token_id"}.
 """
@@ -90,7 +91,8 @@ def main() -> None:
     )
     model = LlamaForCausalLM(cfg)
     with torch.no_grad():
-        model.lm_head.weight[tok.eos_token_id].zero_()
+        for t in SPECIALS:
+            model.lm_head.weight[tok.convert_tokens_to_ids(t)].zero_()
     model.save_pretrained(out, safe_serialization=True)
     print(json.dumps({
         "out": out,
