@@ -54,7 +54,7 @@ func tinyApp(dir string) llm.OpenAIApp {
 // one at a time, a stream cancelled through its context, which the engine
 // aborts (its log says so), the engine's refusal of a too long answer as
 // an *client.OpenAIError with the API's error body, and an unknown
-// model's 404.
+// model's 404, typed the same.
 func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 	py := venvtest.LLMPython(t)
 	venv := filepath.Dir(filepath.Dir(py))
@@ -141,11 +141,12 @@ func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 		t.Logf("max_tokens 1000: %v", err)
 	}
 	// Serve LLM's ingress answers an unknown model with FastAPI's
-	// {"detail": ...}, not the OpenAI error body: an HTTPError 404.
+	// {"detail": ...}, not the OpenAI error body: an OpenAIError 404 whose
+	// message is the detail.
 	_, err = oa.ChatCompletion(ctx, client.ChatCompletionRequest{Model: "no-such-model", Sampling: greedy, Messages: chat.Messages})
-	var he *client.HTTPError
-	if !errors.As(err, &he) || he.StatusCode != 404 || !errors.Is(err, client.ErrNotFound) || !strings.Contains(he.Body, `\"no-such-model\"`) {
-		t.Errorf("unknown model: err = %#v, want an HTTPError 404 naming no-such-model", err)
+	if !errors.As(err, &oe) || oe.StatusCode != 404 || !errors.Is(err, client.ErrNotFound) ||
+		oe.Message != `Got request for model "no-such-model". Could not find base model with ID "no-such-model".` {
+		t.Errorf("unknown model: err = %#v, want an OpenAIError 404 whose message names no-such-model", err)
 	}
 
 	if err := serve.Delete(ctx, b, "tiny"); err != nil {
