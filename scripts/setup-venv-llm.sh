@@ -27,11 +27,24 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/cache.sh
 . "$repo/scripts/cache.sh"
 # The check: ray.serve.llm imports vLLM's OpenAI protocol models, which
-# import torch (about 3 GB, mostly torch's CUDA libraries, to install).
+# import torch (about 3 GB, mostly torch's CUDA libraries, to install);
+# Serve LLM's engine imports vLLM's OpenAI server; and a class-based
+# FastAPI ingress gets self injected, not read from the query (it is not,
+# with a fastapi that requirements-llm.txt says why it avoids).
 raytpu_venv setup-venv-llm "$repo/internal/pyenv/requirements-llm.txt" venv-llm "$repo/.venv-llm" '
 import warnings; warnings.simplefilter("ignore")
 import ray, vllm, torch
+import vllm.entrypoints.openai.api_server
 from ray.serve.llm import LLMConfig, build_openai_app
 LLMConfig(model_loading_config={"model_id": "m"}, accelerator_type="TPU-V4", accelerator_config={"kind": "tpu", "topology": "2x2x1"})
+from fastapi import FastAPI
+from ray.serve._private.http_util import make_fastapi_class_based_view
+app = FastAPI()
+class Ingress:
+    @app.get("/")
+    def get(self): pass
+make_fastapi_class_based_view(app, Ingress)
+bad = [r.path for r in app.router.routes if "self" in [q.name for q in getattr(getattr(r, "dependant", None), "query_params", [])]]
+assert not bad, "fastapi reads self from the query in routes %s" % bad
 print("setup-venv-llm: ray", ray.__version__, "vllm", vllm.__version__, "torch", torch.__version__)' \
 	--no-deps

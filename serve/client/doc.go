@@ -17,7 +17,8 @@
 // ends the request on the server. An error answer in the API's format
 // ({"error": {"message", "type", "param", "code"}}), before a stream or as
 // an event inside one, is an [*OpenAIError], which maps onto the same
-// sentinels.
+// sentinels; so is FastAPI's {"detail": "..."}, which Serve LLM's ingress
+// answers for a model it does not serve.
 //
 // For gRPC, Serve's proxy routes a call to the ingress deployment of the
 // application named by the "application" metadata key, and to the method

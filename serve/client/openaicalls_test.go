@@ -30,6 +30,13 @@ func openAIServer(t *testing.T, bodies map[string]map[string]any) (*client.OpenA
 		case "GET /llm/v1/models":
 			io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model","created":1,"owned_by":"organization-owner"},{"id":"n","object":"model","created":2,"owned_by":"organization-owner"}]}`)
 		case "POST /llm/v1/chat/completions":
+			if body["model"] == "ghost" {
+				// Serve LLM's ingress answers a model it does not serve
+				// with FastAPI's HTTPException body.
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"detail":"Got request for model \"ghost\". Could not find base model with ID \"ghost\"."}`)
+				return
+			}
 			if body["model"] != "m" {
 				w.Header().Set("X-Request-Id", "rid-7")
 				w.WriteHeader(http.StatusNotFound)
@@ -122,6 +129,13 @@ func TestOpenAIErrors(t *testing.T) {
 	_, err = c.Completion(ctx, client.CompletionRequest{Model: "m", Prompt: "p"})
 	if !errors.As(err, &oe) || oe.Code != "bad_request" || oe.Param != "max_tokens" || oe.StatusCode != http.StatusBadRequest {
 		t.Errorf("err = %#v, want the 400's OpenAIError", err)
+	}
+
+	// FastAPI's {"detail": ...}, as Serve LLM answers an unknown model.
+	_, err = c.ChatCompletion(ctx, client.ChatCompletionRequest{Model: "ghost"})
+	if !errors.As(err, &oe) || oe.Message != `Got request for model "ghost". Could not find base model with ID "ghost".` ||
+		oe.Type != "" || oe.Code != "" || oe.StatusCode != http.StatusNotFound || oe.HTTP == nil || !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("err = %#v, want the 404's OpenAIError with the detail as its message", err)
 	}
 
 	// An error before a stream starts is the same OpenAIError.

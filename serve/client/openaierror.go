@@ -10,7 +10,9 @@ import (
 )
 
 // OpenAIError is an error the OpenAI API answered with, as its body
-// {"error": {"message", "type", "param", "code"}} says. It wraps the
+// {"error": {"message", "type", "param", "code"}} says, or as FastAPI's
+// {"detail": "..."} does (Message only), which Ray Serve LLM 2.60's
+// ingress answers for a model it does not serve (404). It wraps the
 // [*HTTPError] of the answer (nil for an error event inside a stream,
 // whose HTTP status was 200), so errors.Is maps it onto the package's
 // sentinels: a model that does not exist is ErrNotFound.
@@ -53,7 +55,8 @@ func (e *OpenAIError) Is(target error) bool {
 	return e.HTTP == nil && (&HTTPError{StatusCode: e.StatusCode}).Is(target)
 }
 
-// apiBody is the OpenAI API's error body.
+// apiBody is the OpenAI API's error body, or FastAPI's HTTPException
+// body (detail).
 type apiBody struct {
 	Error *struct {
 		Message string          `json:"message"`
@@ -61,6 +64,7 @@ type apiBody struct {
 		Param   json.RawMessage `json:"param"`
 		Code    json.RawMessage `json:"code"`
 	} `json:"error"`
+	Detail *string `json:"detail"`
 }
 
 // apiError turns an HTTPError whose body is the API's error into an
@@ -73,6 +77,10 @@ func apiError(err error) error {
 	if e := parseAPIError([]byte(he.Body)); e != nil {
 		e.HTTP, e.StatusCode = he, he.StatusCode
 		return e
+	}
+	var body apiBody
+	if json.Unmarshal([]byte(he.Body), &body) == nil && body.Detail != nil {
+		return &OpenAIError{Message: *body.Detail, HTTP: he, StatusCode: he.StatusCode}
 	}
 	return err
 }
