@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend/backendtest"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -27,7 +28,7 @@ func TestConformanceOnRealRay(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireCleanHead(t, client)
-	startServe(t, cluster, client)
+	raytest.StartServe(t, client, cluster.DashboardURL)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte(helloModule), 0o644); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -160,7 +161,7 @@ func TestServeLiveDiagnosis(t *testing.T) {
 		}
 
 		runPython(t, client, holdScript)
-		startServe(t, cluster, client)
+		raytest.StartServe(t, client, cluster.DashboardURL)
 		app := serve.Application{
 			Name: "perchip", RoutePrefix: "/perchip", ImportPath: "hello:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
@@ -217,7 +218,7 @@ func TestServeLiveDiagnosis(t *testing.T) {
 
 	t.Run("no free slice", func(t *testing.T) {
 		// v4 2x2x4 is a v4-32 slice; the cluster has none.
-		startServe(t, cluster, client)
+		raytest.StartServe(t, client, cluster.DashboardURL)
 		app := serve.Application{
 			Name: "toobig", RoutePrefix: "/toobig", ImportPath: "summer:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -243,7 +244,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 
 	t.Run("pending", func(t *testing.T) {
 		// v4 2x2x4 is a v4-32 slice; the cluster has none.
-		startServe(t, cluster, client)
+		raytest.StartServe(t, client, cluster.DashboardURL)
 		ctx, cancel := contextWithTimeout(t, 50*time.Second)
 		defer cancel()
 		_, err := app("toobig", 1, "2x2x4").Run(ctx, b)
@@ -278,7 +279,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 
 	t.Run("two replicas on two slices", func(t *testing.T) {
 		// Deleting the last application shuts Serve down: start it each time.
-		proxy := startServe(t, cluster, client)
+		proxy := raytest.StartServe(t, client, cluster.DashboardURL)
 		if _, err := app("summer", 2, "2x2x2").Run(t.Context(), b); err != nil {
 			t.Fatalf("Run: %v", err)
 		}

@@ -1,21 +1,18 @@
 package raybackend_test
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
@@ -41,38 +38,12 @@ app = Hello.bind()
 broken = Broken.bind()
 `
 
-// startServe starts Serve with its HTTP proxy on the head's loopback IP at
-// a free port, and returns the proxy's base URL.
-func startServe(t *testing.T, cluster *raycluster.Cluster, client *ray.Client) string {
-	t.Helper()
-	u, err := url.Parse(cluster.DashboardURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ip := u.Hostname()
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	err = client.DeployServeApplications(t.Context(), ray.ServeDeployConfig{
-		ProxyLocation: ray.ProxyHeadOnly,
-		HTTPOptions:   &ray.ServeHTTPOptions{Host: ip, Port: port},
-		Applications:  []json.RawMessage{},
-	})
-	if err != nil {
-		t.Fatalf("starting Serve: %v", err)
-	}
-	return "http://" + net.JoinHostPort(ip, strconv.Itoa(port))
-}
-
 // serveOnRealRay: a Serve application compiled by package serve, whose
 // code is a local directory, deployed through the backend contract on a
 // real cluster; the topology case and a failing constructor as typed
 // errors; delete by name.
 func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Client, b *raybackend.Backend) {
-	proxy := startServe(t, cluster, client)
+	proxy := raytest.StartServe(t, client, cluster.DashboardURL)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte(helloModule), 0o644); err != nil {
 		t.Fatal(err)

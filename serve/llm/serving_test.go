@@ -2,15 +2,11 @@ package llm_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
-	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,11 +64,11 @@ func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 	c := raytest.Start(t, raycluster.Config{Venv: venv, HeadCPUs: 4})
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
 	defer cancel()
-	base := startServe(ctx, t, c.DashboardURL)
 	rc, err := ray.NewClient(c.DashboardURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	base := raytest.StartServe(t, rc, c.DashboardURL)
 	b, err := raybackend.New(rc)
 	if err != nil {
 		t.Fatal(err)
@@ -279,36 +275,6 @@ func findLog(dir, s string) (file, line string) {
 		return nil
 	})
 	return file, line
-}
-
-// startServe starts Serve with its HTTP proxy on the head, on a free port,
-// and returns the proxy's base URL.
-func startServe(ctx context.Context, t *testing.T, dashboard string) string {
-	t.Helper()
-	u, err := url.Parse(dashboard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ip := u.Hostname()
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	rc, err := ray.NewClient(dashboard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rc.DeployServeApplications(ctx, ray.ServeDeployConfig{
-		ProxyLocation: ray.ProxyHeadOnly,
-		HTTPOptions:   &ray.ServeHTTPOptions{Host: ip, Port: port},
-		Applications:  []json.RawMessage{},
-	})
-	if err != nil {
-		t.Fatalf("starting Serve: %v", err)
-	}
-	return "http://" + net.JoinHostPort(ip, strconv.Itoa(port))
 }
 
 func stderrOf(err error) string {
