@@ -72,7 +72,7 @@ var allowed = map[string]struct {
 	"internal/testinfra/syncbuf":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/testtree":    {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/traintest":   {nil, "test infrastructure is a leaf"},
-	"internal/testinfra/raytest":     {[]string{"internal/raycluster", "sim"}, "raytest starts local clusters for tests"},
+	"internal/testinfra/raytest":     {[]string{"internal/raycluster", "ray", "sim"}, "raytest starts local clusters, and Serve on them, for tests"},
 	"internal/testinfra/venvtest":    {[]string{"internal/pyenv"}, "venvtest finds the venv for tests"},
 	"internal/testinfra/kubetest":    {[]string{"internal/testinfra/podrunner"}, "the kube test control plane imports nothing of raytpu's but its pod runner"},
 	"internal/testinfra/podrunner":   {[]string{"internal/raycluster", "rayvocab", "tpu"}, "the pod runner (a kubelet, CNI and cluster DNS for the test control plane) reuses the local cluster's host posing, Ray's TPU host variables and the catalog's GKE accelerator names, and nothing else of raytpu's"},
