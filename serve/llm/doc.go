@@ -21,11 +21,12 @@
 // With AcceleratorConfig{Kind: TPU, Topology: "4x4"}, Serve LLM defers
 // the replica's placement group: the Serve replica is a small actor that
 // may run on any node, and when it starts it reserves the whole slice
-// with ray.util.tpu.slice_placement_group (a head reservation, then one
-// bundle per host pinned to that slice), whatever tensor_parallel_size
-// is. The slice's per-host bundle is the engine's first TPU bundle: by
-// default {TPU: min(tp×pp, chips per host), accelerator_type:<type>:
-// 0.001} plus CPU: 1, or PlacementGroupConfig's. The plan holds one slice
+// with ray.util.tpu.slice_placement_group (a head reservation, then
+// bundles pinned to that slice that together hold all its chips), whatever
+// tensor_parallel_size is. Each bundle is the engine's first TPU bundle:
+// by default {TPU: min(tp×pp, chips per host), accelerator_type:<type>:
+// 0.001} plus CPU: 1, or PlacementGroupConfig's; with tp×pp 1 that is one
+// bundle per chip (8 on a v4 2x2x2), not one per host. The plan holds one slice
 // group per replica (Part role Replica, named LLMServer:<name>, Index =
 // replica index), as many as the deployment may scale to (Serve LLM
 // autoscales between 1 and 1 replicas by default), so a backend or the
