@@ -25,21 +25,17 @@ type autoscalerDemands struct {
 	} `json:"demands"`
 }
 
-// askAutoscaler runs demand.py in the project virtualenv on each cluster
-// (a rendered RayCluster, as the API server stores it) with its demands.
-func askAutoscaler(t *testing.T, clusters []map[string]any, demands [][]map[string]float64) []autoscalerDemands {
+// autoscalerCase is a RayCluster, as the API server stores it, and its
+// demands, each a list of bundles pending together.
+type autoscalerCase struct {
+	Cluster map[string]any         `json:"cluster"`
+	Demands [][]map[string]float64 `json:"demands"`
+}
+
+// askAutoscaler runs demand.py in the project virtualenv on the cases.
+func askAutoscaler(t *testing.T, cases []autoscalerCase) []autoscalerDemands {
 	t.Helper()
-	type caseIn struct {
-		Cluster map[string]any       `json:"cluster"`
-		Demands []map[string]float64 `json:"demands"`
-	}
-	var in struct {
-		Cases []caseIn `json:"cases"`
-	}
-	for i, c := range clusters {
-		in.Cases = append(in.Cases, caseIn{c, demands[i]})
-	}
-	req, err := json.Marshal(in)
+	req, err := json.Marshal(map[string]any{"cases": cases})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,99 +50,48 @@ func askAutoscaler(t *testing.T, clusters []map[string]any, demands [][]map[stri
 	var res struct {
 		Results []autoscalerDemands `json:"results"`
 	}
-	if err := json.Unmarshal(out, &res); err != nil || len(res.Results) != len(clusters) {
-		t.Fatalf("demand.py printed %.500s (%v), want %d results", out, err, len(clusters))
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Results) != len(cases) {
+		t.Fatalf("demand.py printed %.500s (%v), want %d results", out, err, len(cases))
 	}
 	return res.Results
 }
 
-// Ray's v1 autoscaler, run on raytpu's autoscaled RayClusters through its
-// own code (the node types it derives from a RayCluster under KubeRay and
-// its scheduler's choice of nodes to add), finds a node type for every
-// demand a JaxTrainer's slice plan makes: a single-host slice's bundle,
-// and a multi-host slice's head reservation and bundles. A bundle asks for
-// accelerator_type:TPU-<GEN> (0.001, Ray Train's and
-// slice_placement_group's accelerator constraint), which Ray sets on
-// every TPU host but KubeRay's autoscaling config derives from nothing in
-// a group's spec: the node types know it only because raytpu renders it
-// in each autoscaled TPU group's resources. Without it (the last cases) the autoscaler finds no
-// node type for either bundle and logs "could not find a node type to
-// satisfy the request" every round: a multi-host slice still scales on
-// its head reservation, but a single-host slice, which has none, never
-// leaves zero.
-func TestAutoscalerFindsANodeTypeForEveryDemand(t *testing.T) {
-	t.Parallel()
-	var clusters []map[string]any
-	var demands [][]map[string]float64
-	var groups []string
-	for _, shape := range []placement.SliceSpec{{Accelerator: "v6e", Topology: "2x4"}, {Accelerator: "v4", Topology: "2x2x2"}} {
-		g, err := shape.Compile(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The cluster is a RayCluster of that slice shape, autoscaled.
-		rc, err := kuberay.RenderCluster(placement.NewSlicePlan("scaled", g), kuberay.Options{Autoscaling: &kuberay.Autoscaling{MaxSlices: 2}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(b, &obj); err != nil {
-			t.Fatal(err)
-		}
-		clusters = append(clusters, obj)
-		// The demands are a JaxTrainer's on that slice shape: its slice
-		// group's head reservations and bundles.
-		jg := compile(t, trainer(shape.Accelerator, shape.Topology, 1)).Slices[0]
-		var d []map[string]float64
-		for _, h := range jg.Heads {
-			d = append(d, h.Resources)
-		}
-		d = append(d, jg.BundleResources)
-		demands = append(demands, d)
-		groups = append(groups, *rc.Spec.WorkerGroupSpecs[0].GroupName)
+// autoscaledCluster renders an autoscaled RayCluster of one slice of the
+// shape, as a JSON object, and returns it with the demands of a
+// one-slice JaxTrainer on that shape: its head reservations and its
+// bundles.
+func autoscaledCluster(t *testing.T, accel, topo string) (cluster map[string]any, heads, bundles []map[string]float64, group string) {
+	t.Helper()
+	g, err := placement.SliceSpec{Accelerator: accel, Topology: topo}.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(demands[0]) != 1 || len(demands[1]) != 2 {
-		t.Fatalf("demands %v: want the single-host slice's bundle, and the multi-host slice's head then bundle", demands)
+	rc, err := kuberay.RenderCluster(placement.NewSlicePlan("scaled", g), kuberay.Options{Autoscaling: &kuberay.Autoscaling{MaxSlices: 2}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Both clusters again, without accelerator_type in their groups'
-	// resources, asked for the bundles alone.
-	for i, accel := range []string{"TPU-V6E", "TPU-V4"} {
-		bare := cloneJSON(t, clusters[i])
-		wg := bare["spec"].(map[string]any)["workerGroupSpecs"].([]any)[0].(map[string]any)
-		res := wg["resources"].(map[string]any)
-		delete(res, rayvocab.AcceleratorTypeResource(accel))
-		if len(res) == 0 {
-			delete(wg, "resources")
-		}
-		clusters = append(clusters, bare)
-		demands = append(demands, demands[i][len(demands[i])-1:])
+	b, err := json.Marshal(rc)
+	if err != nil {
+		t.Fatal(err)
 	}
-
-	got := askAutoscaler(t, clusters, demands)
-	for i, name := range []string{"single-host v6e 2x4", "multi-host v4 2x2x2"} {
-		t.Logf("%s: node types %v, demands %v", name, got[i].Types, demands[i])
-		for j, d := range got[i].Demands {
-			if len(d.Infeasible) != 0 || d.Launch[groups[i]] != 1 || len(d.Launch) != 1 {
-				t.Errorf("%s: demand %v: the autoscaler launches %v, finds no node type for %v; want one node of group %s",
-					name, demands[i][j], d.Launch, d.Infeasible, groups[i])
-			}
-		}
+	if err := json.Unmarshal(b, &cluster); err != nil {
+		t.Fatal(err)
 	}
-	for i := 2; i < 4; i++ {
-		if d := got[i].Demands[0]; len(d.Infeasible) != 1 || len(d.Launch) != 0 {
-			t.Errorf("without accelerator_type in the group's resources (node types %v), the autoscaler launches %v for %v; want no node type found",
-				got[i].Types, d.Launch, demands[i][0])
-		}
+	jg := compile(t, trainer(accel, topo, 1)).Slices[0]
+	for _, h := range jg.Heads {
+		heads = append(heads, h.Resources)
 	}
+	for range jg.BundlesPerSlice {
+		bundles = append(bundles, jg.BundleResources)
+	}
+	return cluster, heads, bundles, *rc.Spec.WorkerGroupSpecs[0].GroupName
 }
 
-func cloneJSON(t *testing.T, v map[string]any) map[string]any {
+// withAcceleratorType is cluster with its worker group's resources holding
+// accelerator_type:<accel> (on) or not (off).
+func withAcceleratorType(t *testing.T, cluster map[string]any, accel string, on bool) map[string]any {
 	t.Helper()
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,5 +99,80 @@ func cloneJSON(t *testing.T, v map[string]any) map[string]any {
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
+	wg := out["spec"].(map[string]any)["workerGroupSpecs"].([]any)[0].(map[string]any)
+	res, _ := wg["resources"].(map[string]any)
+	if res == nil {
+		res = map[string]any{}
+	}
+	if on {
+		res[rayvocab.AcceleratorTypeResource(accel)] = "1"
+	} else {
+		delete(res, rayvocab.AcceleratorTypeResource(accel))
+	}
+	if len(res) == 0 {
+		delete(wg, "resources")
+	} else {
+		wg["resources"] = res
+	}
 	return out
+}
+
+// Ray's v1 autoscaler, run on raytpu's autoscaled RayClusters through its
+// own code (the node types it derives from a RayCluster under KubeRay and
+// its scheduler's choice of nodes to add to a cluster of the head alone),
+// adds what one slice needs for a one-slice JaxTrainer's demands:
+//   - single-host v6e 2x4: the bundle ({TPU: 8, CPU: 1,
+//     accelerator_type:TPU-V6E: 0.001}; no head reservation) launches one
+//     node, one replica. It finds a node type only because raytpu lists
+//     accelerator_type:TPU-V6E in the group's resources: KubeRay's
+//     autoscaling config derives it from nothing else, although Ray sets
+//     it on every TPU host. Without it the bundle is infeasible and the
+//     group never leaves zero.
+//   - multi-host v4 2x2x2: the head reservation ({TPU-v4-16-head: 1})
+//     launches one node; with the head and the two bundles pending
+//     together, one node still, the bundles infeasible. raytpu leaves
+//     accelerator_type out of multi-host groups for this: with it, the
+//     bundles launch a second node, and KubeRay's provider turns each
+//     added host into a whole replica, two slices for a one-slice job
+//     (what the autoscaler did in the end-to-end test when every TPU
+//     group listed it).
+func TestAutoscalerFindsANodeTypeForEveryDemand(t *testing.T) {
+	t.Parallel()
+	single, singleHeads, singleBundles, singleGroup := autoscaledCluster(t, "v6e", "2x4")
+	multi, multiHeads, multiBundles, multiGroup := autoscaledCluster(t, "v4", "2x2x2")
+	if len(singleHeads) != 0 || len(singleBundles) != 1 || len(multiHeads) != 1 || len(multiBundles) != 2 {
+		t.Fatalf("demands: single-host heads %v bundles %v, multi-host heads %v bundles %v; want 0 and 1, 1 and 2",
+			singleHeads, singleBundles, multiHeads, multiBundles)
+	}
+	together := append(append([]map[string]float64{}, multiHeads...), multiBundles...)
+	cases := []autoscalerCase{
+		{single, [][]map[string]float64{singleBundles}},
+		{withAcceleratorType(t, single, "TPU-V6E", false), [][]map[string]float64{singleBundles}},
+		{multi, [][]map[string]float64{multiHeads, together}},
+		{withAcceleratorType(t, multi, "TPU-V4", true), [][]map[string]float64{together}},
+	}
+	got := askAutoscaler(t, cases)
+	type want struct {
+		launch     int // nodes of the group
+		infeasible int // bundles
+	}
+	for i, c := range []struct {
+		name  string
+		group string
+		want  []want
+	}{
+		{"single-host v6e 2x4, as rendered", singleGroup, []want{{1, 0}}},
+		{"single-host v6e 2x4, without accelerator_type", singleGroup, []want{{0, 1}}},
+		{"multi-host v4 2x2x2, as rendered: head; head and bundles", multiGroup, []want{{1, 0}, {1, 2}}},
+		{"multi-host v4 2x2x2, with accelerator_type: head and bundles", multiGroup, []want{{2, 0}}},
+	} {
+		t.Logf("%s: node types %v", c.name, got[i].Types)
+		for j, w := range c.want {
+			d := got[i].Demands[j]
+			if d.Launch[c.group] != w.launch || len(d.Launch) > 1 || len(d.Infeasible) != w.infeasible {
+				t.Errorf("%s: demand %v: the autoscaler launches %v and finds no node type for %v; want %d node(s) of %s and %d infeasible",
+					c.name, cases[i].Demands[j], d.Launch, d.Infeasible, w.launch, c.group, w.infeasible)
+			}
+		}
+	}
 }

@@ -36,6 +36,8 @@ func autoscaleCases(t *testing.T) map[string]struct {
 		// The scenario: a v4 2x2x2 group from 0 to 2 slices.
 		"rayjob-v4-2x2x2-min0-max2": {compile(t, trainer("v4", "2x2x2", 1)), kuberay.Options{Autoscaling: &kuberay.Autoscaling{
 			MaxSlices: 2, IdleTimeout: 30 * time.Second, UpscalingMode: kuberay.UpscalingConservative}}},
+		// A single-host slice: its group lists accelerator_type:TPU-V6E.
+		"rayjob-v6e-2x4-single-host": {compile(t, trainer("v6e", "2x4", 1)), kuberay.Options{Autoscaling: &kuberay.Autoscaling{MaxSlices: 2}}},
 		// Two slices at once, v1 named, max defaulting to the plan's 2.
 		"rayjob-v6e-4x4-two-slices-v1": {compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{Autoscaling: &kuberay.Autoscaling{Version: kuberay.AutoscalerV1}}},
 		// A replica's slice per worker group, each from 0 to 1; one kept warm.

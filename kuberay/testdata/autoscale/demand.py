@@ -1,11 +1,12 @@
 """What Ray's v1 autoscaler launches for a RayCluster's resource demands.
 
-Reads {"cases": [{"cluster": <RayCluster object>, "demands": [<bundle>, ...]}, ...]}
+Reads {"cases": [{"cluster": <RayCluster object>, "demands": [[<bundle>, ...], ...]}, ...]}
 from stdin. For each case it derives the autoscaler's node types from the
 RayCluster exactly as the autoscaler does under KubeRay
-(_derive_autoscaling_config_from_ray_cr) and, for each demand alone, asks
-v1's scheduler (get_nodes_for, with the default utilization scorer) which
-nodes it would add to a cluster holding only the head. Prints one JSON
+(_derive_autoscaling_config_from_ray_cr) and, for each demand (bundles
+pending together), asks v1's scheduler (get_nodes_for, with the default
+utilization scorer) which nodes it would add to a cluster holding only
+the head. Prints one JSON
 object: {"results": [{"types": {type: resources}, "demands": [{"launch":
 {type: n}, "infeasible": [bundle, ...]}, ...]}, ...]}.
 """
@@ -29,8 +30,8 @@ def main():
         cfg = _derive_autoscaling_config_from_ray_cr(case["cluster"])
         types, head = cfg["available_node_types"], cfg["head_node_type"]
         out = {"types": {name: t["resources"] for name, t in types.items()}, "demands": []}
-        for bundle in case["demands"]:
-            launch, infeasible = get_nodes_for(types, {head: 1}, head, 10, [bundle], scorer)
+        for bundles in case["demands"]:
+            launch, infeasible = get_nodes_for(types, {head: 1}, head, 10, bundles, scorer)
             out["demands"].append({"launch": launch, "infeasible": infeasible})
         results.append(out)
     json.dump({"results": results}, sys.stdout)
