@@ -314,22 +314,13 @@ func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplic
 			WithNodeSelector(sl.GKENodeSelector()).
 			WithContainers(c)))
 	if o.Autoscaling != nil && sl.Hosts() == 1 {
-		// Ray's autoscaler knows a group's resources from its spec alone
-		// until one of its nodes has run (KubeRay's autoscaling config:
-		// CPU and TPU from the container, TPU-<pod type>-head from the
-		// node selectors, the group's resources). A TPU bundle asks for
-		// accelerator_type:TPU-<GEN> as well, which Ray sets on every TPU
-		// host it detects: without it in the spec, the autoscaler finds no
-		// node type for the bundle ("could not find a node type to satisfy
-		// the request"), and a single-host slice, which has no head
-		// reservation to scale on, never leaves zero. A single-host group's
-		// replica is one host, so each bundle's node is one replica. A
-		// multi-host group is left without it on purpose: its slices scale
-		// on their head reservations, one slice each, while bundles the
-		// autoscaler could place would add a host each, and KubeRay's
-		// provider turns each added host into a whole replica (a one-slice
-		// job from zero then starts two slices). Ray sets the same 1 on the
-		// node whatever the spec says.
+		// The autoscaler knows a group from its spec until one of its nodes
+		// ran, and every TPU bundle asks for accelerator_type:TPU-<GEN>,
+		// which Ray sets on each TPU host but no spec lists: a single-host
+		// slice (no head reservation to scale on) would never leave zero.
+		// Multi-host groups scale on their head reservations; placeable
+		// bundles would add hosts, each of which KubeRay makes a whole
+		// replica (TestAutoscalerFindsANodeTypeForEveryDemand).
 		resources = maps.Clone(resources)
 		if resources == nil {
 			resources = map[string]string{}
