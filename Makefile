@@ -10,17 +10,22 @@ TEST_TIMEOUT ?= 75m
 .PHONY: test setup test-under-load test-cpu-profile venv venv-llm kube tools vet unit bench fuzz dev-cluster-up dev-cluster-down
 
 # go vet ./... has run every analyzer first, so go test runs none again.
+# vet builds what it checks with -race, as the tests are built: on a fresh
+# machine every dependency is then compiled once, for both, instead of
+# once without the race detector for vet and again with it for go test.
 # The setup steps and vet run side by side: on a fresh machine the Python
 # install waits on the network while etcd, kube-apiserver and vet compile.
 #
 # go test runs at most two test binaries at once on a 2-core machine and
 # starts them in the order it is given packages. The packages that run
 # longest (KubeRay's pods, Ray Train's runs, the Ray backend, the CLI, the
-# Data cross-check) are named first, so they overlap each other and the
-# short ones fill in behind them instead of starting last and running
-# alone; ./... adds the rest once each.
+# cross-checks, Serve LLM's vLLM run, ...) are named first, longest first,
+# as measured in the suite, so they overlap each other and the short ones
+# fill in behind them instead of starting last and running alone; ./...
+# adds the rest once each.
 LONGEST_FIRST = ./kuberay ./examples/jaxtrain ./raybackend ./cmd/raytpu/internal/cli \
-	./internal/crosscheck/datamodel ./examples/batchinfer ./cmd/raytpu
+	./internal/crosscheck/datamodel ./internal/crosscheck ./serve/llm ./examples/batchinfer \
+	./ray ./internal/testinfra/podrunner ./cmd/raytpu
 
 test: setup
 	$(GO) test -race -count=1 -vet=off -timeout $(TEST_TIMEOUT) $(LONGEST_FIRST) ./...
@@ -57,7 +62,7 @@ tools:
 	./scripts/setup-tools.sh
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -race ./...
 
 # The packages whose tests need nothing but Go (no Python, no Ray); tests
 # named ...OnRealRay (cmd/raytpu/internal/cli's `raytpu top` on a live

@@ -245,13 +245,17 @@ func TestTrainResumesAfterWorkerDiesThenSurvivesHostLoss(t *testing.T) {
 	}
 }
 
-// Without a spare slice, a two-slice group cannot start again after a host
-// loss: Ray Train waits for a second intact slice, each start timing out
+// The example's two-slice run, and what a host loss does to it without a
+// spare slice. Before the loss, the group trains on both v4 2x2x2 slices:
+// four workers, two per slice, with the MEGASCALE_* environment of a
+// two-slice run (checkTwoSliceWorkers). After it, the group cannot start
+// again: Ray Train waits for a second intact slice, each start timing out
 // (a controller failure) until ControllerFailureLimit runs out. (With Ray's
 // default limit, -1, it would wait forever.) The limit here is 0: the
 // first start that times out ends the run, as every later one would.
 // raytpu's error says which host was lost, what the group needs and what
-// to do.
+// to do. (A two-slice run that trains to the end is the elastic test's
+// grown group here, and the autoscaler test's second job in kuberay.)
 func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	cfg := testConfig(t, "host-loss-no-spare")
 	cfg.NumSlices = 2
@@ -288,6 +292,7 @@ func TestHostLossWithoutSpareSliceFails(t *testing.T) {
 	if n := len(res.Attempts); n != 1 {
 		t.Errorf("%d worker group starts, want only the first (no start succeeds after the loss)", n)
 	}
+	checkTwoSliceWorkers(t, cfg.ReportDir)
 
 	// The simulator's model agrees: no recovery, one intact slice left.
 	simLoss := simulateHostLoss(t, cfg, 1)

@@ -140,14 +140,14 @@ func checkOneSliceRun(t *testing.T, cfg config, res *train.Result) {
 	}
 }
 
-func TestTrainOnTwoSlices(t *testing.T) {
-	cfg := testConfig(t, "two-slices")
-	cfg.NumSlices = 2
-	cfg.Steps = 5
-	if _, err := runLogged(t, t.Context(), cfg); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	reports := readReports(t, cfg.ReportDir)
+// checkTwoSliceWorkers checks the worker reports of one attempt of a
+// two-slice run on the two v4 2x2x2 slices: four ranks, two on each
+// slice, every rank with MEGASCALE_NUM_SLICES 2, its slice's
+// MEGASCALE_SLICE_ID (rank / 2, as Ray Train orders TPU workers),
+// Ray's default MEGASCALE_PORT and a coordinator address.
+func checkTwoSliceWorkers(t *testing.T, reportDir string) {
+	t.Helper()
+	reports := readReports(t, reportDir)
 	if len(reports) != 4 {
 		t.Fatalf("%d worker reports, want 4 (2 slices × 2 hosts)", len(reports))
 	}
