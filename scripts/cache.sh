@@ -44,6 +44,29 @@ raytpu_lock() {
 	fi
 }
 
+# raytpu_python prints the interpreter that creates a virtualenv: $PYTHON
+# when set; else the distribution's /usr/bin/python3.11 when it can create
+# virtualenvs (on Debian, with python3.11-venv); else python3 from PATH.
+# Every Ray process of the tests is a Python process of the virtualenv,
+# and a distribution's CPython is built with profile-guided and link-time
+# optimization and a static libpython, where a default pyenv build has
+# neither: on one machine the same pure-Python benchmark took 22% less CPU
+# under Debian's 3.11 than under pyenv's, and examples/batchinfer's tests
+# took 123 and 132 CPU-s against 141 and 178 (two runs each). Package
+# pyenv's DefaultPython makes the same choice.
+raytpu_python() {
+	if [[ -n "${PYTHON:-}" ]]; then
+		printf '%s\n' "$PYTHON"
+		return
+	fi
+	local sys=/usr/bin/python3.11
+	if [[ -x "$sys" ]] && "$sys" -c 'import venv, ensurepip' 2>/dev/null; then
+		printf '%s\n' "$sys"
+		return
+	fi
+	printf 'python3\n'
+}
+
 # raytpu_venv NAME REQ SUBDIR LINK CHECK [PIP_ARGS...] installs the pip
 # requirements file REQ into a virtualenv of the cache,
 # $root/SUBDIR/py<version>-<16 hex of the stamp> (or $VENV, with no link),
@@ -51,12 +74,15 @@ raytpu_lock() {
 # requirement lines (comments and blank lines left out, as package pyenv's
 # Stamp); when the virtualenv's .raytpu-stamp holds it, nothing is
 # installed. CHECK is Python run after the install, which must succeed
-# before the stamp is written; PIP_ARGS go to pip install. PYTHON names the
-# interpreter that creates the virtualenv (default: python3).
+# before the stamp is written; PIP_ARGS go to pip install. The interpreter
+# that creates the virtualenv is raytpu_python's. A virtualenv already in
+# the cache is kept whichever interpreter made it; remove its directory to
+# make it again with another.
 raytpu_venv() {
 	local name=$1 req=$2 subdir=$3 link=$4 check=$5
 	shift 5
-	local python=${PYTHON:-python3}
+	local python
+	python=$(raytpu_python)
 	if [[ ! -f "$req" ]]; then
 		printf '%s: missing %s\n' "$name" "$req" >&2
 		return 1

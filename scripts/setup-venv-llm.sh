@@ -18,7 +18,8 @@
 # the file's requirement lines, nothing is installed.
 #
 # Environment:
-#   PYTHON        interpreter used to create the venv (default: python3)
+#   PYTHON        interpreter used to create the venv (default: /usr/bin/python3.11
+#                 when it can make virtualenvs, else python3; see scripts/cache.sh)
 #   RAYTPU_CACHE  the cache root (see scripts/cache.sh)
 #   VENV          install into this directory instead, with no link
 set -euo pipefail

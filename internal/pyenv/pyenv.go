@@ -101,6 +101,24 @@ func Complete(venv string) bool {
 	return err == nil
 }
 
+// SystemPython is the distribution's Python 3.11, which DefaultPython
+// prefers.
+const SystemPython = "/usr/bin/python3.11"
+
+// DefaultPython returns the interpreter that creates the virtualenv when
+// none is named: SystemPython when it can create virtualenvs (on Debian,
+// with python3.11-venv installed), else python3 from PATH. Every Ray
+// process is a process of this interpreter, and a distribution's CPython
+// is built with profile-guided and link-time optimization, where a
+// default pyenv build is not; scripts/cache.sh makes the same choice and
+// says what it saves.
+func DefaultPython(ctx context.Context) string {
+	if exec.CommandContext(ctx, SystemPython, "-c", "import venv, ensurepip").Run() == nil {
+		return SystemPython
+	}
+	return "python3"
+}
+
 // ErrNoPython is returned when no Python interpreter can create the
 // virtualenv.
 var ErrNoPython = errors.New("pyenv: python3 not found on PATH (Python 3.11 with venv and pip is needed; or set RAYTPU_VENV to a virtualenv with Ray 2.60)")
@@ -108,10 +126,10 @@ var ErrNoPython = errors.New("pyenv: python3 not found on PATH (Python 3.11 with
 // Ensure returns the cache's virtualenv, creating it and installing the
 // requirements first when it is missing or incomplete. The install (a
 // few minutes and about 2 GB on first use) writes pip's output to progress.
-// python is the interpreter that creates it ("" for python3).
+// python is the interpreter that creates it ("" for DefaultPython's).
 func Ensure(ctx context.Context, python string, progress io.Writer) (string, error) {
 	if python == "" {
-		python = "python3"
+		python = DefaultPython(ctx)
 	}
 	if _, err := exec.LookPath(python); err != nil {
 		return "", ErrNoPython
