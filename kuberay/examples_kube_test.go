@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/raytpu/raytpu/internal/testinfra/gobin"
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
 )
@@ -28,10 +29,7 @@ func TestExamplesOnKubeRay(t *testing.T) {
 	env := kubetest.Shared(t)
 	bin := t.TempDir()
 	for _, ex := range []string{"jaxtrain", "serve"} {
-		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(bin, ex), "../examples/"+ex).CombinedOutput()
-		if err != nil {
-			t.Fatalf("building examples/%s: %v\n%s", ex, err, out)
-		}
+		gobin.Build(t, filepath.Join(bin, ex), "../examples/"+ex)
 	}
 	cases := []struct {
 		example string

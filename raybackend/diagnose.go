@@ -89,7 +89,7 @@ type appDiagnosis struct {
 
 // deployment reports on every replica of deployment dn of app; sliced
 // says its replicas own slices, reserved as res says.
-func (d *appDiagnosis) deployment(app, dn string, dep ray.DeploymentDetails, res reservation, sliced bool) {
+func (d *appDiagnosis) deployment(app, dn string, dep ray.DeploymentDetails, res sliceReservation, sliced bool) {
 	reps := slices.SortedFunc(slices.Values(dep.Replicas), func(x, y ray.ReplicaDetails) int { return cmp.Compare(x.ReplicaID, y.ReplicaID) })
 	var heads []ray.PlacementGroupState
 	if sliced {
@@ -123,7 +123,7 @@ func (d *appDiagnosis) deployment(app, dn string, dep ray.DeploymentDetails, res
 				h := heads[0]
 				heads = heads[1:]
 				owned++
-				name := fmt.Sprintf("%s reservation of the %s %s slice of %s", rayvocab.HeadResource(res.PodType), res.AcceleratorVersion, res.Topology, rayruntime.SliceGroupName(app, dn, r.ReplicaID))
+				name := fmt.Sprintf("%s reservation of the %s %s slice of %s", rayvocab.HeadResource(res.PodType), res.AcceleratorVersion, res.Topology, res.sliceName(app, dn, r.ReplicaID))
 				if f, ok := d.lc.groupFinding(&h, placement.GroupName(h.ID, name)); ok {
 					found = append(found, f)
 				}
@@ -163,19 +163,42 @@ func (d *appDiagnosis) held(pg *ray.PlacementGroupState, part placement.Part, er
 // read, as the diagnosis reads it.
 type reservation = serveconfig.SliceReservation
 
+// sliceReservation is the slice each replica of a deployment reserves
+// when it starts: through raytpu's replica runtime (the reservation its
+// user_config carries), or through Serve LLM's own code (llm).
+type sliceReservation struct {
+	reservation
+	llm bool
+}
+
+// sliceName names the slice replica id of deployment dn of app reserves:
+// the runtime's slice group, or, as Serve LLM leaves its group unnamed,
+// the replica.
+func (r sliceReservation) sliceName(app, dn, id string) string {
+	if r.llm {
+		return "Serve LLM replica " + id
+	}
+	return rayruntime.SliceGroupName(app, dn, id)
+}
+
 // appReservations reads the slice reservation of every deployment of a
-// deployed config that carries one, by deployment name. The config is
-// what Ray echoes of the one Deploy sent, so it is read as the plan's
-// typed config; one that is not (deployed by other means) has none.
-func appReservations(config json.RawMessage) map[string]reservation {
-	out := map[string]reservation{}
+// deployed config that carries one, by deployment name: the reservations
+// raytpu's replica runtime reads, or what a Serve LLM application's
+// models reserve (llmReservations). The config is what Ray echoes of the
+// one Deploy sent, so it is read as the plan's typed config; one that is
+// not (deployed by other means) has none.
+func appReservations(config json.RawMessage) map[string]sliceReservation {
+	out := map[string]sliceReservation{}
 	var app serveconfig.Application
 	if json.Unmarshal(config, &app) != nil {
 		return out
 	}
+	if app.ImportPath == rayvocab.ServeLLMOpenAIBuilder {
+		return llmReservations(app.Args)
+	}
 	for _, d := range app.Deployments {
 		if r := d.Reservation; r != nil && r.PodType != "" {
-			out[d.Name] = *r
+			out[d.Name] = sliceReservation{reservation: *r}
 		}
 	}
 	return out

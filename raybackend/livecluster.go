@@ -7,7 +7,6 @@ import (
 
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
-	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
@@ -132,10 +131,10 @@ func (lc *liveCluster) groupFinding(pg *ray.PlacementGroupState, name string) (p
 }
 
 // headFinding reports a slice replica that holds no head reservation
-// while it is not running: no alive node offers the head (the replica
-// runtime's reservation times out and Serve retries it for ever), or every
+// while it is not running: no alive node offers the head (the replica's
+// reservation times out and Serve retries it for ever), or every
 // node that does is held.
-func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placement.Finding, bool) {
+func (lc *liveCluster) headFinding(res sliceReservation, app, dep, id string) (placement.Finding, bool) {
 	head := map[string]float64{rayvocab.HeadResource(res.PodType): 1}
 	sel := map[string]string{rayvocab.LabelTPUWorkerID: "0", rayvocab.LabelTPUPodType: res.PodType}
 	u := lc.unplaced(0, head, sel)
@@ -147,8 +146,8 @@ func (lc *liveCluster) headFinding(res reservation, app, dep, id string) (placem
 		reason = u.PendingReason()
 	}
 	return placement.Finding{Severity: placement.SeverityError, Code: placement.CodeHeadReservationFailed, Message: fmt.Sprintf(
-		"slice 0 of the %s %s request (%s) of %s holds no head reservation: %s; the replica runtime gives up after its head_reservation_timeout_s and Serve retries the replica",
-		res.AcceleratorVersion, res.Topology, res.PodType, rayruntime.SliceGroupName(app, dep, id), reason)}, true
+		"slice 0 of the %s %s request (%s) of %s holds no head reservation: %s; the replica gives up after head_reservation_timeout_s and Serve retries it",
+		res.AcceleratorVersion, res.Topology, res.PodType, res.sliceName(app, dep, id), reason)}, true
 }
 
 // unplaced gathers the facts of why a bundle is not placed: the

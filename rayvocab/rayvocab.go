@@ -10,7 +10,10 @@
 // rayvocab is a leaf: it imports only the standard library.
 package rayvocab
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Resource names.
 const (
@@ -105,3 +108,19 @@ func MegascaleEnv(addr string, port, numSlices, sliceID int) map[string]string {
 // Its replicas reserve their TPU slices themselves when they start (a
 // deferred slice placement group), not through raytpu's replica runtime.
 const ServeLLMOpenAIBuilder = "ray.serve.llm:build_openai_app"
+
+// ServeLLMServerPrefix prefixes the deployment Serve LLM makes for each
+// model of an application (LLMServer:<name>).
+const ServeLLMServerPrefix = "LLMServer:"
+
+// ServeLLMServerName is the name of the deployment Serve LLM makes for a
+// model: LLMServer: and its deployment_config's name, else its model ID
+// with "/" as "--" and "." as "_".
+func ServeLLMServerName(modelID, deploymentName string) string {
+	if deploymentName != "" {
+		return ServeLLMServerPrefix + deploymentName
+	}
+	return ServeLLMServerPrefix + llmNameReplacer.Replace(modelID)
+}
+
+var llmNameReplacer = strings.NewReplacer("/", "--", ".", "_")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/raytpu/raytpu/internal/testinfra/gobin"
 )
 
 // TestDevClusterOutsideTheRepoOnRealRay is the newcomer's path on the
@@ -20,14 +22,7 @@ import (
 // (the emulators follow the work). `dev-cluster down` must leave no process
 // behind.
 func TestDevClusterOutsideTheRepoOnRealRay(t *testing.T) {
-	readSources(t)
-	gobin := t.TempDir()
-	install := exec.CommandContext(t.Context(), "go", "install", ".")
-	install.Env = append(os.Environ(), "GOBIN="+gobin)
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("go install: %v\n%s", err, out)
-	}
-	bin := filepath.Join(gobin, "raytpu")
+	bin := gobin.Install(t, t.TempDir(), ".")
 
 	// Outside the repository: no go.mod above, and a TMPDIR of its own so
 	// the default state file (and so the default --address) is this

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/raytpu/raytpu/internal/testinfra/gobin"
 )
 
 // binDir holds the raytpu binary the tests build once (see buildRaytpu).
@@ -32,41 +34,21 @@ var (
 	buildOut  []byte
 )
 
-// buildRaytpu builds the command once per test binary and returns its
-// path; every test that runs the binary shares it.
+// buildRaytpu builds the command once per test binary, with the flags
+// the test binary was built with (gobin), and returns its path; every
+// test that runs the binary shares it.
 func buildRaytpu(t *testing.T) string {
 	t.Helper()
-	readSources(t)
-	bin := filepath.Join(binDir, "raytpu")
+	gobin.ReadSources(t, ".")
 	buildOnce.Do(func() {
-		buildOut, buildErr = exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		bin := filepath.Join(binDir, "raytpu")
+		args := append(append([]string{"build"}, gobin.Flags()...), "-o", bin, ".")
+		buildOut, buildErr = exec.Command("go", args...).CombinedOutput()
 	})
 	if buildErr != nil {
 		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
 	}
-	return bin
-}
-
-// readSources reads every Go file of the command and of the module's
-// packages it imports. The test builds the command with go build, which
-// go test's result cache does not see; files the test itself reads are
-// part of the cache key, so a cached pass cannot outlive a change to them.
-func readSources(t *testing.T) {
-	t.Helper()
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps",
-		"-f", `{{if not .Standard}}{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}{{end}}`, ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	files := strings.Fields(string(out))
-	if len(files) == 0 {
-		t.Fatal("go list found no source files")
-	}
-	for _, f := range files {
-		if _, err := os.ReadFile(f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return filepath.Join(binDir, "raytpu")
 }
 
 // TestExitStatus runs the built command and checks the process exit status

@@ -18,7 +18,7 @@ const ImportPath = rayvocab.ServeLLMOpenAIBuilder
 // Deployment names Serve LLM gives an application's deployments.
 const (
 	// ServerPrefix prefixes each model's deployment name (LLMServer:<name>).
-	ServerPrefix = "LLMServer:"
+	ServerPrefix = rayvocab.ServeLLMServerPrefix
 	// IngressName is the OpenAI ingress deployment's name.
 	IngressName = "OpenAiIngress"
 )

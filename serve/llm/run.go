@@ -18,9 +18,12 @@ func (a OpenAIApp) Deploy(ctx context.Context, s backend.Server) (*backend.Servi
 // waits until the application is RUNNING (on the simulator: placed). A
 // model whose slice cannot be reserved is reported as a generic
 // deployment's is: a *backend.PlacementError on the simulator, whose
-// diagnosis names the pending head reservation; on a live cluster the
-// wait's status says why the replica is not running yet when ctx ends.
-// opts, if given, tunes the wait.
+// diagnosis names the pending head reservation; on a live Ray cluster
+// (raybackend) a *backend.ServiceError matching backend.ErrPlacement once
+// the application has been DEPLOYING for opts' StuckAfter, whose
+// diagnosis names the replica's TPU-<pod type>-head reservation, pending
+// or offered by no node, read from the cluster's placement groups and
+// nodes. opts, if given, tunes the wait.
 func (a OpenAIApp) Run(ctx context.Context, s backend.Server, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
 	return serve.RunApp(ctx, s, a, opts...)
 }

@@ -145,6 +145,8 @@ func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 		t.Errorf("unknown model: err = %#v, want an OpenAIError 404 whose message names no-such-model", err)
 	}
 
+	noFreeSlice(ctx, t, b, c.DashboardURL, model)
+
 	if err := serve.Delete(ctx, b, "tiny"); err != nil {
 		t.Errorf("Delete: %v", err)
 	}

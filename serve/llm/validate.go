@@ -7,6 +7,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serveconfig"
@@ -52,7 +53,7 @@ func (c *LLMConfig) compile(p *field.Path, before int) compiled {
 	if c.LLMEngine != "" && c.LLMEngine != engineVLLM {
 		out.errs = append(out.errs, field.NotSupported(p.Child("llmEngine"), c.LLMEngine, []string{engineVLLM}))
 	}
-	out.name = ServerPrefix + c.deploymentName()
+	out.name = rayvocab.ServeLLMServerName(m.ModelID, c.DeploymentConfig.Name)
 	out.errs = append(out.errs, c.DeploymentConfig.validate(p.Child("deploymentConfig"), out.name)...)
 	out.errs = append(out.errs, c.validateEngineKwargs(p)...)
 	if l := c.LoraConfig; l != nil {
@@ -74,16 +75,6 @@ func (c *LLMConfig) compile(p *field.Path, before int) compiled {
 		out.shape, out.replicas, out.errs = c.compileSlice(p, out.accelType, before)
 	}
 	return out
-}
-
-// deploymentName is Serve LLM's name of the model's deployment, before
-// its prefix: deployment_config's name, else the model ID with "/" as
-// "--" and "." as "_".
-func (c *LLMConfig) deploymentName() string {
-	if n := c.DeploymentConfig.Name; n != "" {
-		return n
-	}
-	return strings.NewReplacer("/", "--", ".", "_").Replace(c.ModelLoadingConfig.ModelID)
 }
 
 // topology is the slice topology ("" for none).

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gobin
+
+const race = false
