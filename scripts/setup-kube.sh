@@ -56,6 +56,12 @@ else
 	recipe=$(cat "$tools/etcd/go.mod" "$tools/etcd/go.sum" "$tools/apiserver/go.mod" "$tools/apiserver/go.sum" | sha256sum | cut -d' ' -f1)
 	out="$root/kube/$KUBE_VERSION-${recipe:0:16}"
 	link="$repo/.cache/kube/bin"
+	# While this runs, <repo>/.cache/kube/building holds its pid: make test
+	# starts it beside the tests, and internal/testinfra/kubetest waits
+	# for it before it looks for the binaries.
+	mkdir -p "$repo/.cache/kube"
+	echo $$ >"$repo/.cache/kube/building"
+	trap 'rm -f "$repo/.cache/kube/building"' EXIT
 	raytpu_lock "$root/kube"
 fi
 stamp="$out/.raytpu-stamp"
@@ -186,17 +192,24 @@ mkdir -p "$out"
 rm -f "$stamp"
 export CGO_ENABLED=0
 
+# etcd, a module of its own that shares few packages with Kubernetes, is
+# built beside kube-apiserver: one go build leaves a core idle while it
+# links or waits on a package many others import.
 start=$SECONDS
-log "building etcd $ETCD_VERSION into $out"
-(cd "$tools/etcd" && go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3)
-log "etcd built in $((SECONDS - start))s"
+log "building etcd $ETCD_VERSION into $out, beside kube-apiserver"
+(cd "$tools/etcd" && go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3 &&
+	log "etcd built in $((SECONDS - start))s") &
+etcd_build=$!
 
-start=$SECONDS
 log "building kube-apiserver $KUBE_VERSION into $out (several minutes on 2 cores)"
 (cd "$tools/apiserver" && go build -trimpath \
 	-ldflags "$kube_ldflags" \
 	-o "$out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
 log "kube-apiserver built in $((SECONDS - start))s"
+if ! wait "$etcd_build"; then
+	log "building etcd failed"
+	exit 1
+fi
 
 # Fail here, not in a test, if a binary does not run or reports another version.
 etcd_version=$("$out/etcd" --version)

@@ -31,8 +31,9 @@ const envAssets = "KUBEBUILDER_ASSETS"
 
 // FindAssets locates the control-plane binaries and KubeRay's CRDs. The
 // binaries come from $KUBEBUILDER_ASSETS when set, else from the cache
-// scripts/setup-kube.sh fills; a missing one is an error that says how to
-// build it.
+// scripts/setup-kube.sh fills, once the setup-kube.sh that make test
+// starts beside the tests has finished; a missing one is an error that
+// says how to build it.
 func FindAssets() (Assets, error) {
 	dir := os.Getenv(envAssets)
 	if dir == "" {
@@ -40,7 +41,11 @@ func FindAssets() (Assets, error) {
 		if err != nil {
 			return Assets{}, err
 		}
-		dir = filepath.Join(root, ".cache", "kube", "bin")
+		kube := filepath.Join(root, ".cache", "kube")
+		if err := waitForBuild(kube); err != nil {
+			return Assets{}, err
+		}
+		dir = filepath.Join(kube, "bin")
 	}
 	a := Assets{Dir: dir, Etcd: filepath.Join(dir, "etcd"), APIServer: filepath.Join(dir, "kube-apiserver"),
 		ControllerManager: filepath.Join(dir, "kube-controller-manager")}
