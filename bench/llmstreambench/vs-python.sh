@@ -30,8 +30,8 @@
 # warmer server; the table shows medians and the min over rounds), SIDES
 # (a subset, space separated, default all), ADDRESS (use a running
 # dashboard instead of starting a cluster; it must run the LLM venv's
-# Ray), PROFILE (a file: the go side of the last round writes its CPU
-# profile there). Needs the LLM venv from scripts/setup-venv-llm.sh (make
+# Ray), PROFILE (a file: after the rounds, one more go run, not in the
+# table, writes its CPU profile of the timed streams there). Needs the LLM venv from scripts/setup-venv-llm.sh (make
 # setup), with the `openai` package.
 set -euo pipefail
 
@@ -163,11 +163,9 @@ pyside() { "$py" -c "$python_client" "$1" "$BASE" "$N" "$C" "$MAX_TOKENS"; }
 
 runs="$work/runs.jsonl"
 : >"$runs"
-run_side() { # side round
-	local prof=()
-	if [[ -n ${PROFILE:-} && $2 == "$ROUNDS" ]]; then prof=(-cpuprofile "$PROFILE"); fi
+run_side() { # side
 	case $1 in
-	go) "$bin" -base "$BASE" -n "$N" -c "$C" -max-tokens "$MAX_TOKENS" "${prof[@]}" ;;
+	go) "$bin" -base "$BASE" -n "$N" -c "$C" -max-tokens "$MAX_TOKENS" ;;
 	go1) GOMAXPROCS=1 "$bin" -base "$BASE" -n "$N" -c "$C" -max-tokens "$MAX_TOKENS" -side go-gomaxprocs1 ;;
 	python) pyside sync ;;
 	python-async) pyside async ;;
@@ -176,11 +174,14 @@ run_side() { # side round
 }
 for r in $(seq 1 "$ROUNDS"); do
 	for s in $SIDES; do
-		j=$(run_side "$s" "$r")
+		j=$(run_side "$s")
 		printf 'round %d %-14s %s\n' "$r" "$s:" "$j"
 		echo "$j" >>"$runs"
 	done
 done
+if [[ -n ${PROFILE:-} ]]; then
+	echo "profile run (not in the table): $("$bin" -base "$BASE" -n "$N" -c "$C" -max-tokens "$MAX_TOKENS" -side go-profiled -cpuprofile "$PROFILE")"
+fi
 
 echo
 echo "== streamed chat completions of the tiny model (vLLM CPU) through Serve's HTTP proxy: $N requests of $MAX_TOKENS tokens at concurrency $C, $ROUNDS rounds; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
