@@ -13,9 +13,13 @@
 # stream_options.include_usage; the tiny model never picks its
 # end-of-sequence token greedily, so each answer is MAX_TOKENS long, and
 # every side fails unless each answer's usage says so, it ended with
-# finish_reason "length" and [DONE]. Serve LLM batches a stream's tokens
-# every 50 ms, so the chunks per answer follow the engine's speed; both
-# clients read the same stream from the same server.
+# finish_reason "length" and [DONE]. Serve LLM batches a stream every
+# 50 ms (stream_batching_interval_ms), but a batch is one write of several
+# "data:" events (ray.llm's _openai_json_wrapper), so the clients still
+# parse one chunk per engine output: about one per token, plus the role
+# and usage chunks (202 per 200 tokens when vLLM keeps up; fewer when it
+# merges outputs under load). Both clients read the same stream from the
+# same server.
 #
 # Sides: go (client.NewOpenAI + ChatCompletionStream as a user writes
 # them, http.DefaultClient); go1 (the same at GOMAXPROCS=1, a program's
