@@ -67,6 +67,7 @@ var allowed = map[string]struct {
 	"internal/crosscheck/workingdir": {nil, "crosscheck is tests only"},
 	"internal/testinfra/alloctest":   {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/faultproxy":  {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/gobin":       {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/golden":      {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/owntest":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/syncbuf":     {nil, "test infrastructure is a leaf"},
@@ -87,6 +88,7 @@ var allowed = map[string]struct {
 	"bench/servecompilebench":        {benchMay, "benchmarks use the public packages and the local cluster"},
 	"bench/llmcompilebench":          {benchMay, "benchmarks use the public packages and the local cluster"},
 	"bench/servegrpcbench":           {benchMay, "benchmarks use the public packages and the local cluster"},
+	"bench/llmstreambench":           {benchMay, "benchmarks use the public packages and the local cluster"},
 }
 
 // frontEnd is what a front end may import.

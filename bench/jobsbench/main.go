@@ -42,7 +42,7 @@ func main() {
 	case *start != "":
 		err = startCluster(ctx, *start)
 	case *stop != "":
-		err = stopCluster(*stop)
+		err = raycluster.StopState(*stop)
 	case *gen != "":
 		err = generate(*gen, *files, *size)
 	case *submit > 0:
@@ -60,27 +60,12 @@ func main() {
 }
 
 func startCluster(ctx context.Context, state string) error {
-	c, err := raycluster.Start(ctx, raycluster.Config{HeadCPUs: 2, Detach: true})
+	url, err := raycluster.StartDetached(ctx, raycluster.Config{HeadCPUs: 2}, state)
 	if err != nil {
 		return err
 	}
-	if err := c.WriteState(state); err != nil {
-		c.Stop()
-		return err
-	}
-	fmt.Println(c.DashboardURL)
+	fmt.Println(url)
 	return nil
-}
-
-func stopCluster(state string) error {
-	c, err := raycluster.LoadState(state)
-	if err != nil {
-		return err
-	}
-	if err := c.Stop(); err != nil {
-		return err
-	}
-	return os.Remove(state)
 }
 
 // generate writes the benchmark's working_dir.

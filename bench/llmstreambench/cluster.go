@@ -49,24 +49,12 @@ func startCluster(ctx context.Context, state, venv string) error {
 	if venv == "" {
 		return fmt.Errorf("-venv is required: the LLM virtualenv (scripts/setup-venv-llm.sh)")
 	}
-	c, err := raycluster.Start(ctx, raycluster.Config{Venv: venv, HeadCPUs: 4, Detach: true})
+	url, err := raycluster.StartDetached(ctx, raycluster.Config{Venv: venv, HeadCPUs: 4}, state)
 	if err != nil {
 		return err
 	}
-	if err := c.WriteState(state); err != nil {
-		c.Stop()
-		return err
-	}
-	fmt.Println(c.DashboardURL)
+	fmt.Println(url)
 	return nil
-}
-
-func stopCluster(state string) error {
-	c, err := raycluster.LoadState(state)
-	if err != nil {
-		return err
-	}
-	return c.Stop()
 }
 
 // deployApp starts Serve if it is not running, deploys tinyApp(model),

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+
+	"github.com/raytpu/raytpu/internal/raycluster"
 )
 
 func main() {
@@ -42,7 +44,7 @@ func main() {
 	case *start != "":
 		err = startCluster(ctx, *start, *venv)
 	case *stop != "":
-		err = stopCluster(*stop)
+		err = raycluster.StopState(*stop)
 	case *deploy:
 		err = deployApp(ctx, *addr, *modelDir)
 	case *base != "":

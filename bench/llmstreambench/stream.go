@@ -9,9 +9,9 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/raytpu/raytpu/bench/cpubench"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/client"
 )
@@ -81,14 +81,7 @@ func stream(ctx context.Context, oa *client.OpenAI, maxTokens int) (answer, erro
 }
 
 // cpuSeconds is the process's user + system CPU time so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
-}
+func cpuSeconds() float64 { return cpubench.CPUTime().Seconds() }
 
 // bench streams one untimed request, then cfg.n timed ones over cfg.conc
 // concurrent streams, and prints the totals as one JSON object.

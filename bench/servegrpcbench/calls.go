@@ -7,13 +7,13 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/raytpu/raytpu/bench/cpubench"
 	"github.com/raytpu/raytpu/serve/client"
 	"github.com/raytpu/raytpu/serve/servev1"
 )
@@ -54,14 +54,7 @@ func dial(ctx context.Context, cfg benchConfig) (*grpc.ClientConn, context.Conte
 }
 
 // cpuSeconds is the process's user + system CPU time so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
-}
+func cpuSeconds() float64 { return cpubench.CPUTime().Seconds() }
 
 func bench(ctx context.Context, cfg benchConfig) error {
 	conn, ctx, err := dial(ctx, cfg)

@@ -84,7 +84,7 @@ func main() {
 	case *start != "":
 		err = startCluster(ctx, *start, *pyPath)
 	case *stop != "":
-		err = stopCluster(*stop)
+		err = raycluster.StopState(*stop)
 	case *deploy:
 		err = deployApp(ctx, *addr)
 	case *target != "":
@@ -107,26 +107,14 @@ func startCluster(ctx context.Context, state, pyPath string) error {
 	if err := servev1.WritePython(pyPath); err != nil {
 		return err
 	}
-	cfg := raycluster.Config{HeadCPUs: 2, Detach: true}
+	cfg := raycluster.Config{HeadCPUs: 2}
 	cfg.AddPythonPath(pyPath)
-	c, err := raycluster.Start(ctx, cfg)
+	url, err := raycluster.StartDetached(ctx, cfg, state)
 	if err != nil {
 		return err
 	}
-	if err := c.WriteState(state); err != nil {
-		c.Stop()
-		return err
-	}
-	fmt.Println(c.DashboardURL)
+	fmt.Println(url)
 	return nil
-}
-
-func stopCluster(state string) error {
-	c, err := raycluster.LoadState(state)
-	if err != nil {
-		return err
-	}
-	return c.Stop()
 }
 
 func deployApp(ctx context.Context, address string) error {

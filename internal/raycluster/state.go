@@ -1,6 +1,7 @@
 package raycluster
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -80,3 +81,33 @@ func LoadState(path string) (*Cluster, error) {
 // ("" for the default), or an error wrapping ErrNoRay that says how to
 // create it.
 func FindVenv(venv string) (string, error) { return resolveVenv(venv) }
+
+// StartDetached starts a detached cluster of cfg (Detach is set), writes
+// its state to the file state and returns its dashboard URL: the cluster
+// of a script, a benchmark's say, which StopState stops later from
+// another process.
+func StartDetached(ctx context.Context, cfg Config, state string) (string, error) {
+	cfg.Detach = true
+	c, err := Start(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	if err := c.WriteState(state); err != nil {
+		c.Stop()
+		return "", err
+	}
+	return c.DashboardURL, nil
+}
+
+// StopState stops the cluster whose state StartDetached wrote to the file
+// state, and removes the file.
+func StopState(state string) error {
+	c, err := LoadState(state)
+	if err != nil {
+		return err
+	}
+	if err := c.Stop(); err != nil {
+		return err
+	}
+	return os.Remove(state)
+}
