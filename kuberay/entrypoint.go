@@ -64,12 +64,17 @@ func submittable(cmd string) string {
 }
 
 // runtimeEnvYAML is the job's runtime_env as YAML, "" when empty; a
-// packed local working_dir becomes the file:// URI of its mounted zip.
-// Excludes only shape local packing, done by then.
-func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir) (string, error) {
+// packed local working_dir becomes the file:// URI of its mounted zip, or,
+// for a job submitted to an existing cluster, the zip's path in the
+// submitter pod, which `ray job submit` uploads. Excludes only shape
+// local packing, done by then.
+func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir, submitted bool) (string, error) {
 	env := p.Job.RuntimeEnv.Clone()
 	env.Excludes = nil
-	if wd != nil {
+	switch {
+	case wd != nil && submitted:
+		env.WorkingDir = wd.submittedPath()
+	case wd != nil:
 		env.WorkingDir = wd.URI()
 	}
 	b, err := json.Marshal(env)

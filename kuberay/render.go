@@ -83,6 +83,15 @@ type Options struct {
 	// the TPU worker groups between their bounds; nil renders fixed
 	// replicas, the plan's slices.
 	Autoscaling *Autoscaling
+	// Cluster, when set, runs the RayJob on the existing RayCluster of
+	// that name in Namespace (spec.clusterSelector) instead of creating
+	// one: its worker groups must hold the plan's slices, or its
+	// autoscaler add them. Autoscaling must be unset; a packed working_dir
+	// reaches the cluster through the submitter pod (see
+	// ClusterSelectorKey). A plan that runs raytpu's launcher needs
+	// Options.WorkingDir (Backend.Apply packs it), as the launcher's files
+	// must reach every node. Optional.
+	Cluster string
 }
 
 func (o Options) withDefaults(p *placement.Plan) Options {
@@ -103,7 +112,8 @@ func (o Options) withDefaults(p *placement.Plan) Options {
 
 // Render turns a run-to-completion plan into a RayJob that creates its
 // own RayCluster: a head without TPUs and one TPU worker group per slice
-// group. The result passed Validate; every problem found in the plan or
+// group; with Options.Cluster, a RayJob that runs on that existing
+// RayCluster. The result passed Validate; every problem found in the plan or
 // the manifest comes back at once as a field.ErrorList.
 func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, error) {
 	if err := checkPlan(p, o); err != nil {
@@ -114,12 +124,22 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	if !ShipsWorkingDir(p) {
 		wd = nil
 	}
-	cluster, errs := clusterSpec(p, o)
+	var cluster *rayv1ac.RayClusterSpecApplyConfiguration
+	var errs field.ErrorList
+	if o.Cluster == "" {
+		cluster, errs = clusterSpec(p, o)
+	} else {
+		errs = checkExistingCluster(o)
+		if ShipsWorkingDir(p) && wd == nil {
+			errs = append(errs, field.Required(field.NewPath("Options", "WorkingDir"),
+				"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (PackJobWorkingDir; Backend.Apply packs it itself)"))
+		}
+	}
 	entrypoint, err := jobEntrypoint(p, wd)
 	if err != nil {
 		return nil, err
 	}
-	env, err := runtimeEnvYAML(p, wd)
+	env, err := runtimeEnvYAML(p, wd, o.Cluster != "")
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +153,11 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	if wd != nil {
 		// The digest covers the files too: a changed directory is another run.
 		digest = mixDigest(digest, wd.SHA256)
-		mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
-		for i := range cluster.WorkerGroupSpecs {
-			mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
+		if cluster != nil {
+			mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
+			for i := range cluster.WorkerGroupSpecs {
+				mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
+			}
 		}
 	}
 	metadata := maps.Clone(p.Job.Metadata)
@@ -146,9 +168,12 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	spec := rayv1ac.RayJobSpec().
 		WithEntrypoint(entrypoint).
 		WithSubmissionMode(rayv1.K8sJobMode).
-		WithShutdownAfterJobFinishes(true).
-		WithMetadata(metadata).
-		WithRayClusterSpec(cluster)
+		WithMetadata(metadata)
+	if cluster != nil {
+		spec.WithShutdownAfterJobFinishes(true).WithRayClusterSpec(cluster)
+	} else {
+		onExistingCluster(spec, o, wd)
+	}
 	if env != "" {
 		spec.WithRuntimeEnvYAML(env)
 	}
@@ -178,6 +203,10 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 // clusterSpec is the RayCluster of a plan: a head without TPUs and one TPU
 // worker group per slice group.
 func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConfiguration, field.ErrorList) {
+	if o.Cluster != "" {
+		return nil, field.ErrorList{field.Forbidden(field.NewPath("Options", "Cluster"),
+			"only a job (a RayJob) runs on an existing RayCluster; a Serve application's RayService and a slice plan's RayCluster make their own")}
+	}
 	if errs := checkAutoscaling(o.Autoscaling, field.NewPath("Options", "Autoscaling")); len(errs) > 0 {
 		return nil, errs
 	}

@@ -44,6 +44,11 @@ func goldenCases(t *testing.T) map[string]struct {
 } {
 	noWD := trainer("v4", "2x2x2", 1)
 	noWD.RuntimeEnv = runtimeenv.RuntimeEnv{}
+	onCluster := compile(t, noWD)
+	packed, err := kuberay.PackJobWorkingDir(onCluster)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return map[string]struct {
 		plan *placement.Plan
 		opts kuberay.Options
@@ -52,6 +57,11 @@ func goldenCases(t *testing.T) map[string]struct {
 		"v4-2x2x2-one-slice":  {compile(t, noWD), kuberay.Options{Namespace: "research"}},
 		"v6e-2x4-single-host": {compile(t, trainer("v6e", "2x4", 1)), kuberay.Options{}},
 		"v5e-4x8-own-image":   {compile(t, trainer("v5e", "4x8", 3)), kuberay.Options{Image: "us-docker.pkg.dev/acme/ray:tpu"}},
+		// On an existing RayCluster: code at a remote URI, and the
+		// launcher packed into a working_dir that the submitter pod
+		// mounts and `ray job submit` uploads.
+		"v6e-4x4-on-cluster":         {compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "tpu-pool"}},
+		"v4-2x2x2-on-cluster-packed": {onCluster, kuberay.Options{Cluster: "tpu-pool", WorkingDir: packed}},
 	}
 }
 
@@ -140,6 +150,20 @@ func TestRenderRefusals(t *testing.T) {
 	}
 	if _, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Name: "Bad_Name"}); !slices.Equal(fields(err), []string{"metadata.name"}) {
 		t.Errorf("bad name: %v", err)
+	}
+
+	// On an existing cluster: a RayCluster's name, no autoscaling of its
+	// own, and the launcher packed (it must reach every node).
+	_, err = kuberay.Render(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "TPU_pool",
+		Autoscaling: &kuberay.Autoscaling{MaxSlices: 2}})
+	if got := fields(err); !slices.Equal(got, []string{"Options.Cluster", "Options.Autoscaling"}) {
+		t.Errorf("on cluster TPU_pool with autoscaling: fields %v (%v), want Options.Cluster and Options.Autoscaling", got, err)
+	}
+	noWD := trainer("v4", "2x2x2", 1)
+	noWD.RuntimeEnv = runtimeenv.RuntimeEnv{}
+	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"})
+	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackJobWorkingDir") {
+		t.Errorf("launcher on a cluster without a packed working_dir: %v, want Options.WorkingDir naming PackJobWorkingDir", err)
 	}
 }
 

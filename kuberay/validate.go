@@ -24,8 +24,9 @@ import (
 // Where each rule lives upstream:
 //   - name DNS-1035 and at most 47 characters: KubeRay's
 //     ValidateRayJobMetadata (the RayJob goes ValidationFailed);
-//   - exactly one of rayClusterSpec and clusterSelector, a head container:
-//     KubeRay's ValidateRayJobSpec / ValidateRayClusterSpec;
+//   - exactly one of rayClusterSpec and clusterSelector, the selector
+//     naming the cluster by ray.io/cluster, a head container: KubeRay's
+//     ValidateRayJobSpec / ValidateRayClusterSpec;
 //   - minReplicas and maxReplicas set, min <= replicas <= max: KubeRay
 //     dereferences both when it scales a group;
 //   - google.com/tpu equal in requests and limits: KubeRay passes the limit
@@ -54,6 +55,8 @@ func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 		errs = append(errs, field.Forbidden(spec.Child("clusterSelector"), "set exactly one of rayClusterSpec and clusterSelector, not both"))
 	case !hasCluster && !hasSelector:
 		errs = append(errs, field.Required(spec.Child("rayClusterSpec"), "exactly one of rayClusterSpec and clusterSelector"))
+	case hasSelector && s.ClusterSelector[ClusterSelectorKey] == "":
+		errs = append(errs, field.Required(spec.Child("clusterSelector").Key(ClusterSelectorKey), "the name of the RayCluster to run on (KubeRay reads only this label)"))
 	}
 	if strings.TrimSpace(deref(s.Entrypoint)) == "" {
 		errs = append(errs, field.Required(spec.Child("entrypoint"), "the command the Ray job runs"))

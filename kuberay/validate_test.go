@@ -29,6 +29,10 @@ func TestValidateRules(t *testing.T) {
 			j.Spec.WithClusterSelector(map[string]string{"ray.io/cluster": "x"})
 		}, []string{"spec.clusterSelector"}},
 		"neither cluster nor selector": {func(_ *testing.T, j *rayv1ac.RayJobApplyConfiguration) { j.Spec.RayClusterSpec = nil }, []string{"spec.rayClusterSpec"}},
+		"selector without the cluster's name": {func(_ *testing.T, j *rayv1ac.RayJobApplyConfiguration) {
+			j.Spec.RayClusterSpec = nil
+			j.Spec.WithClusterSelector(map[string]string{"app": "tpu-pool"})
+		}, []string{"spec.clusterSelector[ray.io/cluster]"}},
 		"numOfHosts off": {func(_ *testing.T, j *rayv1ac.RayJobApplyConfiguration) {
 			j.Spec.RayClusterSpec.WorkerGroupSpecs[0].WithNumOfHosts(2)
 		}, []string{group + ".numOfHosts"}},

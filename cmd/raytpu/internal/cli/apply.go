@@ -51,7 +51,7 @@ namespace is --namespace, else the context's.`,
 			if f.namespace != "" {
 				ns = f.namespace
 			}
-			opts := []kuberay.Option{kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image, Autoscaling: auto})}
+			opts := []kuberay.Option{kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image, Autoscaling: auto, Cluster: f.cluster})}
 			if dryRun {
 				opts = append(opts, kuberay.WithDryRun())
 			}

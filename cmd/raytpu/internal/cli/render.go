@@ -20,6 +20,7 @@ type kubeFlags struct {
 	name      string
 	namespace string
 	image     string
+	cluster   string
 	auto      autoscaleFlags
 }
 
@@ -29,6 +30,7 @@ func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl.StringVar(&f.name, "name", "", "name of the object, used as it is or refused when it is not a valid KubeRay name (default: derived from the plan's name, with a hash of it when it had to change)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
+	fl.StringVar(&f.cluster, "ray-cluster", "", "run a job on this existing RayCluster of the namespace (the RayJob's clusterSelector) instead of creating one; a local working_dir reaches it through the submitter pod")
 	addAutoscaleFlags(cmd, &f.auto)
 }
 
@@ -72,7 +74,7 @@ kubectl delete -f of the same file.`,
 			if err != nil {
 				return err
 			}
-			objs, err := kuberay.RenderManifests(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image, Autoscaling: auto})
+			objs, err := kuberay.RenderManifests(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster})
 			if err != nil {
 				return err
 			}

@@ -36,6 +36,9 @@ func TestRenderGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases["render-jaxtrain-local-working-dir.yaml"] = []string{"render", "-f", local, "--name", "llama-local"}
+	// The same on an existing RayCluster: the ConfigMap is mounted into the
+	// submitter pod, which uploads the zip.
+	cases["render-jaxtrain-on-ray-cluster.yaml"] = []string{"render", "-f", local, "--name", "llama-local", "--ray-cluster", "tpu-pool"}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -97,6 +100,7 @@ func TestRenderErrors(t *testing.T) {
 		{"local working_dir", []string{"render", "-f", local}, cli.ExitInvalid, "plan.job.runtimeEnv.workingDir"},
 		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `not a valid compiled plan: slicez (line 5): Unsupported value: "slicez": unknown field: did you mean "slices"?`},
 		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitInvalid, `--name "Chat_App": not a valid RayService name`},
+		{"service on a ray cluster", []string{"render", "-f", "testdata/apps/chat.yaml", "--ray-cluster", "tpu-pool"}, cli.ExitInvalid, "Options.Cluster: Forbidden: only a job (a RayJob) runs on an existing RayCluster"},
 		{"bad name on apply too", []string{"apply", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, `(e.g. "chat-app")`},
 		{"apply without file", []string{"apply"}, cli.ExitUsage, "-f FILE is required"},
 		{"apply without a cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, "kubeconfig"},
