@@ -131,6 +131,9 @@ func Start(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts O
 	if real, err := filepath.EvalSymlinks(r.venv); err == nil {
 		r.venv = real
 	}
+	if r.venv == "/tmp" || strings.HasPrefix(r.venv, "/tmp/") {
+		return nil, fmt.Errorf("podrunner: the virtualenv %s is under /tmp, which every container replaces with its own, so no pod would find ray: put it elsewhere (RAYTPU_CACHE, RAYTPU_VENV)", r.venv)
+	}
 	if r.tools, err = findTools(); err != nil {
 		return nil, err
 	}
