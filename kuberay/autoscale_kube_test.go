@@ -36,9 +36,10 @@ import (
 // it asked for. The test logs the autoscaler's launches and removals and
 // KubeRay's pod events. Then a two-slice JaxTrainer on the same cluster
 // makes the autoscaler take the group to its maximum, two replicas, as
-// the simulator predicts, and trains on two slices of two pods. It runs
-// autoscaler v1, which raytpu renders (Ray 2.60 would run v2 under
-// KubeRay, which leaves the group at zero).
+// the simulator predicts, and trains on two slices of two pods. Last, the
+// one-slice job runs as a RayJob on the same, existing RayCluster
+// (rayJobOnCluster). It runs autoscaler v1, which raytpu renders (Ray
+// 2.60 would run v2 under KubeRay, which leaves the group at zero).
 func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
@@ -251,15 +252,18 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	}
 	checkRanks(t, reports2)
 	watch2.mu.Lock()
-	defer watch2.mu.Unlock()
-	if watch2.podsAt.IsZero() || watch2.readyAt.IsZero() {
-		t.Fatalf("Fit returned but the group's %d pods were never all seen created (%v) and Ready (%v)", 2*hosts, watch2.podsAt, watch2.readyAt)
+	podsAt2, readyAt2, reached2 := watch2.podsAt, watch2.readyAt, watch2.maxReplicas
+	watch2.mu.Unlock()
+	if podsAt2.IsZero() || readyAt2.IsZero() {
+		t.Fatalf("Fit returned but the group's %d pods were never all seen created (%v) and Ready (%v)", 2*hosts, podsAt2, readyAt2)
 	}
 	t.Logf("two slices from %d replicas: submit → %d pods created %v, → Ready %v, → job done %v",
-		now, 2*hosts, watch2.podsAt.Sub(submitted).Round(time.Millisecond), watch2.readyAt.Sub(submitted).Round(time.Millisecond), done.Round(time.Millisecond))
-	if watch2.maxReplicas != 2 || pred2.To != 2 || pred2.From != now {
-		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, watch2.maxReplicas, pred2, autoscalerLog())
+		now, 2*hosts, podsAt2.Sub(submitted).Round(time.Millisecond), readyAt2.Sub(submitted).Round(time.Millisecond), done.Round(time.Millisecond))
+	if reached2 != 2 || pred2.To != 2 || pred2.From != now {
+		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, reached2, pred2, autoscalerLog())
 	}
+
+	rayJobOnCluster(t, env, ns, rc, group, hosts, trainer, autoscalerLog)
 }
 
 // predictOneGroup is sim.PredictAutoscaling's prediction (autoscaler v1)

@@ -119,7 +119,11 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 	}
 	if ShipsWorkingDir(p) && b.kube != nil {
-		wd, err := PackJobWorkingDir(p)
+		pack := PackJobWorkingDir
+		if o.Cluster != "" {
+			pack = PackSubmittedWorkingDir
+		}
+		wd, err := pack(p)
 		if err != nil {
 			return nil, err
 		}

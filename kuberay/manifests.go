@@ -33,7 +33,7 @@ func RenderManifests(p *placement.Plan, o Options) ([]any, error) {
 		return nil, err
 	}
 	if o.WorkingDir == nil {
-		wd, err := packLocalWorkingDir(p)
+		wd, err := packLocalWorkingDir(p, o.Cluster != "")
 		if err != nil {
 			return nil, err
 		}
@@ -66,10 +66,11 @@ func RenderManifests(p *placement.Plan, o Options) ([]any, error) {
 }
 
 // packLocalWorkingDir packs the local working_dir of plan p as the object
-// it runs as ships it: a job's (PackJobWorkingDir) or a Serve
-// application's runtime_env (PackWorkingDir); nil when it has none. A
-// directory that cannot be packed is reported at its field.
-func packLocalWorkingDir(p *placement.Plan) (*WorkingDir, error) {
+// it runs as ships it: a job's (PackJobWorkingDir, or
+// PackSubmittedWorkingDir when it is submitted to an existing cluster) or
+// a Serve application's runtime_env (PackWorkingDir); nil when it has
+// none. A directory that cannot be packed is reported at its field.
+func packLocalWorkingDir(p *placement.Plan, submitted bool) (*WorkingDir, error) {
 	var (
 		wd   *WorkingDir
 		err  error
@@ -88,7 +89,11 @@ func packLocalWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 		return nil, nil
 	default:
 		path, dir = field.NewPath("plan", "job", "runtimeEnv", "workingDir"), p.Job.RuntimeEnv.WorkingDir
-		wd, err = PackJobWorkingDir(p)
+		if submitted {
+			wd, err = PackSubmittedWorkingDir(p)
+		} else {
+			wd, err = PackJobWorkingDir(p)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: %w", field.ErrorList{field.Invalid(path, dir, "a local directory, packed into a ConfigMap: "+err.Error())})

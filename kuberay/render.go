@@ -132,8 +132,15 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 		errs = checkExistingCluster(o)
 		if ShipsWorkingDir(p) && wd == nil {
 			errs = append(errs, field.Required(field.NewPath("Options", "WorkingDir"),
-				"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (PackJobWorkingDir; Backend.Apply packs it itself)"))
+				"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (PackSubmittedWorkingDir; Backend.Apply packs it itself)"))
 		}
+	}
+	if wd != nil && wd.Flat != (o.Cluster != "") {
+		want := "PackJobWorkingDir (a RayJob's own cluster mounts the zip, and Ray removes its top-level directory)"
+		if o.Cluster != "" {
+			want = "PackSubmittedWorkingDir (on an existing cluster the submitter uploads the zip, which Ray unpacks as it is)"
+		}
+		errs = append(errs, field.Invalid(field.NewPath("Options", "WorkingDir"), wd.Source, "packed for the other kind of RayJob: pack it with "+want))
 	}
 	entrypoint, err := jobEntrypoint(p, wd)
 	if err != nil {

@@ -45,7 +45,7 @@ func goldenCases(t *testing.T) map[string]struct {
 	noWD := trainer("v4", "2x2x2", 1)
 	noWD.RuntimeEnv = runtimeenv.RuntimeEnv{}
 	onCluster := compile(t, noWD)
-	packed, err := kuberay.PackJobWorkingDir(onCluster)
+	packed, err := kuberay.PackSubmittedWorkingDir(onCluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +162,26 @@ func TestRenderRefusals(t *testing.T) {
 	noWD := trainer("v4", "2x2x2", 1)
 	noWD.RuntimeEnv = runtimeenv.RuntimeEnv{}
 	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"})
+	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackSubmittedWorkingDir") {
+		t.Errorf("launcher on a cluster without a packed working_dir: %v, want Options.WorkingDir naming PackSubmittedWorkingDir", err)
+	}
+	// A zip packed for the other kind of RayJob is refused: its files
+	// would land one directory too deep, or lose a top-level directory.
+	mounted, err := kuberay.PackJobWorkingDir(compile(t, noWD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool", WorkingDir: mounted})
+	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackSubmittedWorkingDir") {
+		t.Errorf("a mounted zip on an existing cluster: %v, want Options.WorkingDir naming PackSubmittedWorkingDir", err)
+	}
+	submitted, err := kuberay.PackSubmittedWorkingDir(compile(t, noWD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{WorkingDir: submitted})
 	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackJobWorkingDir") {
-		t.Errorf("launcher on a cluster without a packed working_dir: %v, want Options.WorkingDir naming PackJobWorkingDir", err)
+		t.Errorf("a submitted zip on the RayJob's own cluster: %v, want Options.WorkingDir naming PackJobWorkingDir", err)
 	}
 }
 

@@ -67,6 +67,12 @@ type WorkingDir struct {
 	// of raytpu's launcher for the plan (rayruntime.Files; see
 	// PackJobWorkingDir): the job then runs rayruntime.Entrypoint there.
 	Runtime bool
+	// Flat reports that the zip holds its files at its root, with no
+	// top-level directory (PackSubmittedWorkingDir): the form `ray job
+	// submit` uploads for a RayJob on an existing cluster, as Ray unpacks
+	// an uploaded package as it is, where it removes the single top-level
+	// directory of a mounted file:// one.
+	Flat bool
 }
 
 // Key is the ConfigMap key (and file name) of the zip.
@@ -91,7 +97,7 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // nothing outside dir is read. A zip beyond WorkingDirMaxSize is an error
 // matching ErrWorkingDirTooLarge naming both sizes.
 func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
-	return packWorkingDir(dir, excludes, nil)
+	return packWorkingDir(dir, excludes, nil, zipTopDir)
 }
 
 // PackJobWorkingDir packs the local working_dir of plan p (with its
@@ -103,9 +109,28 @@ func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
 // plan without a working_dir gets one holding the launcher's files alone,
 // as the Ray backend gives it (see ShipsWorkingDir).
 func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
+	return packJobWorkingDir(p, zipTopDir)
+}
+
+// PackSubmittedWorkingDir packs what PackJobWorkingDir packs, with the
+// files at the zip's root (WorkingDir.Flat): the working_dir of a RayJob
+// on an existing cluster (Options.Cluster), which KubeRay's submitter pod
+// uploads with `ray job submit`.
+func PackSubmittedWorkingDir(p *placement.Plan) (*WorkingDir, error) {
+	w, err := packJobWorkingDir(p, "")
+	if err != nil {
+		return nil, err
+	}
+	w.Flat = true
+	return w, nil
+}
+
+// packJobWorkingDir is PackJobWorkingDir with the zip's top-level
+// directory prefix ("" for none).
+func packJobWorkingDir(p *placement.Plan, prefix string) (*WorkingDir, error) {
 	env := p.Job.RuntimeEnv
 	if p.Job.Launcher == "" {
-		return PackWorkingDir(env.WorkingDir, env.Excludes)
+		return packWorkingDir(env.WorkingDir, env.Excludes, nil, prefix)
 	}
 	files, err := rayruntime.Files(p)
 	if err != nil {
@@ -120,7 +145,7 @@ func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 		defer os.RemoveAll(empty)
 		dir = empty
 	}
-	w, err := packWorkingDir(dir, env.Excludes, files)
+	w, err := packWorkingDir(dir, env.Excludes, files, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +153,11 @@ func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 	return w, nil
 }
 
-func packWorkingDir(dir string, excludes []string, extra map[string][]byte) (*WorkingDir, error) {
+func packWorkingDir(dir string, excludes []string, extra map[string][]byte, prefix string) (*WorkingDir, error) {
 	t, err := packaging.Walk(dir, packaging.Options{
 		Excludes: excludes,
 		MaxSize:  WorkingDirMaxSize,
-		Prefix:   zipTopDir,
+		Prefix:   prefix,
 		Modified: zipTime,
 		Extra:    extra,
 	})
