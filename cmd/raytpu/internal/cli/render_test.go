@@ -38,7 +38,7 @@ func TestRenderGolden(t *testing.T) {
 	cases["render-jaxtrain-local-working-dir.yaml"] = []string{"render", "-f", local, "--name", "llama-local"}
 	// The same on an existing RayCluster: the ConfigMap is mounted into the
 	// submitter pod, which uploads the zip.
-	cases["render-jaxtrain-on-ray-cluster.yaml"] = []string{"render", "-f", local, "--name", "llama-local", "--ray-cluster", "tpu-pool"}
+	cases["render-jaxtrain-on-ray-cluster.yaml"] = []string{"render", "-f", local, "--name", "llama-on-pool", "--ray-cluster", "tpu-pool"}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
