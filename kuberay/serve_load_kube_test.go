@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -163,6 +164,41 @@ func logServeApps(t *testing.T, env *kubetest.Env, ns, name string) {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		t.Logf("Serve REST API of %s: %d %.6000s", st.RayClusterName, resp.StatusCode, body)
+		logReplicaLogs(t, web, ns, st.RayClusterName, body)
+	}
+}
+
+// logReplicaLogs logs the last lines of every replica's Serve log, read
+// through the head's dashboard (Ray's log API), from details, the Serve
+// REST API's answer: what a replica raised is there and nowhere else.
+func logReplicaLogs(t *testing.T, web *http.Client, ns, cluster string, details []byte) {
+	var d struct {
+		Applications map[string]struct {
+			Deployments map[string]struct {
+				Replicas []struct {
+					NodeID  string `json:"node_id"`
+					LogFile string `json:"log_file_path"`
+				} `json:"replicas"`
+			} `json:"deployments"`
+		} `json:"applications"`
+	}
+	if err := json.Unmarshal(details, &d); err != nil {
+		return
+	}
+	for _, a := range d.Applications {
+		for _, dep := range a.Deployments {
+			for _, r := range dep.Replicas {
+				q := url.Values{"node_id": {r.NodeID}, "filename": {strings.TrimPrefix(r.LogFile, "/")}, "lines": {"80"}}
+				resp, err := web.Get(fmt.Sprintf("http://%s-head-svc.%s.svc.cluster.local:8265/api/v0/logs/file?%s", cluster, ns, q.Encode()))
+				if err != nil {
+					t.Logf("log %s: %v", r.LogFile, err)
+					continue
+				}
+				body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+				resp.Body.Close()
+				t.Logf("log %s (HTTP %d), last lines:\n%s", r.LogFile, resp.StatusCode, body)
+			}
+		}
 	}
 }
 
