@@ -30,19 +30,23 @@ LONGEST_FIRST = ./kuberay ./examples/jaxtrain ./raybackend ./cmd/raytpu/internal
 	./internal/crosscheck/datamodel ./internal/crosscheck ./serve/llm ./examples/batchinfer \
 	./ray ./internal/testinfra/podrunner ./cmd/raytpu
 
-# The control plane's build (scripts/setup-kube.sh) starts first and runs
-# beside everything else, the tests included: on a fresh machine it is the
-# longest setup step (about 19 minutes of a 2-core machine, most of it one
-# go build that leaves the second core idle), and only the kube tests need
-# it; internal/testinfra/kubetest waits for it (the script's pid is in
-# .cache/kube/building while it runs). The tests start once the
-# virtualenvs, tmux and vet are ready. A failed setup step stops the
-# build; a failed build fails make test.
+# The control plane's build (scripts/setup-kube.sh) and the LLM
+# virtualenv's install (scripts/setup-venv-llm.sh) start first and run
+# beside everything else, the tests included: on a fresh machine they are
+# the longest setup steps (the build about 19 minutes of a 2-core machine,
+# most of it one go build that leaves the second core idle; the install
+# 2.9 GB of downloads), and each serves one package's tests:
+# internal/testinfra/kubetest waits for the build (the script's pid is in
+# .cache/kube/building while it runs) and internal/testinfra/venvtest for
+# the install (.cache/venv-llm/installing). The tests start once the
+# project's virtualenv, tmux and vet are ready. A failed setup step stops
+# the run; a failed build or install fails make test.
 test:
-	@./scripts/setup-kube.sh & kube=$$!; \
-	if ! $(MAKE) --no-print-directory -j3 venv venv-llm tools vet; then kill $$kube 2>/dev/null; wait $$kube; exit 1; fi; \
+	@./scripts/setup-kube.sh & kube=$$!; ./scripts/setup-venv-llm.sh & llm=$$!; \
+	if ! $(MAKE) --no-print-directory -j2 venv tools vet; then kill $$kube $$llm 2>/dev/null; wait; exit 1; fi; \
 	rc=0; $(GO) test -race -count=1 -vet=off -timeout $(TEST_TIMEOUT) $(LONGEST_FIRST) ./... || rc=$$?; \
 	wait $$kube || { echo "make test: scripts/setup-kube.sh failed" >&2; rc=1; }; \
+	wait $$llm || { echo "make test: scripts/setup-venv-llm.sh failed" >&2; rc=1; }; \
 	exit $$rc
 
 setup:

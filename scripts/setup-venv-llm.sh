@@ -32,6 +32,14 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Serve LLM's engine imports vLLM's OpenAI server; and a class-based
 # FastAPI ingress gets self injected, not read from the query (it is not,
 # with a fastapi that requirements-llm.txt says why it avoids).
+# While this runs, <repo>/.cache/venv-llm/installing holds its pid: make
+# test starts it beside the tests, and serve/llm's tests (through
+# internal/testinfra/venvtest) wait for it.
+if [[ -z "${VENV:-}" ]]; then
+	mkdir -p "$repo/.cache/venv-llm"
+	echo $$ >"$repo/.cache/venv-llm/installing"
+	trap 'rm -f "$repo/.cache/venv-llm/installing"' EXIT
+fi
 raytpu_venv setup-venv-llm "$repo/internal/pyenv/requirements-llm.txt" venv-llm "$repo/.venv-llm" '
 import warnings; warnings.simplefilter("ignore")
 import ray, vllm, torch

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/raytpu/raytpu/internal/pyenv"
+	"github.com/raytpu/raytpu/internal/testinfra/setupwait"
 )
 
 // Python returns the interpreter of $RAYTPU_VENV, else of .venv at the
@@ -40,13 +42,21 @@ func Python(tb testing.TB) string {
 // vLLM, which ray.serve.llm needs; scripts/setup-venv-llm.sh): that of
 // $RAYTPU_LLM_VENV, else of .venv-llm at the root of the repository, else
 // of the raytpu cache's virtualenv for the repository's
-// internal/pyenv/requirements-llm.txt once its install completed. A
-// missing one fails the test with the command that creates it.
+// internal/pyenv/requirements-llm.txt once its install completed. While
+// the scripts/setup-venv-llm.sh that make test starts beside the tests
+// still installs it, LLMPython waits for it. A missing one fails the test
+// with the command that creates it.
 func LLMPython(tb testing.TB) string {
 	tb.Helper()
 	venv := os.Getenv("RAYTPU_LLM_VENV")
 	if venv == "" {
 		root := RepoRoot(tb)
+		// The script keeps its pid in this marker while it runs; a cold
+		// install (2.9 GB) takes minutes, longer on a loaded machine.
+		marker := filepath.Join(root, ".cache", "venv-llm", "installing")
+		if err := setupwait.Wait(marker, "scripts/setup-venv-llm.sh, which installs the LLM virtualenv beside the tests", 40*time.Minute); err != nil {
+			tb.Fatal(err)
+		}
 		venv = filepath.Join(root, ".venv-llm")
 		if _, err := os.Stat(venv); err != nil {
 			if v, ok := cachedLLMVenv(filepath.Join(root, "internal", "pyenv", "requirements-llm.txt")); ok {

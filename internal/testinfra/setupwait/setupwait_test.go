@@ -1,4 +1,4 @@
-package kubetest
+package setupwait_test
 
 import (
 	"os"
@@ -7,16 +7,18 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/raytpu/raytpu/internal/testinfra/setupwait"
 )
 
-// FindAssets waits for a setup-kube.sh that is still running (its pid in
-// the marker file) and no longer; a marker of a process that has gone, or
+// Wait waits for a setup script that is still running (its pid in the
+// marker file) and no longer; a marker of a process that has gone, or
 // none, does not hold it up.
-func TestWaitForBuild(t *testing.T) {
+func TestWait(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	marker := filepath.Join(dir, buildingFile)
-	if err := waitForBuild(dir); err != nil {
+	marker := filepath.Join(dir, "building")
+	if err := setupwait.Wait(marker, "the script", time.Minute); err != nil {
 		t.Fatalf("no marker: %v", err)
 	}
 
@@ -28,7 +30,7 @@ func TestWaitForBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := waitForBuild(dir); err != nil || time.Since(start) > time.Second {
+	if err := setupwait.Wait(marker, "the script", time.Minute); err != nil || time.Since(start) > time.Second {
 		t.Fatalf("marker of an exited process: waited %v, err %v; want no wait", time.Since(start), err)
 	}
 
@@ -41,13 +43,13 @@ func TestWaitForBuild(t *testing.T) {
 	if err := os.WriteFile(marker, []byte(strconv.Itoa(build.Process.Pid)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitForBuild(dir); err != nil {
+	if err := setupwait.Wait(marker, "the script", time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-exited:
 	default:
-		t.Fatal("waitForBuild returned while the build still ran")
+		t.Fatal("Wait returned while the build still ran")
 	}
 
 	// A build that exited but is not reaped yet (its parent, make, waits
@@ -62,7 +64,7 @@ func TestWaitForBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	start = time.Now()
-	if err := waitForBuild(dir); err != nil || time.Since(start) > time.Second {
+	if err := setupwait.Wait(marker, "the script", time.Minute); err != nil || time.Since(start) > time.Second {
 		t.Fatalf("marker of an unreaped process: waited %v, err %v; want no wait", time.Since(start), err)
 	}
 }
