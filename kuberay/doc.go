@@ -51,7 +51,10 @@
 // group scale between its min and max slices, a replica being one whole
 // slice of numOfHosts pods; [Autoscaling] says which autoscaler version
 // Ray 2.60 runs and what it reads for TPU, and package sim's
-// PredictAutoscaling what it will do for a plan.
+// PredictAutoscaling what it will do for a plan. Before a job runs on an
+// existing RayCluster ([Options.Cluster]), [Backend.ReadClusterSlices]
+// reads the cluster's TPU worker groups and autoscaler ([ClusterSlices])
+// for that prediction, as `raytpu apply --ray-cluster` does.
 //
 // Options are sealed and validated ([CheckOptions]): New and
 // NewWithClient return the error of the first invalid one.

@@ -26,7 +26,12 @@ again changes nothing; --wait follows it until KubeRay is done with it
 the same name that raytpu did not create is left alone, and fields another field manager took over are never forced:
 the error names each field and its owner. --dry-run asks the apiserver to
 validate and store nothing. --autoscale and its bounds render Ray's
-autoscaler as 'raytpu render' does.
+autoscaler as 'raytpu render' does. With --ray-cluster, the existing
+RayCluster's TPU worker groups are read first and the plan is checked
+against them as 'raytpu plan' predicts Ray's autoscaler: a job the
+cluster cannot give its slices (no group of that shape, a group whose
+maxReplicas is too small, autoscaler v2 and a multi-host slice) is
+refused before anything is created.
 
 The cluster comes from the kubeconfig as kubectl finds it: --kubeconfig,
 else $KUBECONFIG, else ~/.kube/config; --context picks a context, and the
@@ -58,6 +63,15 @@ namespace is --namespace, else the context's.`,
 			b, err := kuberay.New(cfg, opts...)
 			if err != nil {
 				return err
+			}
+			if f.cluster != "" {
+				cs, err := b.ReadClusterSlices(cmd.Context(), f.cluster)
+				if err != nil {
+					return err
+				}
+				if err := checkExistingCluster(cmd.OutOrStdout(), cs, p); err != nil {
+					return err
+				}
 			}
 			obj, err := b.ApplyPlan(cmd.Context(), p)
 			if err != nil {

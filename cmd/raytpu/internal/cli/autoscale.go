@@ -104,3 +104,51 @@ func printAutoscale(w io.Writer, pred *sim.AutoscalePrediction) {
 	}
 	fmt.Fprintln(w)
 }
+
+// existingClusterSpec is the simulator's spec of an existing RayCluster's TPU
+// worker groups: each group an item with its slices now and, when the
+// cluster's autoscaler runs, its bounds.
+func existingClusterSpec(cs *kuberay.ClusterSlices) sim.Spec {
+	var spec sim.Spec
+	for _, g := range cs.Groups {
+		it := sim.Item{PodType: g.PodType, Topology: g.Topology, ChipsPerHost: g.ChipsPerHost, Count: g.Replicas}
+		if cs.Autoscaled {
+			it.MinSlices, it.MaxSlices = g.MinReplicas, g.MaxReplicas
+		}
+		spec.Items = append(spec.Items, it)
+	}
+	return spec
+}
+
+// checkExistingCluster predicts, before a RayJob is created on the
+// existing RayCluster cs (--ray-cluster), whether the cluster can give
+// plan p its slices: with the slices it has, or as its autoscaler grows
+// its groups. It prints the prediction in `raytpu plan`'s words, and a
+// plan the cluster cannot serve (no group of the slice's shape, a max too
+// small, autoscaler v2 and a multi-host slice) is an error naming the
+// flag, the cluster and each finding; its job would otherwise wait with
+// its slice reservation pending.
+func checkExistingCluster(w io.Writer, cs *kuberay.ClusterSlices, p *placement.Plan) error {
+	if len(p.Slices) == 0 {
+		return nil
+	}
+	version := cs.AutoscalerVersion
+	if version == "" {
+		version = string(sim.AutoscalerV1) // no autoscaler: the version does not matter
+	}
+	pred, err := sim.PredictAutoscaling(existingClusterSpec(cs), p, sim.AutoscalerVersion(version))
+	if err != nil {
+		return fmt.Errorf("--ray-cluster %s: its TPU worker groups as a cluster spec: %w", cs.Name, err)
+	}
+	if cs.Autoscaled {
+		fmt.Fprintf(w, "RayCluster %s/%s, TPU worker groups in spec order (items[i]):\n", cs.Namespace, cs.Name)
+		for i, g := range cs.Groups {
+			fmt.Fprintf(w, "  items[%d] group %s: %s %s, %d slices (min %d, max %d)\n", i, g.Name, g.PodType, g.Topology, g.Replicas, g.MinReplicas, g.MaxReplicas)
+		}
+		printAutoscale(w, pred)
+	}
+	if err := pred.Err(); err != nil {
+		return fmt.Errorf("--ray-cluster %s: RayCluster %s/%s cannot run plan %q: %w", cs.Name, cs.Namespace, cs.Name, p.Name, err)
+	}
+	return nil
+}
