@@ -15,7 +15,9 @@ import (
 // listening on a free port of the dashboard's address, and returns the
 // proxy's base URL. Deleting
 // a cluster's last application shuts Serve down: a test that deploys
-// after one was deleted starts it again.
+// after one was deleted starts it again. When Serve is already running
+// (an earlier test left an application behind) its HTTP options cannot
+// change: StartServe returns the running proxy's URL instead.
 func StartServe(tb testing.TB, client *ray.Client, dashboard string) string {
 	tb.Helper()
 	u, err := url.Parse(dashboard)
@@ -23,6 +25,13 @@ func StartServe(tb testing.TB, client *ray.Client, dashboard string) string {
 		tb.Fatal(err)
 	}
 	ip := u.Hostname()
+	if d, err := client.ServeApplications(tb.Context()); err == nil && d.Running() && d.HTTPOptions != nil && d.HTTPOptions.Port != 0 {
+		host := d.HTTPOptions.Host
+		if host == "" || host == "0.0.0.0" {
+			host = ip
+		}
+		return "http://" + net.JoinHostPort(host, strconv.Itoa(d.HTTPOptions.Port))
+	}
 	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		tb.Fatal(err)
