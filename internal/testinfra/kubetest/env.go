@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -89,7 +88,21 @@ func NewScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-var setLogger sync.Once
+// The loggers of controller-runtime and klog are set when the package is
+// initialized, before any test runs: klog.SetLogger must not run while
+// another goroutine logs through klog (client-go's clientcmd does, when a
+// parallel test loads a kubeconfig while the first test starts the
+// shared control plane; the race detector reports it).
+func init() {
+	// Not zap's development mode, whose DPanic panics: KubeRay v1.5.0
+	// logs with an odd number of key-value arguments
+	// (raycluster_controller.go:762, every single-host worker group with
+	// RayMultiHostIndexing on), which the deployed operator only reports.
+	l := zap.New(zap.WriteTo(logOutput()), zap.UseDevMode(false), zap.ConsoleEncoder())
+	logf.SetLogger(l)
+	// client-go's event broadcaster logs through klog.
+	klog.SetLogger(l)
+}
 
 func logOutput() io.Writer {
 	if os.Getenv(EnvLog) == "1" {
@@ -105,17 +118,6 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	for _, o := range opts {
 		o(&set)
 	}
-	setLogger.Do(func() {
-		// Not zap's development mode, whose DPanic panics: KubeRay v1.5.0
-		// logs with an odd number of key-value arguments
-		// (raycluster_controller.go:762, every single-host worker group
-		// with RayMultiHostIndexing on), which the deployed operator only
-		// reports.
-		l := zap.New(zap.WriteTo(logOutput()), zap.UseDevMode(false), zap.ConsoleEncoder())
-		logf.SetLogger(l)
-		// client-go's event broadcaster logs through klog.
-		klog.SetLogger(l)
-	})
 	assets, err := FindAssets()
 	if err != nil {
 		return nil, err
