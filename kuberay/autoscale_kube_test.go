@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,11 +35,12 @@ import (
 // timeout. sim.PredictAutoscaling's prediction for the same spec and plan
 // (one slice, from 0 to 1) is what the autoscaler did: the most replicas
 // it asked for. The test logs the autoscaler's launches and removals and
-// KubeRay's pod events. Then a two-slice JaxTrainer on the same cluster
-// makes the autoscaler take the group to its maximum, two replicas, as
-// the simulator predicts, and trains on two slices of two pods. Last, the
-// one-slice job runs as a RayJob on the same, existing RayCluster
-// (rayJobOnCluster). It runs autoscaler v1, which raytpu renders (Ray
+// KubeRay's pod events. Then the one-slice job runs as a RayJob on the
+// same, existing RayCluster, back at zero (rayJobOnCluster): its
+// clusterSelector job scales the group from zero again. Last, a two-slice
+// JaxTrainer on the same cluster makes the autoscaler take the group to
+// its maximum, two replicas, as the simulator predicts, and trains on two
+// slices of two pods. It runs autoscaler v1, which raytpu renders (Ray
 // 2.60 would run v2 under KubeRay, which leaves the group at zero).
 func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	env := kubetest.SharedPods(t)
@@ -227,10 +229,13 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 		t.Errorf("the autoscaler took group %s to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, reached, pred, autoscalerLog())
 	}
 
+	rayJobOnCluster(t, env, ns, rc, group, hosts, trainer, autoscalerLog)
+
 	// A two-slice job on the same cluster: the autoscaler takes the group
-	// to its maximum, two replicas (from zero, or from the one KubeRay
-	// restarted), and the job's ranks run on two slices of two pods.
-	now := int(watch.replicas)
+	// to its maximum, two replicas (from the RayJob's slice, if it has not
+	// idled away yet, or from zero), and the job's ranks run on two slices
+	// of two pods.
+	now := groupReplicas(t, env, ns, name, group)
 	reports2 := sharedDir(t, "raytpu-autoscale-two-reports-")
 	two := trainer
 	two.ScalingConfig.NumSlices = 2
@@ -262,8 +267,22 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	if reached2 != 2 || pred2.To != 2 || pred2.From != now {
 		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, reached2, pred2, autoscalerLog())
 	}
+}
 
-	rayJobOnCluster(t, env, ns, rc, group, hosts, trainer, autoscalerLog)
+// groupReplicas is the replicas the RayCluster's worker group asks for now.
+func groupReplicas(t *testing.T, env *kubetest.Env, ns, cluster, group string) int {
+	t.Helper()
+	var rc rayv1.RayCluster
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: cluster}, &rc); err != nil {
+		t.Fatal(err)
+	}
+	for _, wg := range rc.Spec.WorkerGroupSpecs {
+		if wg.GroupName == group && wg.Replicas != nil {
+			return int(*wg.Replicas)
+		}
+	}
+	t.Fatalf("RayCluster %s has no worker group %s", cluster, group)
+	return 0
 }
 
 // predictOneGroup is sim.PredictAutoscaling's prediction (autoscaler v1)
