@@ -148,9 +148,10 @@ func replicaIDs(t *testing.T, client *ray.Client, app, dep string) []string {
 
 func waitGone(t *testing.T, b *raybackend.Backend, name string) {
 	t.Helper()
+	ctx := context.WithoutCancel(t.Context()) // also from a Cleanup
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		if _, err := b.Status(t.Context(), name); errors.Is(err, backend.ErrNotFound) {
+		if _, err := b.Status(ctx, name); errors.Is(err, backend.ErrNotFound) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -201,19 +202,13 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 		t.Cleanup(func() {
 			// When the subtest stopped early, delete toobig all the same:
 			// the next subtest starts Serve anew and needs it gone.
-			ctx := context.Background()
-			if err := b.Delete(ctx, "toobig"); errors.Is(err, backend.ErrNotFound) {
+			if err := b.Delete(context.Background(), "toobig"); errors.Is(err, backend.ErrNotFound) {
 				return
 			} else if err != nil {
 				t.Errorf("Delete(toobig): %v", err)
 				return
 			}
-			for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-				if _, err := b.Status(ctx, "toobig"); errors.Is(err, backend.ErrNotFound) {
-					return
-				}
-			}
-			t.Errorf("toobig still there 90s after Delete")
+			waitGone(t, b, "toobig")
 		})
 		ctx, cancel := contextWithTimeout(t, 50*time.Second)
 		defer cancel()
