@@ -130,6 +130,16 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		// nobody leases yet; workers start on demand instead.
 		"RAY_prestart_worker_first_driver=0",
 		"RAY_enable_worker_prestart=0",
+		// A raylet starts its workers at nice worker_niceness (Ray's
+		// default 15), below its own processes, which on a machine of
+		// its own keeps the raylet and the GCS ahead of busy tasks. A
+		// local cluster shares its machine: every other process there
+		// (a build, another test, anything at nice 0) then takes the
+		// CPU from Ray's workers about 30 to 1, and the tasks, actors
+		// and Serve replicas crawl (seen: a vLLM replica at 4% of a
+		// core beside two busy processes, its start past 15 minutes).
+		// Workers run at the niceness of everything else instead.
+		"RAY_worker_niceness=0",
 		// Each node's log monitor lists its log directory again on every
 		// 0.1 s pass while the node has fewer than
 		// RAY_LOG_MONITOR_MANY_FILES_THRESHOLD (1000) log files, and

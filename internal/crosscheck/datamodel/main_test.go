@@ -131,8 +131,10 @@ func (p *rayProcess) start(py string) error {
 		// Its log monitor lists the log directory on every 0.1 s pass
 		// below RAY_LOG_MONITOR_MANY_FILES_THRESHOLD (1000) files; at 0 it
 		// lists every 0.5 s and still reads new lines every pass, as
-		// internal/raycluster's nodes do.
-		"RAY_LOG_MONITOR_MANY_FILES_THRESHOLD=0")
+		// internal/raycluster's nodes do. Its workers run at nice 0, as
+		// internal/raycluster's do (Ray's default worker_niceness, 15,
+		// lets any other busy process on the machine starve them).
+		"RAY_LOG_MONITOR_MANY_FILES_THRESHOLD=0", "RAY_worker_niceness=0")
 	// Ray's own processes share the script's fate (Ray's kernel fate
 	// sharing); the script shares the test binary's.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
