@@ -24,6 +24,13 @@ func (w *worker) imageEnv() []corev1.EnvVar {
 		{Name: "HOME", Value: w.home()},
 		{Name: "HOSTNAME", Value: w.pod.Name},
 		{Name: "LANG", Value: "C.UTF-8"},
+		// Ray's workers at nice 0, as on the local clusters (see
+		// internal/raycluster): a TPU host pod on GKE has a node of its
+		// own, where Ray's default worker_niceness (15) only orders the
+		// pod's own processes; here every pod shares the machine with
+		// the tests and whatever else runs, which would starve them.
+		// The image's variable: a container's env may set it otherwise.
+		{Name: "RAY_worker_niceness", Value: "0"},
 	}, w.r.serviceEnv()...)
 }
 
