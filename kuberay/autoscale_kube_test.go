@@ -37,11 +37,15 @@ import (
 // it asked for. The test logs the autoscaler's launches and removals and
 // KubeRay's pod events. Then the one-slice job runs as a RayJob on the
 // same, existing RayCluster, back at zero (rayJobOnCluster): its
-// clusterSelector job scales the group from zero again. Last, a two-slice
+// clusterSelector job scales the group from zero again. Then a two-slice
 // JaxTrainer on the same cluster makes the autoscaler take the group to
 // its maximum, two replicas, as the simulator predicts, and trains on two
-// slices of two pods. It runs autoscaler v1, which raytpu renders (Ray
-// 2.60 would run v2 under KubeRay, which leaves the group at zero).
+// slices of two pods. Last, once those slices idled out, a Serve
+// application whose replicas own slices, autoscaled by Serve from one to
+// two replicas under load, takes the group to two slices, and the slice
+// it releases when the load stops is removed (serveScalesSlices). It runs
+// autoscaler v1, which raytpu renders (Ray 2.60 would run v2 under
+// KubeRay, which leaves the group at zero).
 func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
@@ -264,9 +268,14 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	}
 	t.Logf("two slices from %d replicas: submit → %d pods created %v, → Ready %v, → job done %v",
 		now, 2*hosts, podsAt2.Sub(submitted).Round(time.Millisecond), readyAt2.Sub(submitted).Round(time.Millisecond), done.Round(time.Millisecond))
+	if now >= 2 {
+		t.Logf("the group was still at %d replicas when the two-slice job came (KubeRay restarted an idle replica): this run proves the job's two slices, not a scale to two", now)
+	}
 	if reached2 != 2 || pred2.To != 2 || pred2.From != now {
 		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, reached2, pred2, autoscalerLog())
 	}
+
+	serveScalesSlices(t, env, ns, rc, group, hosts, idle, fullAutoscalerLog)
 }
 
 // groupReplicas is the replicas the RayCluster's worker group asks for now.
@@ -294,6 +303,14 @@ func predictOneGroup(t *testing.T, spec sim.Spec, trainer train.JaxTrainer) sim.
 	if err != nil {
 		t.Fatal(err)
 	}
+	return predictPlan(t, spec, plan, fmt.Sprintf("%d slices", trainer.ScalingConfig.NumSlices))
+}
+
+// predictPlan is sim.PredictAutoscaling's prediction (autoscaler v1) for
+// spec and plan, which must scale spec's one group without error; what
+// names the plan in the log.
+func predictPlan(t *testing.T, spec sim.Spec, plan *placement.Plan, what string) sim.GroupScale {
+	t.Helper()
 	pred, err := sim.PredictAutoscaling(spec, plan, sim.AutoscalerV1)
 	if err != nil {
 		t.Fatal(err)
@@ -301,6 +318,6 @@ func predictOneGroup(t *testing.T, spec sim.Spec, trainer train.JaxTrainer) sim.
 	if err := pred.Err(); err != nil || len(pred.Groups) != 1 {
 		t.Fatalf("prediction %+v: %v", pred, err)
 	}
-	t.Logf("predicted for %d slices: %s", trainer.ScalingConfig.NumSlices, pred.Groups[0])
+	t.Logf("predicted for %s: %s", what, pred.Groups[0])
 	return pred.Groups[0]
 }
