@@ -41,8 +41,8 @@ import (
 // pods it keeps (2) as the group's replicas, which were 2 already, so
 // KubeRay starts a new replica in place of the deleted one, which idles
 // in turn; a multi-host group shrinks only when all its hosts idle out
-// together (to zero), as at the end of a job. The test logs the replicas
-// the group asks for then. The application is deleted at the end.
+// together (to zero), as at the end of a job. The simulator predicts
+// that (NoSingleSliceScaleDown), and the test checks it. The application is deleted at the end.
 func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.RayCluster, group string, hosts int, idle time.Duration, fullLog func() string) {
 	t.Helper()
 	ctx := t.Context()
@@ -117,6 +117,19 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 	t.Logf("Serve: the group at %d slices after a wait of %v", now, time.Since(waited).Round(time.Millisecond))
 	spec := sim.Spec{Items: []sim.Item{{PodType: "v4-16", Topology: "2x2x2", Count: now, MinSlices: 0, MaxSlices: 2}}}
 	pred := predictPlan(t, spec, plan, "the Serve application's two replica slices")
+	full, err := sim.PredictAutoscaling(spec, plan, sim.AutoscalerV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noScaleDown := ""
+	for _, f := range full.Findings {
+		if f.Code == sim.CodeNoSliceScaleDown {
+			noScaleDown = f.Message
+		}
+	}
+	if noScaleDown == "" {
+		t.Fatalf("the prediction %+v does not say the group keeps two slices when one idles out", full.Findings)
+	}
 
 	watch, stopWatch := watchGroup(t, env, ns, name, group, 2*hosts)
 	defer stopWatch()
@@ -232,8 +245,12 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 	if again, err := askService(web, url); err != nil || again.Replica != kept.Replica {
 		t.Errorf("after the released slice went: replica %q answered (%v), want %q on its slice still", again.Replica, err, kept.Replica)
 	}
+	after := groupReplicas(t, env, ns, name, group)
 	t.Logf("Serve: load stopped → one replica %v → the released slice's pods %v removed %v (idle timeout %v); the group then asks for %d replicas",
-		downscaled.Round(time.Millisecond), freed, removed.Round(time.Millisecond), idle, groupReplicas(t, env, ns, name, group))
+		downscaled.Round(time.Millisecond), freed, removed.Round(time.Millisecond), idle, after)
+	if after != 2 {
+		t.Errorf("after the released slice's pods went the group asks for %d replicas; the simulator predicted 2: %s", after, noScaleDown)
+	}
 	stopWatch()
 	log := fullLog()
 	if len(log) >= logFrom {

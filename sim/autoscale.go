@@ -48,6 +48,10 @@ const (
 	// CodeSurplusSlices: the autoscaler adds more slices than the plan
 	// uses; they idle until the idle timeout removes them.
 	CodeSurplusSlices = "SurplusSlices"
+	// CodeNoSliceScaleDown: autoscaler v1 does not take a multi-host
+	// group of two or more slices down by one slice; the group goes down
+	// only when all its hosts idle out together, to zero.
+	CodeNoSliceScaleDown = "NoSingleSliceScaleDown"
 )
 
 // GroupScale is what the autoscaler does to one autoscaled item.
@@ -253,6 +257,9 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 		if gs.Scaled() {
 			pred.Findings = append(pred.Findings, Finding{Severity: SeverityInfo, Code: CodeScaleUp, Message: gs.String()})
 		}
+		if version == AutoscalerV1 && r.hostsPerItem > 1 && gs.To >= 2 {
+			pred.Findings = append(pred.Findings, noSliceScaleDown(i, r, gs))
+		}
 		if surplus := min(free[i], gs.To-gs.From); surplus > 0 {
 			pred.Findings = append(pred.Findings, Finding{Severity: SeverityWarning, Code: CodeSurplusSlices, Message: fmt.Sprintf(
 				"items[%d] %s: %d of the %d slices added stay idle until the idle timeout removes them: Ray's v1 autoscaler on KubeRay writes a group's pods plus one host as its replicas, so a multi-host group that already has a slice grows by more than one; lower maxSlices of items[%d] to %d to cap it",
@@ -260,6 +267,37 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 		}
 	}
 	return pred, nil
+}
+
+// noSliceScaleDown says what autoscaler v1 does when one slice of a
+// multi-host group of gs.To slices idles out (BatchingNodeProvider's
+// terminate_node, then KubeRayNodeProvider._scale_request_to_patch_payload):
+// it counts the group in pods, so it asks for the pods it keeps,
+// (To-1)×hosts, and writes that number as the group's replicas, capped
+// at maxSlices. For two or more slices of two or more hosts that is never
+// fewer than the slices the group had: KubeRay deletes the idle slice's
+// pods (workersToDelete) and starts a slice in their place, or more.
+// The group goes down when all its hosts idle out in one pass: to zero,
+// or, with a minSlices, to the hosts the autoscaler keeps (min_workers,
+// minSlices×hosts) written as replicas.
+func noSliceScaleDown(i int, r resolved, gs GroupScale) Finding {
+	kept := (gs.To - 1) * r.hostsPerItem
+	next := min(kept, gs.MaxSlices)
+	what := "starts a new slice in place of the one it deleted, which idles in turn"
+	if next > gs.To {
+		what = fmt.Sprintf("takes the group to %s", plural(next, "slice"))
+	}
+	down := "the group goes down only when all its hosts idle out in the same autoscaler pass, to zero"
+	if gs.MinSlices > 0 {
+		// The autoscaler keeps min_workers, minSlices×hosts, of a
+		// node type when it removes idle ones, and writes them as
+		// replicas too.
+		down = fmt.Sprintf("with minSlices %d the autoscaler keeps %d of its hosts, which it writes as replicas too: the group does not go below %s",
+			gs.MinSlices, gs.MinSlices*r.hostsPerItem, plural(min(gs.MinSlices*r.hostsPerItem, gs.MaxSlices), "slice"))
+	}
+	return Finding{Severity: SeverityWarning, Code: CodeNoSliceScaleDown, Message: fmt.Sprintf(
+		"items[%d] %s: at %s the group does not give back one slice: when one slice's hosts idle out, Ray's v1 autoscaler on KubeRay writes the pods it keeps (%d) as the group's replicas, so KubeRay %s; %s",
+		i, r.item.PodType, plural(gs.To, "slice"), kept, what, down)}
 }
 
 // sliceGroupPart names slice group i of a plan in findings.

@@ -40,8 +40,8 @@ func TestPredictAutoscaling(t *testing.T) {
 		codes   []string
 	}{
 		{"v1 starts one multi-host slice from zero", "v4-16:2x2x2{max=2},cpu:1", []placement.SliceSpec{v4one}, "", []int{1}, []string{sim.CodeScaleUp}},
-		{"v1 two slices from zero, max 2", "v4-16:2x2x2{max=2}", []placement.SliceSpec{v4two}, sim.AutoscalerV1, []int{2}, []string{sim.CodeScaleUp}},
-		{"v1 overshoots to 3 with max 4: pods+1 as replicas", "v4-16:2x2x2{max=4}", []placement.SliceSpec{v4two}, sim.AutoscalerV1, []int{3}, []string{sim.CodeScaleUp, sim.CodeSurplusSlices}},
+		{"v1 two slices from zero, max 2", "v4-16:2x2x2{max=2}", []placement.SliceSpec{v4two}, sim.AutoscalerV1, []int{2}, []string{sim.CodeScaleUp, sim.CodeNoSliceScaleDown}},
+		{"v1 overshoots to 3 with max 4: pods+1 as replicas", "v4-16:2x2x2{max=4}", []placement.SliceSpec{v4two}, sim.AutoscalerV1, []int{3}, []string{sim.CodeScaleUp, sim.CodeNoSliceScaleDown, sim.CodeSurplusSlices}},
 		{"an idle slice is used first", "1*v4-16:2x2x2{max=2}", []placement.SliceSpec{v4one}, "", []int{1}, nil},
 		{"min above what the plan needs stays", "v4-16:2x2x2{min=1,max=3}", []placement.SliceSpec{v4one}, "", []int{1}, nil},
 		{"a fixed slice serves before the group grows", "v4-16:2x2x2,v4-16:2x2x2{max=2}", []placement.SliceSpec{v4two}, "", []int{1}, []string{sim.CodeScaleUp}},
