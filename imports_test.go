@@ -49,6 +49,7 @@ var allowed = map[string]struct {
 	"ray/authtest":                   {nil, "ray/authtest is tests only"},
 	"raybackend":                     {[]string{"backend", "field", "placement", "ray", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "a backend imports no front end and no other backend but its transport"},
 	"kuberay":                        {[]string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serveconfig", "tpu"}, "a backend imports no front end and no other backend"},
+	"kuberay/kubesim":                {[]string{"kuberay", "placement", "sim"}, "kubesim bridges the kuberay backend's reading of a cluster and the simulator's autoscaler prediction, which import no other backend"},
 	"serve/llm":                      {slices.Concat(frontEnd, []string{"serve"}), "Serve LLM builds on serve's options and rules: it imports serve and what a front end may, never another front end or a backend"},
 	"serve/client":                   {nil, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
 	"serve/servev1":                  {nil, "the generated Predictor service imports nothing of raytpu's"},
@@ -96,7 +97,7 @@ var allowed = map[string]struct {
 var frontEnd = []string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}
 
 // public are the module's public packages.
-var public = []string{"backend", "backend/backendtest", "data", "field", "field/fieldfile", "kuberay", "observe", "placement", "profiler",
+var public = []string{"backend", "backend/backendtest", "data", "field", "field/fieldfile", "kuberay", "kuberay/kubesim", "observe", "placement", "profiler",
 	"ray", "raybackend", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serve", "serve/client", "serve/llm", "serve/servev1", "serveconfig", "sim", "tpu", "train"}
 
 var (

@@ -17,9 +17,10 @@ import (
 // groups, whether the in-tree autoscaler runs, and which version. A
 // program that runs a job on the cluster (Options.Cluster) turns it into a
 // simulator spec and predicts what the autoscaler does for the plan (sim.
-// PredictAutoscaling), as `raytpu apply --ray-cluster` does before it
-// creates the RayJob: a plan the cluster cannot give its slices would
-// otherwise wait forever with its slice reservation pending.
+// PredictAutoscaling; package kubesim does both), as `raytpu apply
+// --ray-cluster` does before it creates the RayJob: a plan the cluster
+// cannot give its slices would otherwise wait forever with its slice
+// reservation pending.
 type ClusterSlices struct {
 	// Namespace and Name of the RayCluster.
 	Namespace, Name string

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/kuberay/kubesim"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/sim"
 )
@@ -105,21 +106,6 @@ func printAutoscale(w io.Writer, pred *sim.AutoscalePrediction) {
 	fmt.Fprintln(w)
 }
 
-// existingClusterSpec is the simulator's spec of an existing RayCluster's TPU
-// worker groups: each group an item with its slices now and, when the
-// cluster's autoscaler runs, its bounds.
-func existingClusterSpec(cs *kuberay.ClusterSlices) sim.Spec {
-	var spec sim.Spec
-	for _, g := range cs.Groups {
-		it := sim.Item{PodType: g.PodType, Topology: g.Topology, ChipsPerHost: g.ChipsPerHost, Count: g.Replicas}
-		if cs.Autoscaled {
-			it.MinSlices, it.MaxSlices = g.MinReplicas, g.MaxReplicas
-		}
-		spec.Items = append(spec.Items, it)
-	}
-	return spec
-}
-
 // checkExistingCluster predicts, before a RayJob is created on the
 // existing RayCluster cs (--ray-cluster), whether the cluster can give
 // plan p its slices: with the slices it has, or as its autoscaler grows
@@ -132,11 +118,7 @@ func checkExistingCluster(w io.Writer, cs *kuberay.ClusterSlices, p *placement.P
 	if len(p.Slices) == 0 {
 		return nil
 	}
-	version := cs.AutoscalerVersion
-	if version == "" {
-		version = string(sim.AutoscalerV1) // no autoscaler: the version does not matter
-	}
-	pred, err := sim.PredictAutoscaling(existingClusterSpec(cs), p, sim.AutoscalerVersion(version))
+	pred, err := kubesim.Predict(cs, p)
 	if err != nil {
 		return fmt.Errorf("--ray-cluster %s: its TPU worker groups as a cluster spec: %w", cs.Name, err)
 	}

@@ -1,0 +1,15 @@
+// Package kubesim predicts what Ray's autoscaler does for a plan on a
+// RayCluster that already runs on Kubernetes: it turns the KubeRay
+// backend's reading of the cluster (kuberay.ClusterSlices, from
+// Backend.ReadClusterSlices or kuberay.SlicesOf) into a simulator spec and
+// asks sim.PredictAutoscaling, in the simulator's words. It is the check
+// `raytpu apply --ray-cluster` runs before it creates a RayJob on an
+// existing cluster, for Go programs that call kuberay's Backend.Apply or
+// Run with Options.Cluster: a plan the cluster cannot give its slices
+// (no group of the slice's shape, a max too small, autoscaler v2 and a
+// multi-host slice) would otherwise wait with its slice reservation
+// pending.
+//
+// kubesim bridges the kuberay backend and the simulator, which import no
+// other backend; it imports both, and neither imports it.
+package kubesim

@@ -1,0 +1,41 @@
+package kubesim
+
+import (
+	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/sim"
+)
+
+// Spec is the simulator's spec of cs: one item per TPU worker group, in
+// spec order (the prediction names them items[i]), with the slices the
+// group has now and, when the cluster's autoscaler runs, its min and max.
+func Spec(cs *kuberay.ClusterSlices) sim.Spec {
+	var spec sim.Spec
+	for _, g := range cs.Groups {
+		it := sim.Item{PodType: g.PodType, Topology: g.Topology, ChipsPerHost: g.ChipsPerHost, Count: g.Replicas}
+		if cs.Autoscaled {
+			it.MinSlices, it.MaxSlices = g.MinReplicas, g.MaxReplicas
+		}
+		spec.Items = append(spec.Items, it)
+	}
+	return spec
+}
+
+// Version is the autoscaler version the prediction for cs follows: the
+// one the cluster runs, or v1 when it runs none (a cluster without an
+// autoscaled group only has the slices it has, in either version).
+func Version(cs *kuberay.ClusterSlices) sim.AutoscalerVersion {
+	if cs.AutoscalerVersion == "" {
+		return sim.AutoscalerV1
+	}
+	return sim.AutoscalerVersion(cs.AutoscalerVersion)
+}
+
+// Predict predicts what the cluster does for plan p: which autoscaled
+// groups grow and to how many slices, or, as error findings, why it
+// cannot give p its slices (pred.Err() names them). A cluster that is not
+// autoscaled is predicted with the slices it has. The error is the
+// simulator's when cs cannot be read as a spec.
+func Predict(cs *kuberay.ClusterSlices, p *placement.Plan) (*sim.AutoscalePrediction, error) {
+	return sim.PredictAutoscaling(Spec(cs), p, Version(cs))
+}
