@@ -36,6 +36,9 @@ type Backend struct {
 	dryRun bool
 	opts   Options
 	logger *slog.Logger
+	// check, when set, is asked before a RayJob is created on an existing
+	// cluster (WithClusterCheck).
+	check ClusterCheck
 }
 
 var _ backend.Runner = (*Backend)(nil)
@@ -146,6 +149,9 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	}
 	out := cur
 	if apierrors.IsNotFound(err) {
+		if err := b.checkCluster(ctx, p, o.Cluster); err != nil {
+			return nil, err
+		}
 		out, err = jobs.Apply(ctx, job, b.applyOptions())
 		if err != nil {
 			return nil, applyError(KindRayJob, o.Namespace, name, err)
@@ -167,4 +173,20 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		}
 	}
 	return out, nil
+}
+
+// checkCluster asks the backend's ClusterCheck, if any, whether the
+// existing RayCluster cluster can run p; no cluster, no check.
+func (b *Backend) checkCluster(ctx context.Context, p *placement.Plan, cluster string) error {
+	if b.check == nil || cluster == "" {
+		return nil
+	}
+	cs, err := b.ReadClusterSlices(ctx, cluster)
+	if err != nil {
+		return err
+	}
+	if err := b.check(cs, p); err != nil {
+		return fmt.Errorf("kuberay: RayCluster %s/%s cannot run plan %q: %w", cs.Namespace, cs.Name, p.Name, err)
+	}
+	return nil
 }

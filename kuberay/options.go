@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // An Option configures a Backend. Options validate their input; New and
@@ -57,6 +58,30 @@ func WithLogger(l *slog.Logger) Option {
 func WithDryRun() Option {
 	return optionFunc(func(b *Backend) error {
 		b.dryRun = true
+		return nil
+	})
+}
+
+// ClusterCheck decides whether the existing RayCluster cs can run plan p:
+// nil, or an error saying why not. kubesim.Check is the simulator's
+// prediction of Ray's autoscaler, the check `raytpu apply --ray-cluster`
+// runs.
+type ClusterCheck func(cs *ClusterSlices, p *placement.Plan) error
+
+// WithClusterCheck makes Apply (and Run) on an existing RayCluster
+// (Options.Cluster) read the cluster's TPU worker groups
+// (ReadClusterSlices) and ask check before it creates the RayJob: a plan
+// check refuses is an error wrapping check's, and nothing is packed or
+// sent. A RayJob that already exists for the plan is followed without a
+// check, so a retried Run does not depend on the cluster's slices of the
+// moment. Without the option Apply checks nothing: a job the cluster
+// cannot give its slices waits with its slice reservation pending.
+func WithClusterCheck(check ClusterCheck) Option {
+	return optionFunc(func(b *Backend) error {
+		if check == nil {
+			return errors.New("kuberay: WithClusterCheck(nil): pass a check such as kubesim.Check, or no option")
+		}
+		b.check = check
 		return nil
 	})
 }

@@ -39,3 +39,17 @@ func Version(cs *kuberay.ClusterSlices) sim.AutoscalerVersion {
 func Predict(cs *kuberay.ClusterSlices, p *placement.Plan) (*sim.AutoscalePrediction, error) {
 	return sim.PredictAutoscaling(Spec(cs), p, Version(cs))
 }
+
+// Check is kuberay's ClusterCheck of the prediction (use it with
+// kuberay.WithClusterCheck): nil when the cluster can give p its slices,
+// with those it has or as its autoscaler grows its groups, else the error
+// naming every error finding (pred.Err).
+func Check(cs *kuberay.ClusterSlices, p *placement.Plan) error {
+	pred, err := Predict(cs, p)
+	if err != nil {
+		return err
+	}
+	return pred.Err()
+}
+
+var _ kuberay.ClusterCheck = Check
