@@ -275,7 +275,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, reached2, pred2, autoscalerLog())
 	}
 
-	serveScalesSlices(t, env, ns, rc, group, hosts, idle, fullAutoscalerLog)
+	serveScalesSlices(t, env, ns, rc, group, hosts, idle, fullAutoscalerLog, autoscalerLog)
 }
 
 // groupReplicas is the replicas the RayCluster's worker group asks for now.

@@ -42,19 +42,14 @@ import (
 // KubeRay starts a new replica in place of the deleted one, which idles
 // in turn; a multi-host group shrinks only when all its hosts idle out
 // together (to zero), as at the end of a job. The simulator predicts
-// that (NoSingleSliceScaleDown), and the test checks it. The application is deleted at the end.
-func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.RayCluster, group string, hosts int, idle time.Duration, fullLog func() string) {
+// that (NoSingleSliceScaleDown), and the test checks it. The application
+// is deleted at the end. fullLog is the autoscaler's whole log,
+// autoscalerLog its tail for failure messages.
+func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.RayCluster, group string, hosts int, idle time.Duration, fullLog, autoscalerLog func() string) {
 	t.Helper()
 	ctx := t.Context()
 	name := rc.Name
 	logFrom := len(fullLog())
-	autoscalerLog := func() string {
-		l := fullLog()
-		if len(l) > 6000 {
-			l = "...\n" + l[len(l)-6000:]
-		}
-		return l
-	}
 	// The group below two slices, so that the second replica's slice is
 	// one the autoscaler adds: the two-slice job's slices idle out
 	// together, and the group goes to zero (or bounces back to two when
