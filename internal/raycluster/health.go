@@ -156,6 +156,24 @@ func (c *Cluster) LogTail(lines int) string {
 	return b.String()
 }
 
+// DashboardLogTail returns the last lines of the head's dashboard logs
+// (the dashboard, each of its head modules and the head's dashboard
+// agent), for a failure that Ray's job and node views do not explain.
+func (c *Cluster) DashboardLogTail(lines int) string {
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(c.head().Dir, "session_*", "logs", "dashboard*.log"))
+	sort.Strings(files)
+	for _, f := range files {
+		if strings.Contains(f, "session_latest") {
+			continue
+		}
+		if t := tailFile(f, lines); strings.TrimSpace(t) != "" {
+			fmt.Fprintf(&b, "--- head: %s\n%s\n", f, t)
+		}
+	}
+	return b.String()
+}
+
 func tailFile(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {

@@ -37,5 +37,11 @@ func MainWith(m *testing.M, spec string, configure func(*raycluster.Config), sta
 		}
 	}()
 	started(c)
-	return m.Run()
+	code := m.Run()
+	if code != 0 {
+		// What the head's dashboard saw: a Jobs or Serve API answer the
+		// tests could not explain often has its cause only here.
+		fmt.Fprintf(os.Stderr, "the tests failed; the head's dashboard logs:\n%s", c.DashboardLogTail(40))
+	}
+	return code
 }
