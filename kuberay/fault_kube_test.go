@@ -30,7 +30,6 @@ import (
 // After each: exactly one RayJob and one RayCluster with their first UIDs,
 // exactly 1 head and 8 worker pods, the RayJob still naming its cluster.
 func TestFaults(t *testing.T) {
-	t.Parallel()
 	env, err := kubetest.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)

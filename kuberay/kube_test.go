@@ -2,11 +2,9 @@ package kuberay_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,30 +21,7 @@ import (
 	"github.com/raytpu/raytpu/kuberay"
 )
 
-// TestMain runs up to testParallel tests at once unless -test.parallel
-// says otherwise: this package's tests spend their time waiting on the
-// control plane, KubeRay and the autoscaler (deadlines, idle timeouts,
-// reconciles), not on the CPU, so the default of one test per core would
-// leave the machine idle while they wait.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if !flagSet("test.parallel") {
-		flag.Set("test.parallel", strconv.Itoa(testParallel))
-	}
-	os.Exit(kubetest.Main(m))
-}
-
-// testParallel is how many of this package's tests run at once by
-// default. The tests that run Ray in pods are four of them, so all four
-// overlap each other and the tests that only wait.
-const testParallel = 8
-
-// flagSet reports whether the command line set the named flag.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 
 // waitFor polls cond every 200ms until it holds or d passes.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
