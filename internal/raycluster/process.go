@@ -148,17 +148,6 @@ func (c *Cluster) spawn(ctx context.Context, name, ip, sub string, args []string
 		// are still read every pass. Measured on an idle 6-node
 		// cluster: the log monitors' CPU went from 3.7 to 1.4 s in 90 s.
 		"RAY_LOG_MONITOR_MANY_FILES_THRESHOLD=0",
-		// A raylet kills a worker that has been idle for
-		// idle_worker_killing_time_threshold_ms (Ray's default 1 s)
-		// whenever it runs more workers than num_workers_soft_limit
-		// (the node's CPUs). Posing hosts have one or two CPUs, so a
-		// stream of short tasks (Ray Data's read and footer tasks) got a
-		// new Python worker each, about 1 CPU-second to start. Idle
-		// workers are kept for a minute instead and reused: measured on
-		// examples/batchinfer (scripts/cpu-profile.py), 11 footer-reader
-		// workers became none and the package's CPU went from 66 to 54
-		// CPU-seconds.
-		"RAY_idle_worker_killing_time_threshold_ms=60000",
 		// Workers and actors inherit the raylet's environment. Ray code
 		// that finds "the" cluster by itself (Ray Train's
 		// PlacementGroupCleaner, for one) fails when several clusters
