@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -206,10 +208,24 @@ func callError(ctx context.Context, method string, m Metadata, trailer metadata.
 	if ids := trailer.Get(KeyRequestID); len(ids) > 0 {
 		e.RequestID = ids[0]
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		e.ctxErr = ctxErr
-	}
+	e.ctxErr = ctxEnded(ctx, st.Code())
 	return e
+}
+
+// ctxEnded is the caller's ctx error when the ctx ended the call. A
+// DEADLINE_EXCEEDED that arrives once the ctx's deadline has passed is the
+// caller's too, even before the ctx's timer has marked it done: the server
+// ran out of the time the call's grpc-timeout gave it, which is the
+// caller's deadline seen from the other side (on a busy machine the
+// server's status can come in before the ctx's own timer fires).
+func ctxEnded(ctx context.Context, code codes.Code) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && code == codes.DeadlineExceeded && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // GRPCOption configures [NewGRPC]; it validates and copies its inputs.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
@@ -156,6 +157,41 @@ func TestGRPCErrorMapping(t *testing.T) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: a server's status is not the caller's ctx ending", tc.code)
 		}
+	}
+}
+
+// timerNotFired is a ctx whose deadline has passed while its timer has not
+// yet marked it done, as on a busy machine when a server's status arrives
+// first.
+type timerNotFired struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c timerNotFired) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func TestGRPCDeadlineIsTheCallers(t *testing.T) {
+	t.Parallel()
+	conn, err := client.NewGRPC(startEcho(t), client.WithApplication("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stub := servev1.NewPredictorClient(conn)
+	code, _ := servev1.Float32Tensor([]float32{float32(codes.DeadlineExceeded)})
+	req := &servev1.PredictRequest{Inputs: map[string]*servev1.Tensor{"code": code}}
+
+	late := timerNotFired{t.Context(), time.Now().Add(-time.Millisecond)}
+	_, err = stub.Predict(late, req)
+	if !errors.Is(err, client.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline passed, timer not fired: err = %v, want ErrTimeout and context.DeadlineExceeded", err)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	_, err = stub.Predict(ctx, req)
+	if !errors.Is(err, client.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline an hour away: err = %v, want the server's DEADLINE_EXCEEDED, not the caller's", err)
 	}
 }
 
