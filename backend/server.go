@@ -51,7 +51,9 @@ type WaitOptions struct {
 	// slice head no node offers), Wait returns a *ServiceError whose
 	// Status.Diagnosis says so and whose Err is a *PlacementError. A
 	// replica that is only slow to start (a model loading) is not stuck:
-	// Wait goes on. Optional. Default: DefaultStuckAfter; negative: never
+	// Wait goes on. Nor is a placement that waits for capacity while the
+	// cluster's autoscaler is starting nodes (a backend that can read its
+	// report says so): Wait goes on until they are up. Optional. Default: DefaultStuckAfter; negative: never
 	// diagnose, wait until ctx ends. The simulator answers at once and
 	// ignores it.
 	StuckAfter time.Duration

@@ -33,6 +33,12 @@
 //     (as ".") and every file and directory kept, seeded with eight ASCII
 //     "0"s. Ray's clients add the excludes .git, .venv, venv and __pycache__,
 //     and honour .gitignore and .rayignore in every directory.
+//   - GET /api/cluster_status answers the autoscaler's last report with
+//     every key camel-cased, node type names among them ("tpu_v4-2x2x2"
+//     becomes "tpuV4-2X2X2" as a key of activeNodes and pendingLaunches,
+//     but not as a value of nodeTypeMapping); ClusterStatus maps them back.
+//     A cluster started with ray start runs a monitor without an
+//     autoscaler and reports no autoscalerReport.
 //
 // What a package holds, and what is refused (a symbolic link out of the
 // directory, a link loop, a FIFO, socket or device file), is package

@@ -99,8 +99,14 @@ func (b *Backend) uploadServeEnv(ctx context.Context, app *serveconfig.Applicati
 // from the cluster (see Diagnose) on every poll: once the diagnosis finds
 // an error or a pending placement group, Wait returns a
 // *backend.ServiceError whose Status carries the diagnosis and whose Err
-// is a *backend.PlacementError (errors.Is backend.ErrPlacement). A ctx that
-// ends first is a *backend.ServiceError holding the last status.
+// is a *backend.PlacementError (errors.Is backend.ErrPlacement). A
+// placement that only waits for capacity (a pending or infeasible group, a
+// slice head no node offers) is not stuck while the cluster's autoscaler
+// reports nodes starting, nor for 30 s after (ray.Client.ClusterStatus;
+// autoscaler v1, what KubeRay runs): an application whose slice scales
+// from zero waits for it, and the backend's logger says which nodes it
+// waits for. A ctx that ends first is a *backend.ServiceError holding the
+// last status.
 //
 // A RUNNING application is diagnosed once more: Serve calls a replica
 // running once its constructor returned, even when the TPU bundles of its
