@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,14 +28,15 @@ To see where an application's replicas would land, use
 'raytpu plan -f app.yaml' on the simulated cluster.`,
 	}
 	client := dashboardFlag(cmd)
-	var dash links // set by server
+	var dash links        // set by server
+	notes := &waitNotes{} // what the backend says while a wait goes on
 	server := func() (*raybackend.Backend, error) {
 		c, err := client()
 		if err != nil {
 			return nil, err
 		}
 		dash = newLinks(c.BaseURL())
-		b, err := raybackend.New(c)
+		b, err := raybackend.New(c, raybackend.WithLogger(slog.New(notes)))
 		if err != nil {
 			return nil, err
 		}
@@ -80,13 +82,13 @@ To see where an application's replicas would land, use
 				fmt.Fprintf(w, "application: %s\nmetrics: %s\n", dash.ServeApp(plan.Name), dash.Metrics())
 				return nil
 			}
-			return waitApp(cmd.Context(), w, s, dash, plan.Name, timeout, stuckAfter)
+			return waitApp(cmd.Context(), w, s, dash, notes, plan.Name, timeout, stuckAfter)
 		},
 	}
 	deploy.Flags().StringVarP(&file, "file", "f", "", "application file (YAML)")
 	deploy.Flags().BoolVar(&wait, "wait", false, "wait until the application is RUNNING")
 	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait (0: no limit)")
-	deploy.Flags().DurationVar(&stuckAfter, "stuck-after", backend.DefaultStuckAfter, "with --wait: diagnose an application still DEPLOYING after this long, and stop if it is stuck (negative: never)")
+	deploy.Flags().DurationVar(&stuckAfter, "stuck-after", backend.DefaultStuckAfter, "with --wait: diagnose an application still DEPLOYING after this long, and stop if it is stuck, not while the cluster's autoscaler starts nodes (negative: never)")
 
 	status := &cobra.Command{
 		Use:   "status NAME",
@@ -119,11 +121,11 @@ To see where an application's replicas would land, use
 			if err != nil {
 				return err
 			}
-			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, dash, args[0], waitTimeout, waitStuck)
+			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, dash, notes, args[0], waitTimeout, waitStuck)
 		},
 	}
 	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait (0: no limit)")
-	waitCmd.Flags().DurationVar(&waitStuck, "stuck-after", backend.DefaultStuckAfter, "diagnose an application still DEPLOYING after this long from the cluster's placement groups and nodes, and stop if it is stuck (negative: never)")
+	waitCmd.Flags().DurationVar(&waitStuck, "stuck-after", backend.DefaultStuckAfter, "diagnose an application still DEPLOYING after this long from the cluster's placement groups and nodes, and stop if it is stuck, not while the cluster's autoscaler starts nodes for it (negative: never)")
 
 	del := &cobra.Command{
 		Use:   "delete NAME",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -22,10 +23,11 @@ const replicaPoll = time.Second
 // replicas running out of wanted as progress; a failure, a timeout or an
 // application found stuck prints the last status (Ray's messages and the
 // diagnosis say why) and fails the command.
-func waitApp(ctx context.Context, w io.Writer, s backend.Server, dash links, name string, timeout, stuckAfter time.Duration) error {
+func waitApp(ctx context.Context, w io.Writer, s backend.Server, dash links, notes *waitNotes, name string, timeout, stuckAfter time.Duration) error {
 	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	p := newProgress(w)
+	defer notes.printTo(p)()
 	p.Link("application", dash.ServeApp(name))
 	p.Link("metrics", dash.Metrics())
 	stopTick := ticking(p)
@@ -103,4 +105,50 @@ func replicaDetail(ds []backend.DeploymentStatus) string {
 		parts[i] = fmt.Sprintf("%s %d/%d", d.Name, d.Replicas, d.TargetReplicas)
 	}
 	return "replicas running: " + strings.Join(parts, ", ")
+}
+
+// waitNotes is the slog.Handler of the Serve commands' backend: while a
+// wait prints its progress, what the backend says at info level (the nodes
+// the cluster's autoscaler is starting for the application) is a line of
+// it, with the message's "raybackend: " dropped and its attributes but
+// the application's after a colon; at other times it is dropped.
+type waitNotes struct {
+	mu sync.Mutex
+	p  *progress.Printer
+}
+
+// printTo prints the notes on p until the returned func is called.
+func (n *waitNotes) printTo(p *progress.Printer) (stop func()) {
+	n.mu.Lock()
+	n.p = p
+	n.mu.Unlock()
+	return func() {
+		n.mu.Lock()
+		n.p = nil
+		n.mu.Unlock()
+	}
+}
+
+func (n *waitNotes) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+func (n *waitNotes) WithAttrs([]slog.Attr) slog.Handler           { return n }
+func (n *waitNotes) WithGroup(string) slog.Handler                { return n }
+
+func (n *waitNotes) Handle(_ context.Context, r slog.Record) error {
+	msg := strings.TrimPrefix(r.Message, "raybackend: ")
+	var vals []string
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != "application" {
+			vals = append(vals, a.Value.String())
+		}
+		return true
+	})
+	if len(vals) > 0 {
+		msg += ": " + strings.Join(vals, ", ")
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.p != nil {
+		n.p.Line(msg)
+	}
+	return nil
 }

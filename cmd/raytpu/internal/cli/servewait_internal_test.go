@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +50,24 @@ func TestServeProgressGolden(t *testing.T) {
 			p.Done(string(backend.ServiceRunning))
 			golden.Assert(t, name, b.Bytes())
 		})
+	}
+}
+
+// The Serve commands' backend says which nodes the autoscaler is starting
+// while a wait goes on: a line of the wait's progress, dropped outside one.
+func TestWaitNotes(t *testing.T) {
+	var out strings.Builder
+	notes := &waitNotes{}
+	log := slog.New(notes)
+	log.Info("raybackend: the application waits for the nodes the autoscaler is starting", "application", "chat", "starting", "2 v4-16 nodes")
+	stop := notes.printTo(newProgress(&out))
+	log.Debug("raybackend: not shown")
+	log.Info("raybackend: the application waits for the nodes the autoscaler is starting", "application", "chat", "starting", "1 v4-16 node")
+	stop()
+	log.Info("raybackend: after the wait")
+	// Not on a terminal, a line is a timestamp and the message.
+	_, got, _ := strings.Cut(out.String(), " ")
+	if want := "the application waits for the nodes the autoscaler is starting: 1 v4-16 node\n"; got != want || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("printed %q, want one line: a timestamp and %q", out.String(), want)
 	}
 }
