@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -64,7 +65,9 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := raybackend.New(dash)
+	// Wait's log says when it waits for the nodes the autoscaler starts.
+	var waitLog lockedBuffer
+	rb, err := raybackend.New(dash, raybackend.WithLogger(slog.New(slog.NewTextHandler(&waitLog, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +96,17 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 		Deployments: []serve.Deployment{{
 			Name:       "Linear",
 			UserConfig: map[string]any{"w": 3.0, "b": 2.0},
-			// One request at a time per replica, a target of one: three
-			// senders ask for three replicas, capped at two. Short delays
+			// One request at a time per replica, a target of half a
+			// request: the three senders keep one or more requests in
+			// Serve (their round trips through the pod network take
+			// longer than the model), which asks for two replicas or
+			// more, capped at two; a target of one made Serve hover at
+			// one replica for 1.5 to 3.5 minutes. Short delays
 			// and window, so that the test waits on the slices, not on
 			// Serve's defaults (30 s up, 600 s down).
 			MaxOngoingRequests: 1,
 			AutoscalingConfig: &serve.AutoscalingConfig{
-				MinReplicas: serve.Ptr(1), MaxReplicas: 2, TargetOngoingRequests: 1,
+				MinReplicas: serve.Ptr(1), MaxReplicas: 2, TargetOngoingRequests: 0.5,
 				UpscaleDelayS: serve.Ptr(0.0), DownscaleDelayS: serve.Ptr(5.0), LookBackPeriodS: 2,
 			},
 			RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
@@ -134,18 +141,35 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 			t.Log(serveReplicas(web, ns, name))
 		}
 	}()
+	// The group's new pods wait provisionDelay for a node, as on a node
+	// pool that must first add one, and Wait diagnoses the application
+	// from stuckAfter on, before the slice can be up: a slice head that
+	// waits while the autoscaler starts the slice's nodes is not stuck,
+	// and Wait goes on until the replica runs.
+	const provisionDelay, stuckAfter = 40 * time.Second, 20 * time.Second
+	groupPods := map[string]string{"ray.io/cluster": name, "ray.io/group": group}
+	env.Pods.DelayScheduling(ns, groupPods, provisionDelay)
 	deployed := time.Now()
 	if _, err := rb.Deploy(ctx, plan); err != nil {
 		t.Fatalf("Deploy: %v", err)
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	// A slice head pending while the autoscaler adds the slice is not
-	// stuck here: diagnose only past the wait for a slice.
-	if st, err := rb.Wait(waitCtx, app, backend.WaitOptions{StuckAfter: 8 * time.Minute}); err != nil || st.State != backend.ServiceRunning {
-		t.Fatalf("Wait: %+v %v\nautoscaler:\n%s", st, err, autoscalerLog())
+	st, err := rb.Wait(waitCtx, app, backend.WaitOptions{StuckAfter: stuckAfter})
+	env.Pods.DelayScheduling(ns, groupPods, 0)
+	if err != nil || st.State != backend.ServiceRunning {
+		t.Fatalf("Wait: %+v %v\nWait's log:\n%s\nautoscaler:\n%s", st, err, waitLog.String(), autoscalerLog())
 	}
 	running := time.Since(deployed)
+	said := waitLog.String()
+	switch {
+	case strings.Contains(said, "autoscaler is starting"):
+		t.Logf("Serve: Wait (stuck after %v) went on while the autoscaler started nodes, each pod %v unscheduled:\n%s", stuckAfter, provisionDelay, said)
+	case now == 0:
+		t.Errorf("Serve: from zero slices the replica ran after %v (its pods %v unscheduled) and Wait, stuck after %v, never said it waited for the autoscaler's nodes", running.Round(time.Millisecond), provisionDelay, stuckAfter)
+	default:
+		t.Logf("Serve: the first replica took a slice the group had; Wait did not wait for the autoscaler")
+	}
 	first, err := askService(web, url)
 	if err != nil {
 		t.Fatalf("a request to the first replica: %v", err)
@@ -158,10 +182,30 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 	// makes the autoscaler add the group's second slice.
 	load := startLoad(web, url, 3)
 	loaded := time.Now()
+	// When each set of Serve's replica states was first seen under load,
+	// read once a second.
+	var upSteps []string
+	seenStates := map[string]bool{}
+	var lastRead time.Time
 	waitForOrExplain(t, 8*time.Minute, "answers from two replicas", func() (bool, string) {
+		if time.Since(lastRead) >= time.Second {
+			lastRead = time.Now()
+			if d, err := dash.ServeApplications(ctx); err == nil {
+				var states []string
+				for _, r := range d.Applications[app].Deployments["Linear"].Replicas {
+					states = append(states, string(r.State))
+				}
+				slices.Sort(states)
+				if k := strings.Join(states, ","); !seenStates[k] {
+					seenStates[k] = true
+					upSteps = append(upSteps, fmt.Sprintf("%v [%s]", time.Since(loaded).Round(time.Second), k))
+				}
+			}
+		}
 		return len(load.replicaSlices()) == 2, fmt.Sprintf("replicas answering %v, %s", load.replicaSlices(), load)
 	}, func() string { return serveReplicas(web, ns, name) + "\nautoscaler:\n" + autoscalerLog() })
 	upscaled := time.Since(loaded)
+	t.Logf("Serve: replica states under load, from the load's start: %s", strings.Join(upSteps, " → "))
 	time.Sleep(2 * time.Second)
 	load.stop()
 	held := load.replicaSlices()

@@ -105,7 +105,8 @@ func (b *Backend) uploadServeEnv(ctx context.Context, app *serveconfig.Applicati
 // reports nodes starting, nor for 30 s after (ray.Client.ClusterStatus;
 // autoscaler v1, what KubeRay runs): an application whose slice scales
 // from zero waits for it, and the backend's logger says which nodes it
-// waits for. A ctx that ends first is a *backend.ServiceError holding the
+// waits for. With no nodes starting, such a placement is stuck once two
+// of the autoscaler's passes (10 s) saw it wait. A ctx that ends first is a *backend.ServiceError holding the
 // last status.
 //
 // A RUNNING application is diagnosed once more: Serve calls a replica

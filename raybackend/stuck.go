@@ -24,7 +24,8 @@ var errStuck = errors.New("raybackend: application stuck")
 // diagnosis; nil when ctx ends first. A diagnosis whose every finding
 // waits for capacity (see waitsForCapacity) is not stuck while the
 // cluster's autoscaler is starting nodes, nor for scaleSettle after it
-// last was: the placement waits for them.
+// last was: the placement waits for them; with no nodes starting, it is
+// stuck once it has waited capacityConfirm.
 func (b *Backend) watchStuck(ctx context.Context, name string, after time.Duration) *backend.ServiceStatus {
 	t := time.NewTimer(after)
 	defer t.Stop()
@@ -34,11 +35,25 @@ func (b *Backend) watchStuck(ctx context.Context, name string, after time.Durati
 	case <-t.C:
 	}
 	var as autoscalerWatch
+	var waitingSince time.Time // since when the placement waits for capacity
 	for {
 		d, err := b.client.ServeApplications(ctx)
 		if a, ok := d.Applications[name]; err == nil && ok && a.Status == ray.ServeAppDeploying {
 			landings, diag, err := b.diagnose(ctx, a)
-			if err == nil && isStuck(diag) && !(waitsForCapacity(diag) && b.scaling(ctx, &as, name)) {
+			stuck := err == nil && isStuck(diag)
+			switch {
+			case err != nil: // nothing learnt
+			case !stuck:
+				waitingSince = time.Time{}
+			case waitsForCapacity(diag) && b.scaling(ctx, &as, name):
+				waitingSince, stuck = time.Time{}, false
+			case waitsForCapacity(diag):
+				if waitingSince.IsZero() {
+					waitingSince = time.Now()
+				}
+				stuck = time.Since(waitingSince) >= capacityConfirm
+			}
+			if stuck {
 				st := serviceStatus(a)
 				st.Message = strings.TrimSpace(strings.Join(appMessages(a), "\n"))
 				st.Landings, st.Diagnosis = landings, diag
@@ -67,6 +82,11 @@ func waitsForCapacity(d placement.Diagnosis) bool {
 		return stuck && !slices.Contains([]string{placement.CodePending, placement.CodeInfeasible, placement.CodeHeadReservationFailed}, f.Code)
 	})
 }
+
+// How long a placement must wait for capacity, with no autoscaler starting
+// nodes, before it is stuck: two of the autoscaler's passes (5 s each), so
+// that a group made just before a diagnosis is in a report first.
+const capacityConfirm = 10 * time.Second
 
 // How long after the autoscaler last reported nodes starting a placement
 // that waits for capacity is still not stuck: the nodes' Ray nodes
@@ -98,7 +118,7 @@ func (b *Backend) scaling(ctx context.Context, w *autoscalerWatch, app string) b
 	}
 	scaling, news := w.observe(st, time.Now())
 	if news != "" {
-		b.logger.InfoContext(ctx, "application waits for the nodes the autoscaler is starting", "application", app, "starting", news)
+		b.logger.InfoContext(ctx, "raybackend: the application waits for the nodes the autoscaler is starting", "application", app, "starting", news)
 	}
 	return scaling
 }

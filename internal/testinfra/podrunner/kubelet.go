@@ -7,8 +7,10 @@ import (
 	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +36,9 @@ func (p *podReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	if pod.Spec.NodeName == "" {
+		if wait := r.schedulingWait(&pod); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, r.unschedulable(ctx, &pod, "the node pool is provisioning a node for the pod")
+		}
 		return ctrl.Result{}, r.bind(ctx, &pod)
 	}
 	if !r.ours(pod.Spec.NodeName) {
@@ -166,13 +171,63 @@ func (r *Runner) bind(ctx context.Context, pod *corev1.Pod) error {
 		}
 		return err
 	}
+	return r.unschedulable(ctx, pod, fmt.Sprintf("0/%d nodes are available: no node matches the pod's nodeSelector %v", len(r.nodes), pod.Spec.NodeSelector))
+}
+
+// unschedulable leaves the pod Pending with PodScheduled False and msg.
+func (r *Runner) unschedulable(ctx context.Context, pod *corev1.Pod, msg string) error {
+	if c := pod.Status.Conditions; len(c) == 1 && c[0].Type == corev1.PodScheduled && c[0].Message == msg {
+		return nil
+	}
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
-		Message: fmt.Sprintf("0/%d nodes are available: no node matches the pod's nodeSelector %v", len(r.nodes), pod.Spec.NodeSelector), LastTransitionTime: metav1.Now()}}
+		Message: msg, LastTransitionTime: metav1.Now()}}
 	pod.Status.Phase = corev1.PodPending
 	if err := r.client.Status().Update(ctx, pod); err != nil && !apierrors.IsConflict(err) {
 		return err
 	}
 	return nil
+}
+
+// schedulingDelay holds the pods of a namespace that carry some labels
+// unscheduled for a while after their creation.
+type schedulingDelay struct {
+	namespace string
+	labels    map[string]string
+	d         time.Duration
+}
+
+// DelayScheduling leaves every pod created in namespace with all of labels
+// Pending, unschedulable, until d after its creation, as a cluster whose
+// node pool must first provision a node for it (a GKE TPU node pool
+// scaling up) does; then it is bound and runs. d = 0 removes the delay of
+// the same namespace and labels. It is a fault beside the real control
+// plane: the pods, KubeRay and Ray see a slow node, nothing else changes.
+func (r *Runner) DelayScheduling(namespace string, labels map[string]string, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.delays = slices.DeleteFunc(r.delays, func(s schedulingDelay) bool {
+		return s.namespace == namespace && maps.Equal(s.labels, labels)
+	})
+	if d > 0 {
+		r.delays = append(r.delays, schedulingDelay{namespace, maps.Clone(labels), d})
+	}
+}
+
+// schedulingWait is how long the pod has still to wait to be scheduled.
+func (r *Runner) schedulingWait(pod *corev1.Pod) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var wait time.Duration
+	for _, s := range r.delays {
+		match := s.namespace == pod.Namespace
+		for k, v := range s.labels {
+			match = match && pod.Labels[k] == v
+		}
+		if match {
+			wait = max(wait, time.Until(pod.CreationTimestamp.Add(s.d)))
+		}
+	}
+	return wait
 }
 
 // createNodes creates the Node objects, Ready, with the bridge's address.

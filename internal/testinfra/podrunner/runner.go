@@ -84,6 +84,7 @@ type Runner struct {
 	mgrErr chan error
 
 	mu      sync.Mutex
+	delays  []schedulingDelay
 	workers map[types.NamespacedName]*worker
 	hosts   map[int]bool
 	records []record
