@@ -47,7 +47,6 @@ import (
 // autoscaler v1, which raytpu renders (Ray 2.60 would run v2 under
 // KubeRay, which leaves the group at zero).
 func TestAutoscalerScalesSliceFromZero(t *testing.T) {
-	t.Parallel()
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()

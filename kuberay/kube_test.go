@@ -2,11 +2,9 @@ package kuberay_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,27 +21,7 @@ import (
 	"github.com/raytpu/raytpu/kuberay"
 )
 
-// kuberay's tests run up to podTestsAtOnce at once unless -test.parallel
-// says otherwise: the longest (the autoscaler's, Serve's and Train's runs
-// on SharedPods, minutes each) mostly wait on Ray, KubeRay and the
-// autoscaler's idle timeouts rather than use the CPU. With go test's
-// default of one per core, which parallel tests start first after the
-// sequential ones is up to the scheduler: the autoscaler's run could start
-// last and run alone. With room for all three at once and a short test
-// beside them, they overlap whatever the order.
-const podTestsAtOnce = 4
-
-func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(podTestsAtOnce)); err != nil {
-			panic(err)
-		}
-	}
-	os.Exit(kubetest.Main(m))
-}
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 
 // waitFor polls cond every 200ms until it holds or d passes.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {

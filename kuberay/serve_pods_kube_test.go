@@ -56,7 +56,6 @@ type sliceReply struct {
 // spec, is added as KubeRay v1.5.0 decides (to the active RayCluster, in
 // place) while the first replica keeps answering every request.
 func TestServiceServesOnKubeRay(t *testing.T) {
-	t.Parallel()
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()

@@ -67,7 +67,6 @@ func sharedDir(t *testing.T, pattern string) string {
 // with MEGASCALE_NUM_SLICES 2 and jax.process_count() 4. The RayJob ends
 // SUCCEEDED and KubeRay deletes its RayCluster (shutdownAfterJobFinishes).
 func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
-	t.Parallel()
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()
