@@ -40,7 +40,9 @@ import (
 // clusterSelector job scales the group from zero again. Then a two-slice
 // JaxTrainer on the same cluster makes the autoscaler take the group to
 // its maximum, two replicas, as the simulator predicts, and trains on two
-// slices of two pods. Last, once those slices idled out, a Serve
+// slices of two pods; with the group's minimum raised to one slice before
+// they idle out, the group stays at two slices, not one, as the simulator
+// predicts (minSlicesKeepHosts). Last, from zero again, a Serve
 // application whose replicas own slices, autoscaled by Serve from one to
 // two replicas under load, takes the group to two slices, and the slice
 // it releases when the load stops is removed (serveScalesSlices). It runs
@@ -274,6 +276,12 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	if reached2 != 2 || pred2.To != 2 || pred2.From != now {
 		t.Errorf("the autoscaler took group %s from %d to %d replicas; the simulator predicted %s\nautoscaler:\n%s", group, now, reached2, pred2, autoscalerLog())
 	}
+
+	plan2, err := two.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	minSlicesKeepHosts(t, env, ns, name, group, hosts, idle, plan2, fullAutoscalerLog)
 
 	serveScalesSlices(t, env, ns, rc, group, hosts, idle, fullAutoscalerLog, autoscalerLog)
 }

@@ -54,7 +54,8 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 	// The group below two slices, so that the second replica's slice is
 	// one the autoscaler adds: the two-slice job's slices idle out
 	// together, and the group goes to zero (or bounces back to two when
-	// its hosts idled out in different iterations: see below).
+	// its hosts idled out in different iterations: see below); after the
+	// minimum's interlude (minSlicesKeepHosts) it is at zero already.
 	waited := time.Now()
 	for groupReplicas(t, env, ns, name, group) >= 2 && time.Since(waited) < idle+time.Minute {
 		time.Sleep(time.Second)

@@ -83,6 +83,20 @@ func (g GroupScale) String() string {
 	return fmt.Sprintf("%s: scales from %d to %s (%d to %d pods)", name, g.From, plural(g.To, "slice"), g.From*g.HostsPerSlice, g.To*g.HostsPerSlice)
 }
 
+// IdleSlices is the slices Ray's v1 autoscaler on KubeRay leaves the
+// group at once every host of its To slices idles out in the same pass.
+// It keeps min_workers hosts of the node type, MinSlices×HostsPerSlice,
+// and its KubeRay provider writes the hosts it keeps as the group's
+// replicas, capped at MaxSlices: a multi-host group with a minimum does
+// not go back to MinSlices but to that many hosts' worth of slices. A
+// group at or below its minimum has nothing idle to remove and stays.
+func (g GroupScale) IdleSlices() int {
+	if g.To <= g.MinSlices {
+		return g.To
+	}
+	return min(g.MinSlices*g.HostsPerSlice, g.MaxSlices)
+}
+
 // AutoscalePrediction is what Ray's autoscaler is predicted to do for a
 // plan on a spec: every autoscaled item's scale, and findings that say
 // which slices it adds, which it cannot and why, each in words a user can
@@ -289,11 +303,8 @@ func noSliceScaleDown(i int, r resolved, gs GroupScale) Finding {
 	}
 	down := "the group goes down only when all its hosts idle out in the same autoscaler pass, to zero"
 	if gs.MinSlices > 0 {
-		// The autoscaler keeps min_workers, minSlices×hosts, of a
-		// node type when it removes idle ones, and writes them as
-		// replicas too.
 		down = fmt.Sprintf("with minSlices %d the autoscaler keeps %d of its hosts, which it writes as replicas too: the group does not go below %s",
-			gs.MinSlices, gs.MinSlices*r.hostsPerItem, plural(min(gs.MinSlices*r.hostsPerItem, gs.MaxSlices), "slice"))
+			gs.MinSlices, gs.MinSlices*r.hostsPerItem, plural(gs.IdleSlices(), "slice"))
 	}
 	return Finding{Severity: SeverityWarning, Code: CodeNoSliceScaleDown, Message: fmt.Sprintf(
 		"items[%d] %s: at %s the group does not give back one slice: when one slice's hosts idle out, Ray's v1 autoscaler on KubeRay writes the pods it keeps (%d) as the group's replicas, so KubeRay %s; %s",

@@ -218,6 +218,28 @@ func TestAutoscaledSpecItems(t *testing.T) {
 	}
 }
 
+// IdleSlices follows autoscaler v1 on KubeRay: it keeps min_workers
+// hosts and writes them as replicas, so a multi-host group with a minimum
+// stays above it once everything idles; a group at its minimum stays.
+func TestIdleSlices(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		g    sim.GroupScale
+		want int
+	}{
+		{sim.GroupScale{HostsPerSlice: 2, MinSlices: 0, MaxSlices: 2, To: 2}, 0},
+		{sim.GroupScale{HostsPerSlice: 2, MinSlices: 1, MaxSlices: 2, To: 2}, 2},
+		{sim.GroupScale{HostsPerSlice: 2, MinSlices: 1, MaxSlices: 4, To: 3}, 2},
+		{sim.GroupScale{HostsPerSlice: 4, MinSlices: 1, MaxSlices: 3, To: 2}, 3},
+		{sim.GroupScale{HostsPerSlice: 2, MinSlices: 1, MaxSlices: 2, To: 1}, 1},
+		{sim.GroupScale{HostsPerSlice: 1, MinSlices: 1, MaxSlices: 4, To: 3}, 1},
+	} {
+		if got := c.g.IdleSlices(); got != c.want {
+			t.Errorf("%+v: IdleSlices %d, want %d", c.g, got, c.want)
+		}
+	}
+}
+
 // A version other than v1 and v2 is refused, naming both.
 func TestPredictAutoscalingVersion(t *testing.T) {
 	t.Parallel()
