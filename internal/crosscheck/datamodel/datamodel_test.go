@@ -3,7 +3,6 @@ package datamodel_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 
@@ -127,8 +126,7 @@ func TestCrossCheckRealRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := 20000 + os.Getpid()%20000
-	syncLines, err := runScript(t, py, "sync", syncs, map[string]any{"world": 2, "port": port, "devices": crossDevices})
+	syncLines, err := runScript(t, py, "sync", syncs, map[string]any{"world": 2, "devices": crossDevices})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,13 @@ requests in turn to one such process, so they share its Ray instance.
 split: each case: rows, workers, batch, policy, sync; the dataset is
     ray.data.range(rows) split with streaming_split(workers, equal=True) as
     Ray Train does, every split iterated in its own thread of this process.
-sync (also "world", "port", "devices"): each case: shards (rows per host),
+sync (also "world", "devices"): each case: shards (rows per host),
     batch, policy, prefetch. Every host is a Ray task in a fresh worker
-    (max_calls=1) with `devices` JAX devices, one JAX process of `world`
-    joined by jax.distributed over gloo (coordinator on 127.0.0.1:port);
+    (max_calls=1, no retries) with `devices` JAX devices, one JAX process of
+    `world` joined by jax.distributed over gloo (coordinator on 127.0.0.1,
+    on a port free on every address when the request came: JAX's
+    coordination service binds [::]:PORT and crashes its process when the
+    port is taken);
     host RANK iterates ray.data.range(shards[RANK]) with
     synchronize_batches=True.
 grid: each case: devices, source (range or items), rows, blocks (0: Ray's
@@ -36,6 +39,7 @@ the entries equal to -1.
 """
 import json
 import os
+import socket
 import sys
 import tempfile
 import threading
@@ -125,10 +129,21 @@ def sync_host(cases, rank, world, port, devices):
     return out
 
 
-def sync_cases(ray, cases, world, port, devices):
+def free_port():
+    """A TCP port no socket holds on any address now (IPv4 only on a
+    machine without IPv6)."""
+    family, addr = (socket.AF_INET6, "::") if socket.has_ipv6 else (socket.AF_INET, "0.0.0.0")
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((addr, 0))
+        return s.getsockname()[1]
+
+
+def sync_cases(ray, cases, world, devices):
     # Every host is a worker of the one cluster, as the hosts of a slice
-    # are in Ray Train, and iterates its own shard.
-    host = ray.remote(num_cpus=0, max_calls=1)(sync_host)
+    # are in Ray Train, and iterates its own shard. A crashed host is not
+    # retried: its peers would wait on a coordinator that is gone.
+    port = free_port()
+    host = ray.remote(num_cpus=0, max_calls=1, max_retries=0)(sync_host)
     refs = [host.remote(cases, rank, world, port, devices) for rank in range(world)]
     lines = []
     for rank, results in enumerate(ray.get(refs)):
@@ -218,7 +233,8 @@ def grid_cases(ray, cases):
 def serve():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=tempfile.mkdtemp(prefix="rtd-"), log_to_driver=False)
+    temp = tempfile.mkdtemp(prefix="rtd-")
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=temp, log_to_driver=False)
     print(json.dumps({"ready": True}), flush=True)
     for req in sys.stdin:
         req = json.loads(req)
@@ -227,7 +243,7 @@ def serve():
             if mode == "split":
                 lines = split_cases(ray, req["cases"])
             elif mode == "sync":
-                lines = sync_cases(ray, req["cases"], req["world"], req["port"], req["devices"])
+                lines = sync_cases(ray, req["cases"], req["world"], req["devices"])
             elif mode == "grid":
                 lines = grid_cases(ray, req["cases"])
             else:
@@ -235,7 +251,8 @@ def serve():
             for ln in lines:
                 print(json.dumps(ln), flush=True)
         except Exception:
-            error = traceback.format_exc()
+            # A crashed worker's own words are in its worker-*.err file.
+            error = traceback.format_exc() + f"Ray's logs: {temp}/session_latest/logs\n"
         print(json.dumps({"done": mode, "error": error}), flush=True)
     ray.shutdown()
 
