@@ -35,8 +35,11 @@ func minSlicesKeepHosts(t *testing.T, env *kubetest.Env, ns, cluster, group stri
 	patchCluster(t, env, ns, cluster, fmt.Appendf(nil, `[{"op":"test","path":"/spec/workerGroupSpecs/0/groupName","value":%q},{"op":"replace","path":"/spec/workerGroupSpecs/0/minReplicas","value":1}]`, group))
 	spec := sim.Spec{Items: []sim.Item{{PodType: "v4-16", Topology: "2x2x2", Count: now, MinSlices: 1, MaxSlices: 2}}}
 	pred, err := sim.PredictAutoscaling(spec, plan, sim.AutoscalerV1)
-	if err != nil || pred.Err() != nil || len(pred.Groups) != 1 {
-		t.Fatalf("prediction %+v: %v, %v", pred, err, pred.Err())
+	if err != nil {
+		t.Fatalf("predicting the group at min 1: %v", err)
+	}
+	if err := pred.Err(); err != nil || len(pred.Groups) != 1 {
+		t.Fatalf("prediction %+v: %v", pred, err)
 	}
 	g := pred.Groups[0]
 	var finding string
