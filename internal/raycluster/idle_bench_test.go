@@ -1,12 +1,10 @@
 package raycluster_test
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +41,7 @@ func BenchmarkIdleClusterCPU(b *testing.B) {
 		secs := time.Since(began).Seconds()
 		var total float64
 		for _, k := range slices.Sorted(maps.Keys(after)) {
-			ms := float64(after[k]-before[k]) / secs
+			ms := (after[k] - before[k]) / secs
 			total += ms
 			b.ReportMetric(ms, "cpu-ms/s:"+k)
 		}
@@ -52,20 +50,15 @@ func BenchmarkIdleClusterCPU(b *testing.B) {
 }
 
 // cpuByKind sums the CPU time (user + system, in ms) of pids by kind.
-func cpuByKind(pids []int) map[string]int64 {
-	hz := int64(100) // USER_HZ on Linux
-	out := map[string]int64{}
+func cpuByKind(pids []int) map[string]float64 {
+	out := map[string]float64{}
 	for _, pid := range pids {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
+		cpu, ok := raycluster.ProcessCPU(pid)
+		if !ok {
 			continue
 		}
-		// Fields after the command name, which is in parentheses.
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
 		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		out[processKind(string(cmd))] += (utime + stime) * 1000 / hz
+		out[processKind(string(cmd))] += cpu * 1000
 	}
 	return out
 }

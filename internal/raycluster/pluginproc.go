@@ -172,6 +172,12 @@ func workerUsage(pid int) (cpu, rss float64, ok bool) {
 	if !isBusyWorker(dir) {
 		return 0, 0, false
 	}
+	return processUsage(dir)
+}
+
+// processUsage returns the CPU seconds used so far (user + system) and
+// the resident bytes of the process whose /proc directory is dir.
+func processUsage(dir string) (cpu, rss float64, ok bool) {
 	stat, err := os.ReadFile(dir + "/stat")
 	if err != nil {
 		return 0, 0, false
