@@ -23,8 +23,11 @@ const startedMessage = "Ray runtime started."
 // linger after it, waiting on children, so the log is what tells.
 const failedMessage = "Traceback (most recent call last)"
 
-// startState reads p's `ray start` log: started, failed (with the line
-// that says why), or neither yet.
+// startState reads p's `ray start` log: started, failed (with the
+// exception line that says why), or neither yet. Python writes a traceback
+// line by line, so a failure counts only once its exception line (the
+// first line after the header that is not indented) is in the log; until
+// then the log is read again on the next poll.
 func startState(p *proc) (started bool, failed error) {
 	b, err := os.ReadFile(filepath.Join(p.Dir, "ray-start.log"))
 	if err != nil {
@@ -33,11 +36,32 @@ func startState(p *proc) (started bool, failed error) {
 	if bytes.Contains(b, []byte(startedMessage)) {
 		return true, nil
 	}
-	if i := bytes.Index(b, []byte(failedMessage)); i >= 0 {
-		last := tailFile(filepath.Join(p.Dir, "ray-start.log"), 1)
-		return false, fmt.Errorf("ray start for %s failed: %s", p.Name, last)
+	if why, ok := tracebackReason(b); ok {
+		return false, fmt.Errorf("ray start for %s failed: %s", p.Name, why)
 	}
 	return false, nil
+}
+
+// tracebackReason returns the exception line of the last complete Python
+// traceback in log ("AssertionError: ..."), and false while there is none
+// or its exception line is not written yet.
+func tracebackReason(log []byte) (string, bool) {
+	i := bytes.LastIndex(log, []byte(failedMessage))
+	if i < 0 {
+		return "", false
+	}
+	rest := log[i:]
+	for {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return "", false // only a line that ends in a newline is whole
+		}
+		line := rest[:nl]
+		rest = rest[nl+1:]
+		if len(line) > 0 && line[0] != ' ' && line[0] != '\t' && !bytes.HasPrefix(line, []byte(failedMessage)) {
+			return string(bytes.TrimSpace(line)), true
+		}
+	}
 }
 
 // startHead spawns the head under the machine-wide start lock and waits
@@ -120,6 +144,11 @@ func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
 		}
 		select {
 		case <-p.done:
+			// The log is complete once the process is gone: read it
+			// again so a failure that raced the exit keeps its reason.
+			if _, failed := startState(p); failed != nil {
+				return failed
+			}
 			return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
 		case <-ctx.Done():
 			return fmt.Errorf("ray start for %s: %w", p.Name, ctx.Err())
