@@ -129,11 +129,18 @@ func (c *Cluster) startWorker(ctx context.Context, name, ip, sub string, args []
 	}
 }
 
+// tracebackGrace is how long a traceback may stay without its exception
+// line before waitStarted reports the failure with the log's last line.
+// Python writes a whole traceback in well under a second; this only keeps
+// a start whose output stopped mid-traceback from waiting out ctx.
+var tracebackGrace = 10 * time.Second
+
 // waitStarted waits until p's `ray start` log says the node started, or
 // its start failed or its process exited (an error), or ctx ends.
 func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	var tracebackSince time.Time
 	for {
 		started, failed := startState(p)
 		if started {
@@ -141,6 +148,13 @@ func (c *Cluster) waitStarted(ctx context.Context, p *proc) error {
 		}
 		if failed != nil {
 			return failed
+		}
+		if tracebackSince.IsZero() {
+			if b, err := os.ReadFile(filepath.Join(p.Dir, "ray-start.log")); err == nil && bytes.Contains(b, []byte(failedMessage)) {
+				tracebackSince = time.Now()
+			}
+		} else if time.Since(tracebackSince) > tracebackGrace {
+			return fmt.Errorf("ray start for %s failed: %s", p.Name, tailFile(filepath.Join(p.Dir, "ray-start.log"), 1))
 		}
 		select {
 		case <-p.done:

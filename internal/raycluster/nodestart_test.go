@@ -1,6 +1,13 @@
 package raycluster
 
-import "testing"
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestTracebackReason checks a failed `ray start` is reported only once
 // Python has written the traceback's exception line, so the error never
@@ -31,4 +38,53 @@ func TestTracebackReason(t *testing.T) {
 			t.Errorf("%s: tracebackReason = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// TestWaitStartedTraceback checks the two ways waitStarted ends on a
+// traceback: with its exception line when the process exits right after
+// writing it, and with the log's last line when the traceback stays cut
+// off longer than tracebackGrace while the process lingers.
+func TestWaitStartedTraceback(t *testing.T) {
+	const frames = "Traceback (most recent call last):\n  File \"scripts.py\", line 923, in start\n"
+	newProc := func(log string) *proc {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "ray-start.log"), []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return &proc{Name: "w0", Dir: dir, done: make(chan struct{})}
+	}
+	c := &Cluster{}
+
+	t.Run("exit completes the traceback", func(t *testing.T) {
+		p := newProc(frames)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			f, err := os.OpenFile(filepath.Join(p.Dir, "ray-start.log"), os.O_APPEND|os.O_WRONLY, 0)
+			if err == nil {
+				f.WriteString("AssertionError: use --num-cpus\n")
+				f.Close()
+			}
+			close(p.done)
+		}()
+		err := c.waitStarted(t.Context(), p)
+		if err == nil || !strings.Contains(err.Error(), "ray start for w0 failed: AssertionError: use --num-cpus") {
+			t.Fatalf("waitStarted = %v; want the exception line", err)
+		}
+	})
+
+	t.Run("a cut-off traceback ends after the grace", func(t *testing.T) {
+		old := tracebackGrace
+		tracebackGrace = 500 * time.Millisecond
+		defer func() { tracebackGrace = old }()
+		p := newProc(frames)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		err := c.waitStarted(ctx, p)
+		if err == nil || !strings.Contains(err.Error(), `ray start for w0 failed:   File "scripts.py", line 923, in start`) {
+			t.Fatalf("waitStarted = %v; want the log's last line", err)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("waitStarted waited out its context: %v", err)
+		}
+	})
 }
