@@ -18,7 +18,8 @@ import (
 // minSlicesKeepHosts runs right after a two-slice job on the autoscaled
 // group (min 0, max 2, two hosts a slice): the group's minReplicas is
 // raised to 1 on the live RayCluster, as a platform team would patch it,
-// before the job's slices pass the idle timeout. Ray's v1 autoscaler
+// before the job's slices pass the idle timeout (when they already had,
+// the two slices are asked for by hand first). Ray's v1 autoscaler
 // reads the RayCluster each pass; it keeps min_workers hosts of the node
 // type (1 × 2) when it removes the idle ones, and its KubeRay provider
 // writes the hosts it keeps as the group's replicas: the group stays at
@@ -29,10 +30,32 @@ import (
 // minimum goes back to 0 and the group to zero (see below).
 func minSlicesKeepHosts(t *testing.T, env *kubetest.Env, ns, cluster, group string, hosts int, idle time.Duration, plan *placement.Plan, fullLog func() string) {
 	t.Helper()
-	now := groupReplicas(t, env, ns, cluster, group)
-	logFrom := len(fullLog())
-	idleFrom := time.Now()
 	patchCluster(t, env, ns, cluster, fmt.Appendf(nil, `[{"op":"test","path":"/spec/workerGroupSpecs/0/groupName","value":%q},{"op":"replace","path":"/spec/workerGroupSpecs/0/minReplicas","value":1}]`, group))
+	idleFrom := time.Now()
+	slices := 0 // the slices the two-slice plan holds
+	for _, g := range plan.Slices {
+		slices += g.NumSlices
+	}
+	now := groupReplicas(t, env, ns, cluster, group)
+	if now < slices {
+		// On a loaded machine the job's slices can pass the idle timeout
+		// between the job's end and Fit's return, and the autoscaler takes
+		// them away before the minimum is raised. The phase is about idle
+		// hosts at two slices, so it asks for the two slices by hand, as a
+		// platform team would, and starts once their pods are Ready.
+		t.Logf("min 1: the group was at %d replicas when the minimum was raised (the job's slices had idled out); asking for %d by hand", now, slices)
+		watch, stop := watchGroup(t, env, ns, cluster, group, slices*hosts)
+		patchCluster(t, env, ns, cluster, fmt.Appendf(nil, `[{"op":"replace","path":"/spec/workerGroupSpecs/0/replicas","value":%d},{"op":"add","path":"/spec/workerGroupSpecs/0/scaleStrategy","value":{"workersToDelete":[]}}]`, slices))
+		waitFor(t, 5*time.Minute, "the group's pods Ready at two slices", func() (bool, string) {
+			watch.mu.Lock()
+			defer watch.mu.Unlock()
+			return !watch.readyAt.IsZero(), fmt.Sprintf("replicas %d, pods %d, Ready %d", watch.replicas, watch.pods, watch.ready)
+		})
+		stop()
+		idleFrom = time.Now()
+		now = groupReplicas(t, env, ns, cluster, group)
+	}
+	logFrom := len(fullLog())
 	spec := sim.Spec{Items: []sim.Item{{PodType: "v4-16", Topology: "2x2x2", Count: now, MinSlices: 1, MaxSlices: 2}}}
 	pred, err := sim.PredictAutoscaling(spec, plan, sim.AutoscalerV1)
 	if err != nil {
@@ -86,7 +109,7 @@ func minSlicesKeepHosts(t *testing.T, env *kubetest.Env, ns, cluster, group stri
 	}
 	stopWatch()
 	after := groupReplicas(t, env, ns, cluster, group)
-	t.Logf("min 1: the autoscaler removed idle hosts %v after the job; the group over time: %s; then it asks for %d replicas",
+	t.Logf("min 1: the autoscaler removed idle hosts %v after the group went idle; the group over time: %s; then it asks for %d replicas",
 		removedAt.Round(time.Millisecond), strings.Join(timeline, ", "), after)
 	l := fullLog()
 	for line := range strings.Lines(l[min(logFrom, len(l)):]) {
