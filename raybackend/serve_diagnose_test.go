@@ -32,7 +32,7 @@ pgs = [
     placement_group([{"TPU": 4}] * 2, strategy="STRICT_SPREAD", name="busy-slice", lifetime="detached",
                     bundle_label_selector=[{"ray.io/tpu-slice-name": "v4-16-1"}] * 2),
 ]
-ray.get([pg.ready() for pg in pgs], timeout=60)
+ray.get([pg.ready() for pg in pgs], timeout=180)
 `
 
 const releaseScript = `import ray
@@ -42,19 +42,44 @@ for name in ["taken-host", "busy-slice"]:
     remove_placement_group(get_placement_group(name))
 `
 
+// releaseHeldScript is releaseScript for a test that failed part way: it
+// removes whichever of the two groups exist.
+const releaseHeldScript = `import ray
+from ray.util import get_placement_group, remove_placement_group
+ray.init(namespace="raytpu-diag")
+for name in ["taken-host", "busy-slice"]:
+    try:
+        pg = get_placement_group(name)
+    except ValueError:
+        continue
+    remove_placement_group(pg)
+`
+
 // runPython runs a Python script as a Ray job on the cluster and fails the
-// test unless it succeeds.
-func runPython(t *testing.T, client *ray.Client, script string) {
+// test unless it succeeds. The scripts bound their own waits; the 5
+// minutes are for a loaded machine, where a job's driver alone has taken
+// 38 s to connect. A job still running when the wait ends is stopped, so
+// that it cannot change the shared cluster after the test has moved on.
+// ctx is the test's, or in a cleanup (when the test's has ended) one of
+// its own.
+func runPython(ctx context.Context, t *testing.T, client *ray.Client, script string) {
 	t.Helper()
-	id, err := client.SubmitJob(t.Context(), ray.JobSubmission{Entrypoint: "python -c '" + script + "'"})
+	id, err := client.SubmitJob(ctx, ray.JobSubmission{Entrypoint: "python -c '" + script + "'"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	info, err := client.WaitJob(ctx, id, ray.WaitOptions{PollInterval: 500 * time.Millisecond})
+	info, err := client.WaitJob(wctx, id, ray.WaitOptions{PollInterval: 500 * time.Millisecond})
 	if err != nil || info.Status != ray.JobSucceeded {
-		logs, _ := client.JobLogs(t.Context(), id)
+		logs, _ := client.JobLogs(ctx, id)
+		if !info.Status.Terminal() {
+			stopCtx, stop := context.WithTimeout(ctx, time.Minute)
+			defer stop()
+			if _, serr := client.StopJob(stopCtx, id); serr == nil {
+				client.WaitJob(stopCtx, id, ray.WaitOptions{PollInterval: 500 * time.Millisecond})
+			}
+		}
 		t.Fatalf("job %s: %v %v\n%s", id, info.Status, err, logs)
 	}
 }
@@ -160,7 +185,19 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			t.Fatalf("simulator predicted %v, want one SpansSlices", predicted.Diagnosis)
 		}
 
-		runPython(t, client, holdScript)
+		// A failure below must not leave the application or the held
+		// groups to the tests that share the cluster after this one.
+		t.Cleanup(func() {
+			if t.Failed() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				if err := b.Delete(ctx, "perchip"); err != nil && !errors.Is(err, backend.ErrNotFound) {
+					t.Logf("cleanup: deleting perchip: %v", err)
+				}
+				runPython(ctx, t, client, releaseHeldScript)
+			}
+		})
+		runPython(t.Context(), t, client, holdScript)
 		raytest.StartServe(t, client, cluster.DashboardURL)
 		app := serve.Application{
 			Name: "perchip", RoutePrefix: "/perchip", ImportPath: "hello:app",
@@ -212,7 +249,7 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitGone(t, b, "perchip")
-		runPython(t, client, releaseScript)
+		runPython(t.Context(), t, client, releaseScript)
 		waitGroups(t, client, "none", func(l []ray.PlacementGroupState) bool { return len(l) == 0 })
 	})
 
