@@ -1,6 +1,8 @@
 package train
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/raytpu/raytpu/field"
@@ -12,7 +14,7 @@ import (
 type RunConfig struct {
 	// Name of the run; with StoragePath it locates checkpoints. Required:
 	// runs that share a name and storage path resume one another.
-	Name string `validate:"notblank,excludesall=/\\" detail-notblank:"a run name; runs that share a name and storage path resume one another" detail-excludesall:"must not contain a path separator"`
+	Name string
 	// StoragePath is where results and checkpoints are persisted; shared
 	// storage for multi-node runs. Optional. Default: ~/ray_results.
 	StoragePath string
@@ -41,12 +43,12 @@ type RunConfig struct {
 // CheckpointConfig mirrors ray.train.CheckpointConfig.
 type CheckpointConfig struct {
 	// NumToKeep is how many checkpoints to keep. Optional. Default: 0 = all.
-	NumToKeep int `validate:"gte=0" detail:"must be at least 1, or 0 to keep every checkpoint"`
+	NumToKeep int
 	// ScoreAttribute is the reported metric that ranks checkpoints.
 	// Optional. Default: "" (keep the most recent).
 	ScoreAttribute string
 	// ScoreOrder is "max" or "min". Optional. Default: "max".
-	ScoreOrder string `validate:"omitempty,oneof=max min"`
+	ScoreOrder string
 }
 
 // FailureConfig mirrors ray.train.FailureConfig.
@@ -54,7 +56,7 @@ type FailureConfig struct {
 	// MaxFailures is how many worker-group failures to recover from by
 	// restarting from the latest checkpoint; -1 retries forever.
 	// Optional. Default: 0 (fail on the first failure).
-	MaxFailures int `validate:"gte=-1" detail:"must be -1 (retry forever), 0, or a positive count"`
+	MaxFailures int
 	// ControllerFailureLimit is how many controller failures to recover
 	// from; a worker group that cannot start in WorkerGroupStartTimeout
 	// (no intact slice left after a host loss, for one) is such a
@@ -81,7 +83,7 @@ type FailureConfig struct {
 var runPath = trainerPath.Child("run")
 
 func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList) {
-	errs := field.ValidateStruct(p, &r)
+	errs := r.validateFields(p)
 	if len(r.Name) > placement.MaxNameLength {
 		errs = append(errs, field.TooMany(p.Child("name"), len(r.Name), placement.MaxNameLength, placement.SourceNameLength))
 	}
@@ -129,4 +131,50 @@ func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList)
 		LogLevel:                 level,
 		Profiler:                 prof,
 	}, errs
+}
+
+// Messages of RunConfig's field rules.
+const (
+	msgRunNameRequired  = "a run name; runs that share a name and storage path resume one another"
+	msgRunNameSeparator = "must not contain a path separator"
+	msgNumToKeep        = "must be at least 1, or 0 to keep every checkpoint"
+	msgMaxFailures      = "must be -1 (retry forever), 0, or a positive count"
+)
+
+// scoreOrders are CheckpointConfig.ScoreOrder's values.
+var scoreOrders = []string{"max", "min"}
+
+// validateFields reports every broken rule of r that needs no other field,
+// in the order of RunConfig's fields: the name (set, no path separator),
+// the checkpoint count and score order, the failure count.
+func (r *RunConfig) validateFields(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case strings.TrimSpace(r.Name) == "":
+		errs = append(errs, field.Required(p.Child("name"), msgRunNameRequired))
+	case strings.ContainsAny(r.Name, `/\`):
+		errs = append(errs, field.Invalid(p.Child("name"), r.Name, msgRunNameSeparator))
+	}
+	errs = append(errs, r.Checkpoint.validateFields(p)...)
+	if r.Failure.MaxFailures < -1 {
+		errs = append(errs, field.Invalid(p.Child("failure", "maxFailures"), r.Failure.MaxFailures, msgMaxFailures))
+	}
+	return errs
+}
+
+// validateFields reports a negative NumToKeep and an unknown ScoreOrder,
+// below run, the path of the RunConfig that holds c.
+func (c *CheckpointConfig) validateFields(run *field.Path) field.ErrorList {
+	if c.NumToKeep >= 0 && (c.ScoreOrder == "" || slices.Contains(scoreOrders, c.ScoreOrder)) {
+		return nil
+	}
+	var errs field.ErrorList
+	p := run.Child("checkpoint")
+	if c.NumToKeep < 0 {
+		errs = append(errs, field.Invalid(p.Child("numToKeep"), c.NumToKeep, msgNumToKeep))
+	}
+	if c.ScoreOrder != "" && !slices.Contains(scoreOrders, c.ScoreOrder) {
+		errs = append(errs, field.NotSupported(p.Child("scoreOrder"), c.ScoreOrder, scoreOrders))
+	}
+	return errs
 }

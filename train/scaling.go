@@ -2,6 +2,8 @@ package train
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/raytpu/raytpu/field"
@@ -16,11 +18,11 @@ type ScalingConfig struct {
 	// NumWorkers is the number of workers. With UseTPU it must be a
 	// multiple of the workers per slice (one per host by default).
 	// Optional. Default: NumSlices × workers per slice with UseTPU, else 1.
-	NumWorkers int `validate:"gte=0" detail:"cannot be negative"`
+	NumWorkers int
 	// NumSlices is the number of TPU slices (raytpu's shorthand: Ray
 	// derives it from NumWorkers). Optional. Default: 1, or NumWorkers /
 	// workers per slice.
-	NumSlices int `validate:"gte=0" detail:"cannot be negative"`
+	NumSlices int
 	// UseTPU runs one worker per TPU host (SPMD). Optional. Default: false.
 	UseTPU bool
 	// UseGPU requests one GPU per worker. Optional. Default: false.
@@ -35,13 +37,13 @@ type ScalingConfig struct {
 	// ChipsPerHost sets the TPU each worker requests (one worker per host
 	// of that many chips), e.g. 4 to run v6e 2x4 as two workers. Optional.
 	// Default: Ray's chips per host for the topology.
-	ChipsPerHost int `validate:"gte=0" detail:"must be positive, or 0 for Ray's chips per host"`
+	ChipsPerHost int
 	// ResourcesPerWorker are each worker's resources. With UseTPU it must
 	// hold a positive "TPU". Optional. Default: {CPU: 1, TPU: chips per host}.
-	ResourcesPerWorker map[string]float64 `validate:"dive,gte=0" detail:"cannot be negative"`
+	ResourcesPerWorker map[string]float64
 	// PlacementStrategy of the worker placement group. Optional.
 	// Default: PACK (Ray Train's default, also for TPU slices).
-	PlacementStrategy placement.Strategy `validate:"omitempty,oneof=PACK SPREAD STRICT_PACK STRICT_SPREAD"`
+	PlacementStrategy placement.Strategy
 	// LabelSelector constrains every worker's node, in Ray's syntax ("v",
 	// "!v", "in(a,b)", "!in(a,b)"; placement.LabelSelector), checked as Ray
 	// checks it when it creates the workers. Forbidden with UseTPU and more
@@ -56,8 +58,8 @@ type ScalingConfig struct {
 	// slice, and Ray counts only intact slices (every host alive). Set both
 	// or neither; NumWorkers and NumSlices must then be unset. Optional.
 	// Default: a fixed group.
-	MinWorkers int `validate:"gte=0" detail:"cannot be negative"`
-	MaxWorkers int `validate:"gte=0" detail:"cannot be negative"`
+	MinWorkers int
+	MaxWorkers int
 	// ElasticResizeMonitorInterval is how often a running elastic group
 	// considers resizing. Optional. Default: 60s (Ray's
 	// elastic_resize_monitor_interval_s).
@@ -90,7 +92,7 @@ func scalingFields(p *field.Path) placement.Fields {
 // timeout, which Ray Train also gives the slice head reservation. It takes
 // one of three paths: CPU (or GPU) workers, one TPU worker, or TPU slices.
 func (s ScalingConfig) compile(p *field.Path, f placement.Fields, startTimeout time.Duration) (rayruntime.TrainScaling, *placement.SliceGroup, field.ErrorList) {
-	errs := field.ValidateStruct(p, &s)
+	errs := s.validateFields(p)
 	errs = append(errs, placement.ValidateLabelSelector(p.Child("labelSelector"), s.LabelSelector)...)
 	strategy := s.PlacementStrategy
 	if !strategy.Valid() {
@@ -303,5 +305,57 @@ func (s ScalingConfig) checkLimits(p *field.Path, f placement.Fields) field.Erro
 	if s.NumSlices > placement.MaxSlices {
 		errs = append(errs, field.TooMany(f.NumSlices, s.NumSlices, placement.MaxSlices, placement.SourceSlices))
 	}
+	return errs
+}
+
+// Messages of ScalingConfig's field rules.
+const (
+	msgCountNegative        = "cannot be negative"
+	msgChipsPerHostNegative = "must be positive, or 0 for Ray's chips per host"
+)
+
+// fieldsHold reports whether every rule of validateFields holds; it
+// allocates nothing, so a valid config costs no error list.
+func (s *ScalingConfig) fieldsHold() bool {
+	if s.NumWorkers < 0 || s.NumSlices < 0 || s.ChipsPerHost < 0 || s.MinWorkers < 0 || s.MaxWorkers < 0 {
+		return false
+	}
+	if s.PlacementStrategy != "" && !s.PlacementStrategy.Valid() {
+		return false
+	}
+	for _, v := range s.ResourcesPerWorker {
+		if !(v >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateFields reports every broken rule of s that needs no other field
+// and no catalog, in the order of ScalingConfig's fields: counts that are
+// negative, a negative (or NaN) resource, an unknown placement strategy.
+func (s *ScalingConfig) validateFields(p *field.Path) field.ErrorList {
+	if s.fieldsHold() {
+		return nil
+	}
+	var errs field.ErrorList
+	negative := func(name string, n int, msg string) {
+		if n < 0 {
+			errs = append(errs, field.Invalid(p.Child(name), n, msg))
+		}
+	}
+	negative("numWorkers", s.NumWorkers, msgCountNegative)
+	negative("numSlices", s.NumSlices, msgCountNegative)
+	negative("chipsPerHost", s.ChipsPerHost, msgChipsPerHostNegative)
+	for _, k := range slices.Sorted(maps.Keys(s.ResourcesPerWorker)) {
+		if v := s.ResourcesPerWorker[k]; !(v >= 0) {
+			errs = append(errs, field.Invalid(p.Child("resourcesPerWorker").Key(k), v, msgCountNegative))
+		}
+	}
+	if s.PlacementStrategy != "" && !s.PlacementStrategy.Valid() {
+		errs = append(errs, field.NotSupported(p.Child("placementStrategy"), string(s.PlacementStrategy), placement.Strategies()))
+	}
+	negative("minWorkers", s.MinWorkers, msgCountNegative)
+	negative("maxWorkers", s.MaxWorkers, msgCountNegative)
 	return errs
 }
