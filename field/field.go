@@ -228,8 +228,13 @@ func (e *Error) WithDetail(detail string) *Error {
 // list is an error whose parts errors.As can reach.
 type ErrorList []*Error
 
+// MaxErrorsShown is how many errors an ErrorList's message lists; past it
+// the message ends with "and 8,970 more like it". The list itself keeps
+// every error: range over it, or reach it with errors.As or Errors.
+const MaxErrorsShown = 20
+
 // Error renders one problem per line, prefixed by the count when there is
-// more than one.
+// more than one, and at most MaxErrorsShown of them.
 func (l ErrorList) Error() string {
 	switch len(l) {
 	case 0:
@@ -238,12 +243,28 @@ func (l ErrorList) Error() string {
 		return l[0].Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d invalid fields:", len(l))
-	for _, e := range l {
+	fmt.Fprintf(&b, "%s invalid fields:", thousands(len(l)))
+	for _, e := range l[:min(len(l), MaxErrorsShown)] {
 		b.WriteString("\n  ")
 		b.WriteString(e.Error())
 	}
+	if n := len(l) - MaxErrorsShown; n > 0 {
+		fmt.Fprintf(&b, "\n  and %s more like it", thousands(n))
+	}
 	return b.String()
+}
+
+// thousands renders n with a comma between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Unwrap exposes every problem to errors.Is and errors.As.

@@ -10,8 +10,8 @@ import (
 // its own names fills them with its own paths, so that every error lands on
 // the field the user wrote and nothing is renamed or filtered afterwards:
 //
-//	train's ScalingConfig: Strategy at trainer.scaling.placementStrategy,
-//	    ResourcesPerBundle at trainer.scaling.resourcesPerWorker
+//	train's ScalingConfig: Strategy at trainer.scaling_config.placement_strategy,
+//	    ResourcesPerBundle at trainer.scaling_config.resources_per_worker
 //	serve's AcceleratorConfig: Accelerator and Topology at
 //	    app.deployments[0].acceleratorConfig.accelerator / .topology,
 //	    NumSlices at app.deployments[0].numReplicas

@@ -222,7 +222,7 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Dia
 	if !ok {
 		return nil, nil
 	}
-	p := trainerPath.Child("trainLoopPerWorker")
+	p := trainerPath.Child("train_loop_per_worker")
 	if st, err := os.Stat(wd); err != nil || !st.IsDir() {
 		// Not here: a plan compiled for another machine, or a path the
 		// backend reports when it packages the directory.

@@ -14,41 +14,41 @@ import (
 type RunConfig struct {
 	// Name of the run; with StoragePath it locates checkpoints. Required:
 	// runs that share a name and storage path resume one another.
-	Name string
+	Name string `json:"name"`
 	// StoragePath is where results and checkpoints are persisted; shared
 	// storage for multi-node runs. Optional. Default: ~/ray_results.
-	StoragePath string
+	StoragePath string `json:"storage_path,omitempty"`
 	// Checkpoint configures checkpoint retention.
-	Checkpoint CheckpointConfig
+	Checkpoint CheckpointConfig `json:"checkpoint_config,omitzero"`
 	// Failure configures restarts.
-	Failure FailureConfig
+	Failure FailureConfig `json:"failure_config,omitzero"`
 	// WorkerEnv are environment variables for every train worker (Ray's
 	// worker_runtime_env env_vars), e.g. JAX_PLATFORMS=cpu. Optional.
-	WorkerEnv map[string]string
+	WorkerEnv map[string]string `json:"worker_env,omitempty"`
 	// LogLevel is Ray Train's log level (LoggingConfig.log_level), a
 	// Python logging level name, case-insensitive. Optional. Default: INFO.
-	LogLevel string
+	LogLevel string `json:"log_level,omitempty"`
 	// WorkerGroupStartTimeout bounds each attempt to start the worker
 	// group, the TPU slice head reservation included; an attempt that
 	// times out is a controller failure, retried within
 	// Failure.ControllerFailureLimit. Ray reads it from the environment
 	// variable RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S, which the plan sets
 	// on the job. Optional. Default: 60s.
-	WorkerGroupStartTimeout time.Duration
+	WorkerGroupStartTimeout time.Duration `json:"worker_group_start_timeout,omitempty"`
 	// Profiler starts the JAX profiler server in every train worker (see
 	// [ProfilerConfig]). Optional. Default: nil, no profiler server.
-	Profiler *ProfilerConfig
+	Profiler *ProfilerConfig `json:"profiler,omitempty"`
 }
 
 // CheckpointConfig mirrors ray.train.CheckpointConfig.
 type CheckpointConfig struct {
 	// NumToKeep is how many checkpoints to keep. Optional. Default: 0 = all.
-	NumToKeep int
+	NumToKeep int `json:"num_to_keep,omitempty"`
 	// ScoreAttribute is the reported metric that ranks checkpoints.
 	// Optional. Default: "" (keep the most recent).
-	ScoreAttribute string
+	ScoreAttribute string `json:"checkpoint_score_attribute,omitempty"`
 	// ScoreOrder is "max" or "min". Optional. Default: "max".
-	ScoreOrder string
+	ScoreOrder string `json:"checkpoint_score_order,omitempty"`
 }
 
 // FailureConfig mirrors ray.train.FailureConfig.
@@ -56,56 +56,56 @@ type FailureConfig struct {
 	// MaxFailures is how many worker-group failures to recover from by
 	// restarting from the latest checkpoint; -1 retries forever.
 	// Optional. Default: 0 (fail on the first failure).
-	MaxFailures int
+	MaxFailures int `json:"max_failures,omitempty"`
 	// ControllerFailureLimit is how many controller failures to recover
 	// from; a worker group that cannot start in WorkerGroupStartTimeout
 	// (no intact slice left after a host loss, for one) is such a
 	// failure. -1 retries forever. Optional. Default: nil, Ray's -1: a run
 	// whose group can never start again waits forever; set a limit to make
 	// it fail instead.
-	ControllerFailureLimit *int
+	ControllerFailureLimit *int `json:"controller_failure_limit,omitempty"`
 	// MaxPreemptionFailures is how many node preemptions (a node drained
 	// with a preemption notice) to recover from, counted apart from
 	// MaxFailures; -1 retries forever. A host that simply dies is not a
 	// preemption: it counts against MaxFailures. Optional. Default: nil,
 	// Ray's -1.
-	MaxPreemptionFailures *int
+	MaxPreemptionFailures *int `json:"max_preemption_failures,omitempty"`
 	// RelaxCollectivesOnPreemption lets Ray Train's report and preemption
 	// collectives complete without the workers of a preempted node, so the
 	// others can commit a last checkpoint. Optional. Default: false.
-	RelaxCollectivesOnPreemption bool
+	RelaxCollectivesOnPreemption bool `json:"relax_collectives_on_preemption,omitempty"`
 	// PreemptionGrace is how long surviving workers may run past the
 	// preemption deadline. Optional. Default: 0.
-	PreemptionGrace time.Duration
+	PreemptionGrace time.Duration `json:"preemption_grace,omitempty"`
 }
 
 // runPath is the path of a JaxTrainer's RunConfig, built once.
-var runPath = trainerPath.Child("run")
+var runPath = trainerPath.Child("run_config")
 
 func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList) {
 	errs := r.validateFields(p)
 	if len(r.Name) > placement.MaxNameLength {
 		errs = append(errs, field.TooMany(p.Child("name"), len(r.Name), placement.MaxNameLength, placement.SourceNameLength))
 	}
-	fp := p.Child("failure")
+	fp := p.Child("failure_config")
 	for _, c := range []struct {
 		name string
 		n    *int
-	}{{"controllerFailureLimit", r.Failure.ControllerFailureLimit}, {"maxPreemptionFailures", r.Failure.MaxPreemptionFailures}} {
+	}{{"controller_failure_limit", r.Failure.ControllerFailureLimit}, {"max_preemption_failures", r.Failure.MaxPreemptionFailures}} {
 		if c.n != nil {
 			if e := checkControllerLimit(fp.Child(c.name), *c.n); e != nil {
 				errs = append(errs, e)
 			}
 		}
 	}
-	grace, e := seconds(fp.Child("preemptionGrace"), r.Failure.PreemptionGrace, "the grace period")
+	grace, e := seconds(fp.Child("preemption_grace"), r.Failure.PreemptionGrace, "the grace period")
 	if e != nil {
 		errs = append(errs, e)
 	}
-	if _, e := seconds(p.Child("workerGroupStartTimeout"), r.WorkerGroupStartTimeout, "the start timeout"); e != nil {
+	if _, e := seconds(p.Child("worker_group_start_timeout"), r.WorkerGroupStartTimeout, "the start timeout"); e != nil {
 		errs = append(errs, e)
 	}
-	level, e := checkLogLevel(p.Child("logLevel"), r.LogLevel)
+	level, e := checkLogLevel(p.Child("log_level"), r.LogLevel)
 	if e != nil {
 		errs = append(errs, e)
 	}
@@ -157,7 +157,7 @@ func (r *RunConfig) validateFields(p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, r.Checkpoint.validateFields(p)...)
 	if r.Failure.MaxFailures < -1 {
-		errs = append(errs, field.Invalid(p.Child("failure", "maxFailures"), r.Failure.MaxFailures, msgMaxFailures))
+		errs = append(errs, field.Invalid(p.Child("failure_config", "max_failures"), r.Failure.MaxFailures, msgMaxFailures))
 	}
 	return errs
 }
@@ -169,12 +169,12 @@ func (c *CheckpointConfig) validateFields(run *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	p := run.Child("checkpoint")
+	p := run.Child("checkpoint_config")
 	if c.NumToKeep < 0 {
-		errs = append(errs, field.Invalid(p.Child("numToKeep"), c.NumToKeep, msgNumToKeep))
+		errs = append(errs, field.Invalid(p.Child("num_to_keep"), c.NumToKeep, msgNumToKeep))
 	}
 	if c.ScoreOrder != "" && !slices.Contains(scoreOrders, c.ScoreOrder) {
-		errs = append(errs, field.NotSupported(p.Child("scoreOrder"), c.ScoreOrder, scoreOrders))
+		errs = append(errs, field.NotSupported(p.Child("checkpoint_score_order"), c.ScoreOrder, scoreOrders))
 	}
 	return errs
 }
