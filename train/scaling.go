@@ -187,6 +187,16 @@ func (s ScalingConfig) compileSlices(p *field.Path, f placement.Fields, startTim
 		return out, nil, append(errs, e)
 	}
 	if s.Topology == "" || s.Accelerator == "" {
+		// The field that is set is checked all the same (a bad accelerator
+		// is reported with the missing topology); the missing one is
+		// reported above.
+		_, rerrs := tpu.SliceSpec{Generation: s.Accelerator, Topology: s.Topology}.Resolve(tpu.TargetRay,
+			tpu.SliceFields{Generation: f.Accelerator, Topology: f.Topology})
+		for _, e := range rerrs {
+			if e.Type != field.TypeRequired {
+				errs = append(errs, e)
+			}
+		}
 		return out, nil, errs
 	}
 	shape, serrs := s.sliceShape(f, strategy, startTimeout)

@@ -84,3 +84,30 @@ func TestFieldRules(t *testing.T) {
 		}
 	}
 }
+
+// Every independent problem at once: a bad accelerator is reported with a
+// missing topology, a pod type given as the topology is read as one.
+func TestSliceFieldsReportedTogether(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s    ScalingConfig
+		want []field.Ref
+	}{
+		{ScalingConfig{UseTPU: true, NumWorkers: 4, Accelerator: "v6"}, []field.Ref{
+			{Field: "trainer.scaling_config.topology", Type: field.TypeRequired},
+			{Field: "trainer.scaling_config.accelerator_type", Type: field.TypeNotSupported}}},
+		{ScalingConfig{UseTPU: true, NumWorkers: 4, Topology: "v5litepod-16"}, []field.Ref{
+			{Field: "trainer.scaling_config.accelerator_type", Type: field.TypeRequired},
+			{Field: "trainer.scaling_config.topology", Type: field.TypeNotSupported}}},
+	} {
+		_, _, errs := c.s.compile(scalingPath, scalingSlice, WorkerGroupStartTimeout)
+		if diff := cmp.Diff(c.want, field.Refs(errs.Err())); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s\n%v", c.s, diff, errs)
+		}
+		for _, e := range errs {
+			if e.Type == field.TypeNotSupported && e.Suggestion == "" {
+				t.Errorf("%s: no suggestion: %v", e.Field, e)
+			}
+		}
+	}
+}
