@@ -125,6 +125,6 @@ func podTypeTopology(p *field.Path, topology string) *field.Error {
 	}
 	e := field.NotSupported(p, topology, []string{t.String()}).WithDetail(fmt.Sprintf(
 		"%s, not a topology: %s is accelerator %s, topology %s", kind, strings.TrimSpace(topology), g.Name, t))
-	e.Suggestion = t.String()
+	e.Suggest([]string{t.String()})
 	return e
 }

@@ -242,7 +242,7 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Dia
 	if file == "" {
 		e := field.Invalid(p, importPath, fmt.Sprintf("module %s is not in the working directory %s (looked for %s)", module, wd, strings.Join(candidates, " and ")))
 		if near := field.Nearest(filepath.Base(rel), pythonModules(filepath.Join(wd, filepath.Dir(rel)))); near != "" {
-			e.Suggestion = strings.TrimSuffix(importPath[:len(module)], filepath.Base(rel)) + near + ":" + fn
+			e.Suggest([]string{strings.TrimSuffix(importPath[:len(module)], filepath.Base(rel)) + near + ":" + fn})
 		}
 		return nil, field.ErrorList{e}
 	}
@@ -256,7 +256,7 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Dia
 		e := field.NotSupported(p, importPath, qualify(module, s.functions)).
 			WithDetail(fmt.Sprintf("%s defines no %s at module level (a source scan; see the package doc for its limits)", file, fn))
 		if near := field.Nearest(fn, s.functions); near != "" {
-			e.Suggestion = module + ":" + near
+			e.Suggest([]string{module + ":" + near})
 		}
 		return warnings, field.ErrorList{e}
 	}
