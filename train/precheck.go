@@ -21,9 +21,9 @@ import (
 //
 //   - a module that is not in the working directory (neither
 //     <module path>.py nor <module path>/__init__.py): Invalid at
-//     trainer.trainLoopPerWorker, with the nearest module there;
+//     trainer.train_loop_per_worker, with the nearest module there;
 //   - a module that does not define the function: NotSupported at
-//     trainer.trainLoopPerWorker, with the functions it does define and
+//     trainer.train_loop_per_worker, with the functions it does define and
 //     the nearest one ("did you mean train_func?");
 //   - a module-level `import jax` or `from jax ...`: a warning, since the
 //     job's driver imports the module to build the trainer and JAX there
