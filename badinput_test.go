@@ -35,31 +35,31 @@ func TestBadInputGoEntryPoints(t *testing.T) {
 		{"trainer without a loop", func() error {
 			_, err := train.JaxTrainer{ScalingConfig: tpuScaling}.Compile()
 			return err
-		}, "trainer.trainLoopPerWorker"},
+		}, "trainer.train_loop_per_worker"},
 		{"trainer topology typo", func() error {
 			s := tpuScaling
 			s.Topology = "4x5"
 			_, err := train.JaxTrainer{TrainLoopPerWorker: "m:f", ScalingConfig: s}.Compile()
 			return err
-		}, "trainer.scaling.topology"},
+		}, "trainer.scaling_config.topology"},
 		{"trainer negative slices", func() error {
 			s := tpuScaling
 			s.NumSlices = -1
 			_, err := train.JaxTrainer{TrainLoopPerWorker: "m:f", ScalingConfig: s}.Compile()
 			return err
-		}, "trainer.scaling.numSlices"},
+		}, "trainer.scaling_config.num_slices"},
 		{"trainer too many slices", func() error {
 			s := tpuScaling
 			s.NumSlices = 1 << 40
 			_, err := train.JaxTrainer{TrainLoopPerWorker: "m:f", ScalingConfig: s}.Compile()
 			return err
-		}, "trainer.scaling.numSlices"},
+		}, "trainer.scaling_config.num_slices"},
 		{"trainer unknown generation", func() error {
 			s := tpuScaling
 			s.Accelerator = "v99"
 			_, err := train.JaxTrainer{TrainLoopPerWorker: "m:f", ScalingConfig: s}.Compile()
 			return err
-		}, "trainer.scaling.accelerator"},
+		}, "trainer.scaling_config.accelerator_type"},
 		// serve.Application.Compile
 		{"application without an import path", func() error {
 			_, err := serve.Application{Name: "chat"}.Compile()

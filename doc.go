@@ -14,7 +14,7 @@
 // ScalingConfig with UseTPU, an accelerator and a topology, a RunConfig.
 // Compile checks every rule Ray and the TPU catalog enforce and reports
 // every problem at once, each with its field path
-// (trainer.scaling.topology: did you mean "4x4"?).
+// (trainer.scaling_config.topology: did you mean "4x4"?).
 //
 // What a front end compiles to is a placement.Plan: plain data, the same
 // bytes from run to run. It holds the slice placement groups Ray will make
@@ -45,6 +45,21 @@
 // sim, raybackend and kuberay pass too. examples/custombackend is such a
 // backend: a journal that records every run and replays it on another
 // cluster, run on the embedded default (go run ./examples/custombackend).
+//
+// # Field paths
+//
+// Every error for bad input is a field.Error at a path, and every path
+// follows one rule: a segment is the spelling of the file the user
+// writes, which is the field's json tag. Where a Go type mirrors a Ray
+// type, that tag is Ray's own snake_case keyword
+// (trainer.scaling_config.num_workers, trainer.run_config.name,
+// num_replicas, ray_actor_options); raytpu's own types (the compiled plan,
+// kuberay's options) use lowerCamel json tags as Kubernetes does
+// (plan.slices[0].numSlices). A collection Ray keys by name (a dict:
+// datasets, deployments, applications) is keyed by name
+// (app.deployments[LLM]), a list by index (plan.slices[0].groups[0]
+// .bundles[3]). A path starts at the object's name: trainer, app,
+// pipeline, plan, options.
 //
 // # Organization
 //

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,9 +50,13 @@ func (e *InvalidPlanError) Unwrap() error { return e.Errs }
 //
 //   - apiVersion is placement.APIVersion, kind one of placement.Kinds, name
 //     is set;
-//   - every slice group has at least one slice and one placement group,
-//     every placement group at least one bundle, every bundle belongs to
-//     one of the group's slices;
+//   - every slice group is what compiling its own source fields gives
+//     (placement.SliceGroup.Validate): its generation and topology valid
+//     under Ray's rules, its slice count within the limits, its pod type,
+//     hosts and bundles per slice derived from them, as many bundles as
+//     its slices hold, every bundle in one of its slices;
+//   - a JaxTrainer plan's launcher config asks for as many workers as its
+//     worker group has bundles, on the group's topology;
 //   - a plan that runs to completion has a job with an entrypoint or a
 //     launcher, and no Serve application;
 //   - an Application plan has a Serve application whose config names the
@@ -75,9 +80,10 @@ func CheckPlan(backendName string, p *placement.Plan, runs ...placement.Kind) er
 		errs = append(errs, field.Required(root.Child("name"), "the workload's name"))
 	}
 	for i, g := range p.Slices {
-		errs = append(errs, checkSliceGroup(root.Child("slices").Index(i), g)...)
+		errs = append(errs, g.Validate(root.Child("slices").Index(i))...)
 	}
 	errs = append(errs, checkPayload(root, p)...)
+	errs = append(errs, checkTrainWorkers(root, p)...)
 	if len(errs) > 0 {
 		return &InvalidPlanError{Backend: backendName, Name: p.Name, Errs: errs}
 	}
@@ -109,28 +115,63 @@ func kindList(kinds []placement.Kind) string {
 	return strings.Join(s, ", ")
 }
 
-func checkSliceGroup(path *field.Path, g *placement.SliceGroup) field.ErrorList {
-	if g == nil {
-		return field.ErrorList{field.Required(path, "a compiled slice group")}
+// trainLauncher is the launcher entry of a JaxTrainer plan's job
+// (rayruntime.EntryTrain), and trainScaling the part of its launcher
+// config (rayruntime.TrainConfig) that must agree with the worker group.
+const trainLauncher = "train"
+
+type trainScaling struct {
+	Scaling *struct {
+		NumWorkers      int    `json:"num_workers"`
+		UseTPU          bool   `json:"use_tpu"`
+		Topology        string `json:"topology"`
+		AcceleratorType string `json:"accelerator_type"`
+	} `json:"scaling_config"`
+}
+
+// checkTrainWorkers cross-checks a JaxTrainer plan's launcher config with
+// its worker group: Ray Train starts num_workers workers, one per bundle
+// of the group, on the group's topology and accelerator type.
+func checkTrainWorkers(root *field.Path, p *placement.Plan) field.ErrorList {
+	if p.Kind != placement.KindJaxTrainer || p.Job == nil || p.Job.Launcher != trainLauncher || len(p.Job.LauncherConfig) == 0 {
+		return nil
+	}
+	cfg := root.Child("job", "launcherConfig")
+	var tc trainScaling
+	if err := json.Unmarshal(p.Job.LauncherConfig, &tc); err != nil {
+		return field.ErrorList{field.Invalid(cfg, nil, "must be the train launcher's JSON object: "+err.Error())}
+	}
+	if tc.Scaling == nil {
+		return field.ErrorList{field.Required(cfg.Child("scaling_config"), "the worker group's scaling config")}
+	}
+	sc := cfg.Child("scaling_config")
+	var group *placement.SliceGroup
+	for _, g := range p.Slices {
+		if g != nil && g.Part.Role == placement.RoleWorkerGroup {
+			group = g
+			break
+		}
 	}
 	var errs field.ErrorList
-	if g.NumSlices < 1 {
-		errs = append(errs, field.Invalid(path.Child("numSlices"), g.NumSlices, "must be at least 1"))
+	if tc.Scaling.NumWorkers < 1 {
+		errs = append(errs, field.Invalid(sc.Child("num_workers"), tc.Scaling.NumWorkers, "must be at least 1"))
 	}
-	if len(g.Groups) == 0 {
-		errs = append(errs, field.Required(path.Child("groups"), "at least one placement group"))
+	if group == nil {
+		return errs // CPU workers, or one TPU worker: no slice group
 	}
-	for i, grp := range g.Groups {
-		gp := path.Child("groups").Index(i)
-		if len(grp.Bundles) == 0 {
-			errs = append(errs, field.Required(gp.Child("bundles"), "at least one bundle"))
-		}
-		for j, b := range grp.Bundles {
-			if b.Slice < 0 || b.Slice >= max(g.NumSlices, 1) {
-				errs = append(errs, field.Invalid(gp.Child("bundles").Index(j).Child("slice"), b.Slice,
-					fmt.Sprintf("must name one of the group's %d slices (0 to %d)", max(g.NumSlices, 1), max(g.NumSlices, 1)-1)))
-			}
-		}
+	bundles := 0
+	for _, grp := range group.Groups {
+		bundles += len(grp.Bundles)
+	}
+	if tc.Scaling.NumWorkers >= 1 && tc.Scaling.NumWorkers != bundles {
+		errs = append(errs, field.Invalid(sc.Child("num_workers"), tc.Scaling.NumWorkers,
+			fmt.Sprintf("the worker group has %d bundles, one per worker", bundles)))
+	}
+	if tc.Scaling.Topology != group.Topology {
+		errs = append(errs, field.Invalid(sc.Child("topology"), tc.Scaling.Topology, fmt.Sprintf("the worker group's slices are %s", group.Topology)))
+	}
+	if tc.Scaling.AcceleratorType != group.AcceleratorType {
+		errs = append(errs, field.Invalid(sc.Child("accelerator_type"), tc.Scaling.AcceleratorType, fmt.Sprintf("the worker group's slices are %s", group.AcceleratorType)))
 	}
 	return errs
 }

@@ -88,6 +88,7 @@ func TestCheckPlanRefuses(t *testing.T) {
 			ref("plan.serve", field.TypeForbidden),
 		}},
 		{"bundles and groups", badSlice, backend.RunKinds(), []field.Ref{
+			ref("plan.slices[0].groups", field.TypeInvalid),
 			ref("plan.slices[0].groups[0].bundles[0].slice", field.TypeInvalid), ref("plan.slices[0].groups[1].bundles", field.TypeRequired),
 		}},
 		{"an application config without a name", unnamed, []placement.Kind{placement.KindApplication}, []field.Ref{ref("plan.serve.config.name", field.TypeRequired)}},
@@ -147,5 +148,70 @@ func TestRunKinds(t *testing.T) {
 	kinds[0] = placement.KindApplication
 	if backend.RunKinds()[0] != placement.KindJaxTrainer {
 		t.Error("RunKinds shares its slice between calls")
+	}
+}
+
+// trainPlan is a two-slice v6e 4x4 JaxTrainer plan as train compiles it:
+// a worker group of 8 bundles and a launcher config for 8 workers.
+func trainPlan(t *testing.T) *placement.Plan {
+	t.Helper()
+	g, err := placement.SliceSpec{Accelerator: "v6e", Topology: "4x4", NumSlices: 2, Strategy: placement.Pack}.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Part = placement.Part{Role: placement.RoleWorkerGroup, Name: "run"}
+	return &placement.Plan{
+		APIVersion: placement.APIVersion, Kind: placement.KindJaxTrainer, Name: "run",
+		Slices: []*placement.SliceGroup{g},
+		Job: &placement.Job{Launcher: "train", LauncherConfig: []byte(`{"train_loop_per_worker":"m:f","scaling_config":` +
+			`{"num_workers":8,"use_tpu":true,"use_gpu":false,"accelerator_type":"TPU-V6E","topology":"4x4","placement_strategy":"PACK"}}`)},
+	}
+}
+
+// A compiled plan is checked as a whole: numbers and names that disagree
+// with its own source fields, or break the catalog's limits, are refused
+// at their path (issue 46's edited plans).
+func TestCheckPlanCrossChecksSliceGroups(t *testing.T) {
+	t.Parallel()
+	if err := backend.CheckPlan("b", trainPlan(t), backend.RunKinds()...); err != nil {
+		t.Fatalf("the compiled train plan: %v", err)
+	}
+	inv := field.TypeInvalid
+	at := func(f string, typ field.Type) field.Ref { return field.Ref{Field: "plan.slices[0]." + f, Type: typ} }
+	for _, c := range []struct {
+		name string
+		edit func(p *placement.Plan)
+		want []field.Ref
+	}{
+		{"numSlices 1000000000", func(p *placement.Plan) { p.Slices[0].NumSlices = 1000000000 },
+			[]field.Ref{at("numSlices", field.TypeTooMany),
+				at("megascale[0].numSlices", inv), at("megascale[1].numSlices", inv)}},
+		{"topology 8x8 under podType v6e-16", func(p *placement.Plan) { p.Slices[0].Topology = "8x8" },
+			[]field.Ref{at("podType", inv), at("hostsPerSlice", inv), at("bundlesPerSlice", inv),
+				at("groups[0].bundles", inv), {Field: "plan.job.launcherConfig.scaling_config.topology", Type: inv}}},
+		{"a deleted bundle", func(p *placement.Plan) { p.Slices[0].Groups[0].Bundles = p.Slices[0].Groups[0].Bundles[1:] },
+			[]field.Ref{at("groups[0].bundles", inv), {Field: "plan.job.launcherConfig.scaling_config.num_workers", Type: inv}}},
+		{"num_workers 3 against 8 bundles", func(p *placement.Plan) {
+			p.Job.LauncherConfig = []byte(strings.Replace(string(p.Job.LauncherConfig), `"num_workers":8`, `"num_workers":3`, 1))
+		}, []field.Ref{{Field: "plan.job.launcherConfig.scaling_config.num_workers", Type: inv}}},
+		{"podType v4-16 on v6e", func(p *placement.Plan) { p.Slices[0].PodType = "v4-16" }, []field.Ref{at("podType", inv)}},
+		{"hostsPerSlice -4", func(p *placement.Plan) { p.Slices[0].HostsPerSlice = -4 }, []field.Ref{at("hostsPerSlice", inv)}},
+		{"v4 16x16x16, past Ray's table", func(p *placement.Plan) {
+			p.Slices[0].Generation, p.Slices[0].Topology = "v4", "16x16x16"
+		}, []field.Ref{at("topology", field.TypeNotSupported), {Field: "plan.job.launcherConfig.scaling_config.topology", Type: inv}}},
+		{"an unknown generation", func(p *placement.Plan) { p.Slices[0].Generation = "v9" }, []field.Ref{at("generation", field.TypeNotSupported)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := trainPlan(t)
+			c.edit(p)
+			err := backend.CheckPlan("b", p, backend.RunKinds()...)
+			if !errors.Is(err, backend.ErrInvalidPlan) {
+				t.Fatalf("CheckPlan = %v, want ErrInvalidPlan", err)
+			}
+			if diff := cmp.Diff(c.want, refs(err)); diff != "" {
+				t.Errorf("field errors (-want +got):\n%s\n%v", diff, err)
+			}
+		})
 	}
 }

@@ -8,30 +8,30 @@ import (
 )
 
 func ExampleNewPath() {
-	scaling := field.NewPath("train", "scaling")
+	scaling := field.NewPath("trainer", "scaling_config")
 	fmt.Println(scaling.Child("topology"))
-	fmt.Println(scaling.Child("resourcesPerWorker").Key("TPU"))
+	fmt.Println(scaling.Child("resources_per_worker").Key("TPU"))
 	fmt.Println(field.NewPath("serve").Child("deployments").Index(0).Child("numReplicas"))
 	// Output:
-	// train.scaling.topology
-	// train.scaling.resourcesPerWorker[TPU]
+	// trainer.scaling_config.topology
+	// trainer.scaling_config.resources_per_worker[TPU]
 	// serve.deployments[0].numReplicas
 }
 
 func ExampleNotSupported() {
-	err := field.NotSupported(field.NewPath("train", "scaling", "topology"), "4x5", []string{"2x2", "4x4", "4x8"})
+	err := field.NotSupported(field.NewPath("trainer", "scaling_config", "topology"), "4x5", []string{"2x2", "4x4", "4x8"})
 	fmt.Println(err)
 	fmt.Println("suggestion:", err.Suggestion)
 	// Output:
-	// train.scaling.topology: Unsupported value: "4x5": did you mean "4x4"? (supported: "2x2", "4x4", "4x8")
+	// trainer.scaling_config.topology: Unsupported value: "4x5": did you mean "4x4" or "4x8"? (supported: "2x2", "4x4", "4x8")
 	// suggestion: 4x4
 }
 
 func ExampleErrors() {
-	scaling := field.NewPath("train", "scaling")
+	scaling := field.NewPath("trainer", "scaling_config")
 	var errs field.ErrorList
 	errs = append(errs, field.Required(scaling.Child("topology"), "a slice topology"))
-	errs = append(errs, field.Forbidden(scaling.Child("labelSelector"), "not with useTPU and several workers"))
+	errs = append(errs, field.Forbidden(scaling.Child("label_selector"), "not with use_tpu and several workers"))
 	err := fmt.Errorf("compile trainer: %w", errs.Err())
 
 	// Match on path and type, never on the message.
@@ -41,9 +41,9 @@ func ExampleErrors() {
 	var first *field.Error
 	fmt.Println(errors.As(err, &first), first.Field)
 	// Output:
-	// train.scaling.topology Required
-	// train.scaling.labelSelector Forbidden
-	// true train.scaling.topology
+	// trainer.scaling_config.topology Required
+	// trainer.scaling_config.label_selector Forbidden
+	// true trainer.scaling_config.topology
 }
 
 func ExampleErrorList_Err() {

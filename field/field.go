@@ -2,7 +2,7 @@
 //
 // Every spec in raytpu is validated once, at compile time, and every problem
 // found is reported at once as an [ErrorList]. Each [Error] carries the path
-// of the offending field (for example "train.scaling.topology"), a [Type], the
+// of the offending field (for example "trainer.scaling_config.topology"), a [Type], the
 // bad value, and for [TypeNotSupported] the valid values and the nearest one.
 // Tests and callers match on [Error.Field] and [Error.Type] with [errors.As],
 // never on message text.
@@ -13,12 +13,13 @@ package field
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // Path is the location of a field inside a spec, such as
-// "train.scaling.resourcesPerWorker[TPU]". The zero Path is the root.
+// "trainer.scaling_config.resources_per_worker[TPU]". The zero Path is the root.
 // Paths are immutable: Child, Index and Key return new values.
 type Path struct {
 	parent *Path
@@ -106,8 +107,13 @@ type Error struct {
 	Detail string
 	// ValidValues lists the accepted values for TypeNotSupported.
 	ValidValues []string
-	// Suggestion is the valid value nearest to BadValue, if any.
+	// Suggestion is the valid value nearest to BadValue, if any: the
+	// value the message proposes.
 	Suggestion string
+	// Alternatives are other valid values exactly as near as Suggestion
+	// (BadValue "v5" is as near to v5e as to v5p); the message proposes
+	// them with it. Empty when Suggestion is the one nearest value.
+	Alternatives []string
 	// Line is the line of the file the value was read from, when it was
 	// read from one (1-based; 0 for a spec built in Go).
 	Line int
@@ -116,7 +122,7 @@ type Error struct {
 // Error renders the problem on one line, with the file's line when it has
 // one:
 //
-//	train.scaling.topology: Unsupported value: "4x5": did you mean "4x4"? (supported: "2x2", "4x4")
+//	trainer.scaling_config.topology: Unsupported value: "4x5": did you mean "4x4"? (supported: "2x2", "4x4")
 //	app.deployments[0].num_replica (line 5): Unsupported value: "num_replica": unknown field: did you mean "num_replicas"? (supported: ...)
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -142,7 +148,15 @@ func (e *Error) Error() string {
 		b.WriteString(e.Detail)
 	}
 	if e.Suggestion != "" {
-		fmt.Fprintf(&b, ": did you mean %q?", e.Suggestion)
+		fmt.Fprintf(&b, ": did you mean %q", e.Suggestion)
+		for i, a := range e.Alternatives {
+			if i == len(e.Alternatives)-1 {
+				fmt.Fprintf(&b, " or %q", a)
+			} else {
+				fmt.Fprintf(&b, ", %q", a)
+			}
+		}
+		b.WriteByte('?')
 	}
 	if len(e.ValidValues) > 0 {
 		b.WriteString(" (supported: ")
@@ -212,9 +226,21 @@ func Forbidden(p *Path, detail string) *Error {
 func NotSupported(p *Path, value any, valid []string) *Error {
 	e := &Error{Type: TypeNotSupported, Field: p.String(), BadValue: value, ValidValues: append([]string(nil), valid...)}
 	if s, ok := value.(string); ok {
-		e.Suggestion = Nearest(s, valid)
+		e.Suggest(NearestAll(s, valid))
 	}
 	return e
+}
+
+// Suggest sets e's Suggestion to the first of near and its Alternatives
+// to the rest (none for an empty near).
+func (e *Error) Suggest(near []string) {
+	e.Suggestion, e.Alternatives = "", nil
+	if len(near) > 0 {
+		e.Suggestion = near[0]
+	}
+	if len(near) > 1 {
+		e.Alternatives = slices.Clone(near[1:])
+	}
 }
 
 // WithDetail returns e with its Detail set; it lets a NotSupported error
@@ -228,8 +254,13 @@ func (e *Error) WithDetail(detail string) *Error {
 // list is an error whose parts errors.As can reach.
 type ErrorList []*Error
 
+// MaxErrorsShown is how many errors an ErrorList's message lists; past it
+// the message ends with "and 8,970 more like it". The list itself keeps
+// every error: range over it, or reach it with errors.As or Errors.
+const MaxErrorsShown = 20
+
 // Error renders one problem per line, prefixed by the count when there is
-// more than one.
+// more than one, and at most MaxErrorsShown of them.
 func (l ErrorList) Error() string {
 	switch len(l) {
 	case 0:
@@ -238,12 +269,28 @@ func (l ErrorList) Error() string {
 		return l[0].Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d invalid fields:", len(l))
-	for _, e := range l {
+	fmt.Fprintf(&b, "%s invalid fields:", thousands(len(l)))
+	for _, e := range l[:min(len(l), MaxErrorsShown)] {
 		b.WriteString("\n  ")
 		b.WriteString(e.Error())
 	}
+	if n := len(l) - MaxErrorsShown; n > 0 {
+		fmt.Fprintf(&b, "\n  and %s more like it", thousands(n))
+	}
 	return b.String()
+}
+
+// thousands renders n with a comma between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Unwrap exposes every problem to errors.Is and errors.As.

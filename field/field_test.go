@@ -3,6 +3,7 @@ package field_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -369,5 +370,35 @@ func TestRefs(t *testing.T) {
 	}
 	if got := field.Refs(nil); got != nil {
 		t.Errorf("Refs(nil) = %v, want nil", got)
+	}
+}
+
+// A long list's message shows MaxErrorsShown errors and counts the rest;
+// the list keeps all of them.
+func TestErrorListCapped(t *testing.T) {
+	t.Parallel()
+	var l field.ErrorList
+	for i := range 10000 {
+		l = append(l, field.Invalid(field.NewPath("app", "models").Index(i), i, "bad"))
+	}
+	msg := l.Error()
+	lines := strings.Split(msg, "\n")
+	if len(lines) != 1+field.MaxErrorsShown+1 {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), field.MaxErrorsShown+2, msg)
+	}
+	if lines[0] != "10,000 invalid fields:" || lines[len(lines)-1] != "  and 9,980 more like it" {
+		t.Errorf("first line %q, last line %q", lines[0], lines[len(lines)-1])
+	}
+	var err error = l
+	if got := len(field.Errors(err)); got != 10000 {
+		t.Errorf("Errors found %d, want every one of 10000", got)
+	}
+	var list field.ErrorList
+	if !errors.As(err, &list) || len(list) != 10000 {
+		t.Errorf("errors.As gave %d errors, want 10000", len(list))
+	}
+	short := l[:field.MaxErrorsShown]
+	if strings.Contains(short.Error(), "more like it") {
+		t.Errorf("a list of exactly MaxErrorsShown says more: %s", short.Error())
 	}
 }

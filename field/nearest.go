@@ -7,30 +7,48 @@ import (
 
 // Nearest returns the element of valid closest to s by edit distance
 // (case-insensitive), or "" when nothing is within a third of the longer
-// string's length (at least 1 edit, at most 3).
+// string's length (at least 1 edit, at most 3). Among equally near
+// candidates one that extends s (starts with it: "v6" -> "v6e") is
+// preferred; when several remain, Nearest returns the first of them and
+// NearestAll returns each.
+func Nearest(s string, valid []string) string {
+	var buf [4]string
+	if all := nearestAll(s, valid, buf[:0]); len(all) > 0 {
+		return all[0]
+	}
+	return ""
+}
+
+// NearestAll returns every element of valid as near to s as Nearest's
+// answer, in the order of valid: nil when nothing is near, one value when
+// one is nearest, several on a tie ("v5" is as near to v5e as to v5p).
+func NearestAll(s string, valid []string) []string {
+	return nearestAll(s, valid, nil)
+}
+
+// nearestAll is NearestAll appending to out.
 //
 // Nearest is on the path of every NotSupported error, some of which offer
 // hundreds of values (a TPU generation's topologies), so it skips
 // candidates it can prove too far before computing an edit distance.
-func Nearest(s string, valid []string) string {
+func nearestAll(s string, valid []string, out []string) []string {
 	// Nothing farther than limitMax, the limit for the longest candidate,
 	// is ever returned, so the search starts with that bound and tightens
 	// it as nearer candidates are found. A candidate is cut short by its
 	// length, by the characters it lacks or adds, then inside the edit
-	// distance. Among equals the first wins, as without the cuts.
+	// distance. Candidates as near as the best are kept.
 	maxLen := 0
 	for _, v := range valid {
 		maxLen = max(maxLen, len(v))
 	}
 	limitMax := min(max(max(len(s), maxLen)/3, 1), 3)
-	best, bestD := "", limitMax+1
+	bestD := limitMax
+	extends := false // some kept candidate extends s
+	start := len(out)
 	ls := strings.ToLower(s)
 	sp, ascii := profileOf(ls)
 	for _, v := range valid {
-		bound := bestD - 1
-		if bound < 0 {
-			break // an exact match: nothing is nearer
-		}
+		bound := bestD
 		if ascii {
 			if mask, ok := maskOf(v); ok {
 				// Lowering keeps an ASCII string's length.
@@ -44,18 +62,32 @@ func Nearest(s string, valid []string) string {
 		if abs(len(ls)-len(lv)) > bound {
 			continue
 		}
-		if d := levenshtein(ls, lv, bound); d < bestD {
-			best, bestD = v, d
+		d := levenshtein(ls, lv, bound)
+		if d > bound {
+			continue
+		}
+		ext := d > 0 && strings.HasPrefix(lv, ls)
+		switch {
+		case d < bestD:
+			out, bestD, extends = append(out[:start], v), d, ext
+		case ext && !extends:
+			out, extends = append(out[:start], v), true
+		case ext == extends:
+			out = append(out, v)
 		}
 	}
-	limit := min(max(max(len(s), len(best))/3, 1), 3)
-	if best == "" || bestD > limit || bestD == 0 && best == s {
-		if best != "" && bestD == 0 && best != s {
-			return best
+	// The limit of each: a third of the longer string. s itself is valid,
+	// so no suggestion; a match in another case is one.
+	keep := out[:start]
+	for _, v := range out[start:] {
+		if bestD == 0 && v == s {
+			return out[:start]
 		}
-		return ""
+		if bestD <= min(max(max(len(s), len(v))/3, 1), 3) {
+			keep = append(keep, v)
+		}
 	}
-	return best
+	return keep
 }
 
 // bucket folds an ASCII byte, letters case-insensitively, into one of 31

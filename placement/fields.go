@@ -10,8 +10,8 @@ import (
 // its own names fills them with its own paths, so that every error lands on
 // the field the user wrote and nothing is renamed or filtered afterwards:
 //
-//	train's ScalingConfig: Strategy at trainer.scaling.placementStrategy,
-//	    ResourcesPerBundle at trainer.scaling.resourcesPerWorker
+//	train's ScalingConfig: Strategy at trainer.scaling_config.placement_strategy,
+//	    ResourcesPerBundle at trainer.scaling_config.resources_per_worker
 //	serve's AcceleratorConfig: Accelerator and Topology at
 //	    app.deployments[0].acceleratorConfig.accelerator / .topology,
 //	    NumSlices at app.deployments[0].numReplicas
@@ -44,7 +44,12 @@ func (f *Fields) bundleTPU() *field.Path {
 // FieldsUnder returns SliceSpec's own field names below p (nil: at the
 // root): topology, accelerator, chipsPerHost, numSlices, ...
 func FieldsUnder(p *field.Path) Fields {
-	at := field.Under(p)
+	at := func(name string) *field.Path {
+		if p == nil {
+			return field.NewPath(name)
+		}
+		return p.Child(name)
+	}
 	return Fields{
 		Topology:            at("topology"),
 		Accelerator:         at("accelerator"),
@@ -56,30 +61,4 @@ func FieldsUnder(p *field.Path) Fields {
 		BundleLabelSelector: at("bundleLabelSelector"),
 		Name:                at("name"),
 	}
-}
-
-// locate maps SliceSpec's json field names onto f, for the declarative
-// rules of its struct tags.
-func (f *Fields) locate(name string) *field.Path {
-	switch name {
-	case "topology":
-		return f.Topology
-	case "accelerator":
-		return f.Accelerator
-	case "chipsPerHost":
-		return f.ChipsPerHost
-	case "numSlices":
-		return f.NumSlices
-	case "resourcesPerBundle":
-		return f.ResourcesPerBundle
-	case "strategy":
-		return f.Strategy
-	case "tpuResourcePerChip":
-		return f.TPUResourcePerChip
-	case "bundleLabelSelector":
-		return f.BundleLabelSelector
-	case "name":
-		return f.Name
-	}
-	return field.NewPath(name)
 }

@@ -44,7 +44,7 @@ type Shape struct {
 }
 
 // Resolve checks every rule of s that does not depend on the slice count:
-// the struct's declarative rules, the generation and topology against the
+// the struct's field rules, the generation and topology against the
 // catalog (once), and the worker bundle against the slice. Errors are
 // reported at f's paths; an empty list means the Shape is usable.
 func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
@@ -75,10 +75,7 @@ func (sh *Shape) paths() Fields {
 }
 
 func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
-	var errs field.ErrorList
-	if !s.tagsHold() {
-		errs = tagErrors(s, &f)
-	}
+	errs := s.validateFields(&f)
 	if v, ok := s.ResourcesPerBundle[rayvocab.ResourceTPU]; ok && v == 0 {
 		errs = append(errs, field.Invalid(f.bundleTPU(), v, "must be positive"))
 	}

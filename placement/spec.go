@@ -56,9 +56,9 @@ type SliceSpec struct {
 	// ResourcesPerBundle are the resources of every worker bundle.
 	// Optional. Default: {"TPU": chips per host × TPU per chip}; CPU: 1 is
 	// added when absent, as is TPU.
-	ResourcesPerBundle map[string]float64 `json:"resourcesPerBundle,omitempty" validate:"dive,gte=0" detail:"must be positive"`
+	ResourcesPerBundle map[string]float64 `json:"resourcesPerBundle,omitempty"`
 	// NumSlices is the number of slices. Optional. Default: 1.
-	NumSlices int `json:"numSlices,omitempty" validate:"gte=0" detail:"must be at least 1, or 0 for one slice"`
+	NumSlices int `json:"numSlices,omitempty"`
 	// ChipsPerHost overrides the chips per host (Ray's chips_per_vm), e.g.
 	// to read v6e 2x4 as two 4-chip hosts. Optional. Default: Ray's rule.
 	ChipsPerHost int `json:"chipsPerHost,omitempty"`
@@ -67,9 +67,9 @@ type SliceSpec struct {
 	PGPerSlice bool `json:"pgPerSlice,omitempty"`
 	// TPUResourcePerChip scales the TPU resource per physical chip (Ray's
 	// RAY_TPU_RESOURCE_PER_CHIP). Optional. Default: 1.
-	TPUResourcePerChip int `json:"tpuResourcePerChip,omitempty" validate:"gte=0" detail:"must be a positive integer, or 0 for 1"`
+	TPUResourcePerChip int `json:"tpuResourcePerChip,omitempty"`
 	// Strategy of the worker placement group. Optional. Default: SPREAD.
-	Strategy Strategy `json:"strategy,omitempty" validate:"omitempty,oneof=PACK SPREAD STRICT_PACK STRICT_SPREAD"`
+	Strategy Strategy `json:"strategy,omitempty"`
 	// Name of the placement group. Optional. Default: "" (unnamed).
 	Name string `json:"name,omitempty"`
 	// BundleLabelSelector gives one label selector per bundle, merged under

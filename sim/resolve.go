@@ -113,7 +113,7 @@ func resolveItem(it Item, f itemFields) (resolved, field.ErrorList) {
 		valid := topologiesWithChips(gen, chips)
 		e := field.NotSupported(f.topology, it.Topology, valid)
 		if def, ok := gen.TopologyForChips(chips); ok {
-			e.Suggestion = def.String()
+			e.Suggest([]string{def.String()})
 		}
 		e.Detail = fmt.Sprintf("%s has %d chips, %s has %d", gen.PodType(chips), chips, t, t.Chips())
 		errs = append(errs, e)
@@ -144,9 +144,9 @@ func parsePodType(s string, p *field.Path) (*tpu.Generation, int, *field.Error) 
 		e.Detail = fmt.Sprintf("unknown TPU generation %q: want <generation>-<size>, e.g. v6e-16, v4-16, tpu7x-8", name)
 		if n := field.Nearest(name, valid); n != "" && n != CPUPodType {
 			_, size, _ := strings.Cut(s, "-")
-			e.Suggestion = n + "-" + size
+			e.Suggest([]string{n + "-" + size})
 		} else {
-			e.Suggestion = ""
+			e.Suggest(nil)
 		}
 		return nil, 0, e
 	}
@@ -158,7 +158,7 @@ func parsePodType(s string, p *field.Path) (*tpu.Generation, int, *field.Error) 
 	}
 	valid := podTypesOf(gen)
 	e := field.NotSupported(p, s, valid)
-	e.Suggestion = nearestPodType(chips, valid)
+	e.Suggest([]string{nearestPodType(chips, valid)})
 	if err != nil {
 		e.Detail = err.Error()
 	} else {

@@ -19,6 +19,7 @@ package tpu
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -383,10 +384,22 @@ func resolveGeneration(name string, path *field.Path) (*Generation, *field.Error
 		return g, nil
 	}
 	e := field.NotSupported(path, name, GenerationNames())
-	if s := field.Nearest(normalizeName(name), acceptedNames()); s != "" {
-		if g, ok := byName[s]; ok {
-			e.Suggestion = g.Name
+	if g, chips, kind, ok := generationOfName(name); ok {
+		// A pod type, a GKE accelerator or a machine type: its generation.
+		detail := fmt.Sprintf("%s, not a generation: %s is accelerator %s", kind, strings.TrimSpace(name), g.Name)
+		if t, found := g.TopologyForChips(chips); chips > 0 && found {
+			detail += ", topology " + t.String()
+		}
+		e.Suggest([]string{g.Name})
+		return nil, e.WithDetail(detail)
+	}
+	// The nearest spellings, each for its generation, once.
+	var near []string
+	for _, s := range field.NearestAll(normalizeName(name), acceptedNames()) {
+		if g, ok := byName[s]; ok && !slices.Contains(near, g.Name) {
+			near = append(near, g.Name)
 		}
 	}
+	e.Suggest(near)
 	return nil, e
 }

@@ -66,7 +66,7 @@ func ChipCountTopology(p *field.Path, topology, generation string, target Target
 	e := field.NotSupported(p, topology, valid).
 		WithDetail("a chip count, not a topology: give the slice's shape (AxB or AxBxC); " + strings.Join(notes, "; "))
 	if len(valid) == 1 {
-		e.Suggestion = valid[0]
+		e.Suggest([]string{valid[0]})
 	}
 	return e
 }

@@ -95,7 +95,7 @@ func ExampleResolveGeneration() {
 	fmt.Println(err)
 	// Output:
 	// NotSupported v6e
-	// acceleratorType: Unsupported value: "v6x": did you mean "v6e"? (supported: "v2", "v3", "v4", "v5e", "v5p", "v6e", "v7x")
+	// acceleratorType: Unsupported value: "v6x": did you mean "v6e" or "v7x"? (supported: "v2", "v3", "v4", "v5e", "v5p", "v6e", "v7x")
 }
 
 func ExampleParseTopology() {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/raytpu/raytpu/field"
 )
 
 // ParsePodType parses a pod type in Ray's or GCE's form (v6e-16,
@@ -79,4 +81,50 @@ func moreCompact(a, b Topology) bool {
 	slices.Reverse(da[:a.n])
 	slices.Reverse(db[:b.n])
 	return slices.Compare(da[:a.n], db[:b.n]) < 0
+}
+
+// generationOfName finds the generation a name of another kind stands
+// for: a pod type (v6e-16, v5litepod-16, tpu7x-16), a GKE accelerator
+// label value (tpu-v6e-slice, tpu-v5-lite-podslice) or a machine type
+// (ct6e-standard-4t). chips is the pod type's chip count (0 for the other
+// kinds); kind says what s was read as. ok is false for anything else.
+func generationOfName(s string) (g *Generation, chips int, kind string, ok bool) {
+	s = strings.TrimSpace(s)
+	for _, gen := range generations {
+		if strings.EqualFold(s, gen.GKEAccelerator) || gen.GKEAcceleratorSingleHost != "" && strings.EqualFold(s, gen.GKEAcceleratorSingleHost) {
+			return gen, 0, "a GKE accelerator name", true
+		}
+		if _, found := gen.machineType(s); found {
+			return gen, 0, "a machine type", true
+		}
+	}
+	name, count, cut := strings.Cut(s, "-")
+	if !cut {
+		return nil, 0, "", false
+	}
+	gen, found := lookup(name)
+	n, err := strconv.Atoi(count)
+	if !found || err != nil || n <= 0 || n%gen.CoresPerChip != 0 {
+		return nil, 0, "", false
+	}
+	return gen, n / gen.CoresPerChip, "a pod type", true
+}
+
+// podTypeTopology reports a topology given as a pod type ("v5litepod-16",
+// "v5e-16" for 4x4 on v5e), at p: NotSupported, its suggestion the pod
+// type's conventional shape, its detail naming the generation and shape to
+// set. It returns nil for anything that is not a pod type with a shape.
+func podTypeTopology(p *field.Path, topology string) *field.Error {
+	g, chips, kind, ok := generationOfName(topology)
+	if !ok || chips == 0 {
+		return nil
+	}
+	t, ok := g.TopologyForChips(chips)
+	if !ok {
+		return nil
+	}
+	e := field.NotSupported(p, topology, []string{t.String()}).WithDetail(fmt.Sprintf(
+		"%s, not a topology: %s is accelerator %s, topology %s", kind, strings.TrimSpace(topology), g.Name, t))
+	e.Suggest([]string{t.String()})
+	return e
 }

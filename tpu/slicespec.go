@@ -53,7 +53,9 @@ func (s SliceSpec) Resolve(target Target, f SliceFields) (*Slice, field.ErrorLis
 	if strings.TrimSpace(s.Topology) == "" {
 		errs = append(errs, field.Required(f.Topology, "a slice topology, AxB or AxBxC (e.g. 4x4, 2x2x2)"))
 	} else if t, err := ParseTopology(s.Topology); err != nil {
-		if e := ChipCountTopology(f.Topology, s.Topology, s.Generation, target); e != nil {
+		if e := podTypeTopology(f.Topology, s.Topology); e != nil {
+			errs = append(errs, e) // "v5litepod-16": a pod type, with its shape
+		} else if e := ChipCountTopology(f.Topology, s.Topology, s.Generation, target); e != nil {
 			errs = append(errs, e) // "16": a chip count, with the shapes that have it
 		} else {
 			errs = append(errs, field.Invalid(f.Topology, s.Topology, err.Error()))

@@ -3,8 +3,6 @@ package train_test
 import (
 	"testing"
 
-	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -45,24 +43,5 @@ func BenchmarkCompile(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkValidateTags is the share of BenchmarkCompile that
-// validator/v10 costs: the struct-tag pass over the three structs a valid
-// two-slice trainer goes through (ScalingConfig, RunConfig and the
-// placement.SliceSpec it compiles to).
-func BenchmarkValidateTags(b *testing.B) {
-	t := benchTrainer()
-	slice := placement.SliceSpec{Topology: "4x4", Accelerator: "TPU-V6E", Strategy: placement.Pack, HeadReservationTimeout: train.WorkerGroupStartTimeout}
-	root := field.NewPath("trainer")
-	b.ReportAllocs()
-	for b.Loop() {
-		errs := field.ValidateStruct(root, &t.ScalingConfig)
-		errs = append(errs, field.ValidateStruct(root, &t.RunConfig)...)
-		errs = append(errs, field.ValidateStruct(root, &slice)...)
-		if len(errs) > 0 {
-			b.Fatal(errs)
-		}
 	}
 }

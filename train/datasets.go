@@ -15,7 +15,9 @@ import (
 // train declares the interface so that it need not import data.
 //
 // CompileForTrainer is called while the trainer compiles, with the path
-// trainer.datasets, the resolved worker count, the workers' TPU generation
+// of the trainer ("trainer"; a source puts its datasets below it at
+// datasets, as JaxTrainer's datasets= keyword, and its DataConfig at
+// dataset_config), the resolved worker count, the workers' TPU generation
 // ("" for CPU workers, and for a single TPU worker without an accelerator)
 // and the TPU chips of each worker (0 without a generation). It returns the
 // JSON object the launcher reads (keys "datasets", "dataset_config",
@@ -25,7 +27,8 @@ type DatasetSource interface {
 	CompileForTrainer(p *field.Path, workers int, accelerator string, chipsPerHost int) (json.RawMessage, placement.Diagnosis, field.ErrorList)
 }
 
-// datasetsPath is where a trainer's dataset errors point.
+// datasetsPath is where a trainer's dataset errors point when the source
+// returns something other than a JSON object.
 var datasetsPath = trainerPath.Child("datasets")
 
 // compileDatasets runs the source's hook for the compiled scaling. It is
@@ -37,7 +40,7 @@ func compileDatasets(src DatasetSource, s ScalingConfig, scaling rayruntime.Trai
 		accelerator = s.Accelerator
 		chips = int(scaling.ResourcesPerWorker[rayvocab.ResourceTPU])
 	}
-	raw, warn, errs := src.CompileForTrainer(datasetsPath, scaling.NumWorkers, accelerator, chips)
+	raw, warn, errs := src.CompileForTrainer(trainerPath, scaling.NumWorkers, accelerator, chips)
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}

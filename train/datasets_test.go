@@ -60,8 +60,8 @@ func TestDatasetsHookGetsResolvedScaling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if src.calls != 1 || src.path != "trainer.datasets" || src.workers != c.workers || src.accelerator != c.accelerator || src.chipsPerHost != c.chips {
-				t.Errorf("hook called %d times with (%s, %d, %q, %d), want once with (trainer.datasets, %d, %q, %d)",
+			if src.calls != 1 || src.path != "trainer" || src.workers != c.workers || src.accelerator != c.accelerator || src.chipsPerHost != c.chips {
+				t.Errorf("hook called %d times with (%s, %d, %q, %d), want once with (trainer, %d, %q, %d)",
 					src.calls, src.path, src.workers, src.accelerator, src.chipsPerHost, c.workers, c.accelerator, c.chips)
 			}
 			if len(warn) != 1 || warn[0].String() != "warning X: x" {
@@ -80,7 +80,7 @@ func TestDatasetsHookGetsResolvedScaling(t *testing.T) {
 
 func TestDatasetsErrorsJoinTheOthers(t *testing.T) {
 	t.Parallel()
-	src := &recordingSource{errs: field.ErrorList{field.Invalid(field.NewPath("trainer", "datasets").Child("datasets").Index(0).Child("iter", "batchSize"), 63, "must divide by 4")}}
+	src := &recordingSource{errs: field.ErrorList{field.Invalid(field.NewPath("trainer", "datasets").Index(0).Child("iter", "batchSize"), 63, "must divide by 4")}}
 	tr := base()
 	tr.TrainLoopPerWorker = "not a path"
 	tr.Datasets = src
@@ -89,7 +89,7 @@ func TestDatasetsErrorsJoinTheOthers(t *testing.T) {
 	for _, e := range field.Errors(err) {
 		got[e.Field] = true
 	}
-	for _, want := range []string{"trainer.trainLoopPerWorker", "trainer.datasets.datasets[0].iter.batchSize"} {
+	for _, want := range []string{"trainer.train_loop_per_worker", "trainer.datasets[0].iter.batchSize"} {
 		if !got[want] {
 			t.Errorf("no error at %s in %v", want, err)
 		}

@@ -94,11 +94,11 @@
 // names, as the launcher will import it: <module path>.py or
 // <module path>/__init__.py under the working directory. A missing module
 // is Invalid and a function the module does not define is NotSupported,
-// both at trainer.trainLoopPerWorker with the nearest valid name; a
+// both at trainer.train_loop_per_worker with the nearest valid name; a
 // module-level `import jax` or `from jax ...` is a warning, since the
 // job's driver imports the module to build the trainer and JAX there would
 // take the TPU that the worker on that host needs. A topology given as a
-// chip count ("16") is NotSupported at trainer.scaling.topology, listing
+// chip count ("16") is NotSupported at trainer.scaling_config.topology, listing
 // the generation's shapes with that many chips.
 //
 // The module scan reads source text and runs no Python. It sees names

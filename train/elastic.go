@@ -21,23 +21,23 @@ func (s ScalingConfig) elastic(p *field.Path) (elasticRange, field.ErrorList) {
 	var errs field.ErrorList
 	if s.MinWorkers == 0 && s.MaxWorkers == 0 {
 		if s.ElasticResizeMonitorInterval != 0 {
-			errs = append(errs, field.Forbidden(p.Child("elasticResizeMonitorInterval"), "applies only to an elastic group (minWorkers and maxWorkers)"))
+			errs = append(errs, field.Forbidden(p.Child("elastic_resize_monitor_interval"), "applies only to an elastic group (min_workers and max_workers)"))
 		}
 		return elasticRange{}, errs
 	}
 	switch {
 	case s.MinWorkers < 1:
-		errs = append(errs, field.Invalid(p.Child("minWorkers"), s.MinWorkers, "an elastic group needs minWorkers >= 1 and maxWorkers"))
+		errs = append(errs, field.Invalid(p.Child("min_workers"), s.MinWorkers, "an elastic group needs min_workers >= 1 and max_workers"))
 	case s.MaxWorkers < s.MinWorkers:
-		errs = append(errs, field.Invalid(p.Child("maxWorkers"), s.MaxWorkers, "must be at least minWorkers"))
+		errs = append(errs, field.Invalid(p.Child("max_workers"), s.MaxWorkers, "must be at least min_workers"))
 	}
 	if s.NumWorkers != 0 {
-		errs = append(errs, field.Forbidden(p.Child("numWorkers"), "set either numWorkers or minWorkers and maxWorkers"))
+		errs = append(errs, field.Forbidden(p.Child("num_workers"), "set either num_workers or min_workers and max_workers"))
 	}
 	if s.NumSlices != 0 {
-		errs = append(errs, field.Forbidden(p.Child("numSlices"), "an elastic group's slices follow minWorkers and maxWorkers"))
+		errs = append(errs, field.Forbidden(p.Child("num_slices"), "an elastic group's slices follow min_workers and max_workers"))
 	}
-	interval, e := seconds(p.Child("elasticResizeMonitorInterval"), s.ElasticResizeMonitorInterval, "the resize interval")
+	interval, e := seconds(p.Child("elastic_resize_monitor_interval"), s.ElasticResizeMonitorInterval, "the resize interval")
 	if e != nil {
 		errs = append(errs, e)
 	}

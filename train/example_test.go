@@ -44,8 +44,8 @@ func ExampleJaxTrainer_Compile_invalid() {
 		fmt.Printf("%s: %s %q\n", e.Field, e.Type, e.Suggestion)
 	}
 	// Output:
-	// trainer.scaling.topology: NotSupported "4x4"
-	// trainer.run.name: Required ""
+	// trainer.scaling_config.topology: NotSupported "4x4"
+	// trainer.run_config.name: Required ""
 }
 
 // Fit on the simulated cluster places one worker per TPU host, runs

@@ -36,18 +36,18 @@ func TestHugeScalingLimit(t *testing.T) {
 	for _, n := range []int{1 << 40, 99999999999, math.MaxInt} {
 		s := tpu
 		s.NumSlices = n
-		cases = append(cases, tc{"numSlices", s, []field.Ref{{Field: "trainer.scaling.numSlices", Type: field.TypeTooMany}}})
+		cases = append(cases, tc{"numSlices", s, []field.Ref{{Field: "trainer.scaling_config.num_slices", Type: field.TypeTooMany}}})
 		s = tpu
 		s.NumWorkers = n
-		cases = append(cases, tc{"numWorkers", s, []field.Ref{{Field: "trainer.scaling.numWorkers", Type: field.TypeTooMany}}})
+		cases = append(cases, tc{"numWorkers", s, []field.Ref{{Field: "trainer.scaling_config.num_workers", Type: field.TypeTooMany}}})
 		s = tpu
 		s.MinWorkers, s.MaxWorkers = 4, n
-		cases = append(cases, tc{"maxWorkers", s, []field.Ref{{Field: "trainer.scaling.maxWorkers", Type: field.TypeTooMany}}})
-		cases = append(cases, tc{"cpu numWorkers", train.ScalingConfig{NumWorkers: n}, []field.Ref{{Field: "trainer.scaling.numWorkers", Type: field.TypeTooMany}}})
+		cases = append(cases, tc{"maxWorkers", s, []field.Ref{{Field: "trainer.scaling_config.max_workers", Type: field.TypeTooMany}}})
+		cases = append(cases, tc{"cpu numWorkers", train.ScalingConfig{NumWorkers: n}, []field.Ref{{Field: "trainer.scaling_config.num_workers", Type: field.TypeTooMany}}})
 	}
 	// Under MaxSlices, past MaxBundles: 1000 slices of 64 hosts.
 	cases = append(cases, tc{"bundles", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "16x16", NumSlices: 1000},
-		[]field.Ref{{Field: "trainer.scaling.numSlices", Type: field.TypeTooMany}}})
+		[]field.Ref{{Field: "trainer.scaling_config.num_slices", Type: field.TypeTooMany}}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := limitTrainer(c.sc)
@@ -65,7 +65,7 @@ func TestRunNameLimit(t *testing.T) {
 	tr := limitTrainer(train.ScalingConfig{NumWorkers: 1})
 	tr.RunConfig.Name = strings.Repeat("r", placement.MaxNameLength+1)
 	_, err := tr.Compile()
-	want := []field.Ref{{Field: "trainer.run.name", Type: field.TypeTooMany}}
+	want := []field.Ref{{Field: "trainer.run_config.name", Type: field.TypeTooMany}}
 	if diff := cmp.Diff(want, field.Refs(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -22,13 +22,13 @@ import (
 type JaxConfig struct {
 	// UseTPU initialises JAX distributed on TPU. It needs
 	// ScalingConfig.UseTPU (workers without TPU cannot run it).
-	UseTPU bool
+	UseTPU bool `json:"use_tpu,omitempty"`
 	// UseGPU initialises JAX distributed on CUDA. It needs
 	// ScalingConfig.UseGPU. Exclusive with UseTPU.
-	UseGPU bool
+	UseGPU bool `json:"use_gpu,omitempty"`
 }
 
-var jaxConfigPath = trainerPath.Child("jaxConfig")
+var jaxConfigPath = trainerPath.Child("jax_config")
 
 func (c *JaxConfig) compile(s ScalingConfig) (*rayruntime.TrainJax, field.ErrorList) {
 	if c == nil {
@@ -36,13 +36,13 @@ func (c *JaxConfig) compile(s ScalingConfig) (*rayruntime.TrainJax, field.ErrorL
 	}
 	var errs field.ErrorList
 	if c.UseTPU && c.UseGPU {
-		errs = append(errs, field.Forbidden(jaxConfigPath.Child("useGPU"), "useTPU and useGPU are exclusive"))
+		errs = append(errs, field.Forbidden(jaxConfigPath.Child("use_gpu"), "use_tpu and use_gpu are exclusive"))
 	}
 	if c.UseTPU && !s.UseTPU {
-		errs = append(errs, field.Invalid(jaxConfigPath.Child("useTPU"), true, "needs trainer.scaling.useTPU: the workers would set JAX_PLATFORMS=tpu without a TPU"))
+		errs = append(errs, field.Invalid(jaxConfigPath.Child("use_tpu"), true, "needs trainer.scaling_config.use_tpu: the workers would set JAX_PLATFORMS=tpu without a TPU"))
 	}
 	if c.UseGPU && !s.UseGPU {
-		errs = append(errs, field.Invalid(jaxConfigPath.Child("useGPU"), true, "needs trainer.scaling.useGPU: the workers would look for CUDA devices they do not have"))
+		errs = append(errs, field.Invalid(jaxConfigPath.Child("use_gpu"), true, "needs trainer.scaling_config.use_gpu: the workers would look for CUDA devices they do not have"))
 	}
 	return &rayruntime.TrainJax{UseTPU: c.UseTPU, UseGPU: c.UseGPU}, errs
 }

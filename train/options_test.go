@@ -73,25 +73,25 @@ func TestOptionErrors(t *testing.T) {
 		want   []wantErr
 	}{
 		{"elastic min not a multiple", func(tr *train.JaxTrainer) { tr.ScalingConfig.MinWorkers, tr.ScalingConfig.MaxWorkers = 1, 4 },
-			[]wantErr{{"trainer.scaling.minWorkers", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.min_workers", field.TypeInvalid}}},
 		{"elastic max not a multiple", func(tr *train.JaxTrainer) { tr.ScalingConfig.MinWorkers, tr.ScalingConfig.MaxWorkers = 2, 5 },
-			[]wantErr{{"trainer.scaling.maxWorkers", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.max_workers", field.TypeInvalid}}},
 		{"elastic min above max", func(tr *train.JaxTrainer) { tr.ScalingConfig.MinWorkers, tr.ScalingConfig.MaxWorkers = 4, 2 },
-			[]wantErr{{"trainer.scaling.maxWorkers", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.max_workers", field.TypeInvalid}}},
 		{"elastic max without min", func(tr *train.JaxTrainer) { tr.ScalingConfig.MaxWorkers = 4 },
-			[]wantErr{{"trainer.scaling.minWorkers", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.min_workers", field.TypeInvalid}}},
 		{"elastic and fixed", func(tr *train.JaxTrainer) {
 			tr.ScalingConfig.MinWorkers, tr.ScalingConfig.MaxWorkers, tr.ScalingConfig.NumWorkers, tr.ScalingConfig.NumSlices = 2, 4, 4, 2
-		}, []wantErr{{"trainer.scaling.numWorkers", field.TypeForbidden}, {"trainer.scaling.numSlices", field.TypeForbidden}}},
+		}, []wantErr{{"trainer.scaling_config.num_workers", field.TypeForbidden}, {"trainer.scaling_config.num_slices", field.TypeForbidden}}},
 		{"resize interval without elastic", func(tr *train.JaxTrainer) { tr.ScalingConfig.ElasticResizeMonitorInterval = time.Second },
-			[]wantErr{{"trainer.scaling.elasticResizeMonitorInterval", field.TypeForbidden}}},
+			[]wantErr{{"trainer.scaling_config.elastic_resize_monitor_interval", field.TypeForbidden}}},
 		{"negative resize interval", func(tr *train.JaxTrainer) {
 			tr.ScalingConfig.MinWorkers, tr.ScalingConfig.MaxWorkers, tr.ScalingConfig.ElasticResizeMonitorInterval = 2, 4, -time.Second
-		}, []wantErr{{"trainer.scaling.elasticResizeMonitorInterval", field.TypeInvalid}}},
+		}, []wantErr{{"trainer.scaling_config.elastic_resize_monitor_interval", field.TypeInvalid}}},
 		{"jax config", func(tr *train.JaxTrainer) {
 			tr.ScalingConfig = train.ScalingConfig{NumWorkers: 2}
 			tr.JaxConfig = &train.JaxConfig{UseTPU: true, UseGPU: true}
-		}, []wantErr{{"trainer.jaxConfig.useGPU", field.TypeForbidden}, {"trainer.jaxConfig.useTPU", field.TypeInvalid}, {"trainer.jaxConfig.useGPU", field.TypeInvalid}}},
+		}, []wantErr{{"trainer.jax_config.use_gpu", field.TypeForbidden}, {"trainer.jax_config.use_tpu", field.TypeInvalid}, {"trainer.jax_config.use_gpu", field.TypeInvalid}}},
 		{"failure and run options", func(tr *train.JaxTrainer) {
 			tr.RunConfig.Failure.ControllerFailureLimit = new(-3)
 			tr.RunConfig.Failure.MaxPreemptionFailures = new(-2)
@@ -99,16 +99,16 @@ func TestOptionErrors(t *testing.T) {
 			tr.RunConfig.WorkerGroupStartTimeout = -time.Second
 			tr.RunConfig.LogLevel = "verbose"
 		}, []wantErr{
-			{"trainer.run.failure.controllerFailureLimit", field.TypeInvalid},
-			{"trainer.run.failure.maxPreemptionFailures", field.TypeInvalid},
-			{"trainer.run.failure.preemptionGrace", field.TypeInvalid},
-			{"trainer.run.workerGroupStartTimeout", field.TypeInvalid},
-			{"trainer.run.logLevel", field.TypeNotSupported},
+			{"trainer.run_config.failure_config.controller_failure_limit", field.TypeInvalid},
+			{"trainer.run_config.failure_config.max_preemption_failures", field.TypeInvalid},
+			{"trainer.run_config.failure_config.preemption_grace", field.TypeInvalid},
+			{"trainer.run_config.worker_group_start_timeout", field.TypeInvalid},
+			{"trainer.run_config.log_level", field.TypeNotSupported},
 		}},
 		{"start timeout set twice", func(tr *train.JaxTrainer) {
 			tr.RunConfig.WorkerGroupStartTimeout = time.Minute
 			tr.RuntimeEnv.EnvVars = map[string]string{"RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S": "30"}
-		}, []wantErr{{"trainer.runtimeEnv.envVars[RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S]", field.TypeForbidden}}},
+		}, []wantErr{{"trainer.runtime_env.envVars[RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S]", field.TypeForbidden}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -21,9 +21,9 @@ import (
 //
 //   - a module that is not in the working directory (neither
 //     <module path>.py nor <module path>/__init__.py): Invalid at
-//     trainer.trainLoopPerWorker, with the nearest module there;
+//     trainer.train_loop_per_worker, with the nearest module there;
 //   - a module that does not define the function: NotSupported at
-//     trainer.trainLoopPerWorker, with the functions it does define and
+//     trainer.train_loop_per_worker, with the functions it does define and
 //     the nearest one ("did you mean train_func?");
 //   - a module-level `import jax` or `from jax ...`: a warning, since the
 //     job's driver imports the module to build the trainer and JAX there
@@ -222,7 +222,7 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Dia
 	if !ok {
 		return nil, nil
 	}
-	p := trainerPath.Child("trainLoopPerWorker")
+	p := trainerPath.Child("train_loop_per_worker")
 	if st, err := os.Stat(wd); err != nil || !st.IsDir() {
 		// Not here: a plan compiled for another machine, or a path the
 		// backend reports when it packages the directory.
@@ -242,7 +242,7 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Dia
 	if file == "" {
 		e := field.Invalid(p, importPath, fmt.Sprintf("module %s is not in the working directory %s (looked for %s)", module, wd, strings.Join(candidates, " and ")))
 		if near := field.Nearest(filepath.Base(rel), pythonModules(filepath.Join(wd, filepath.Dir(rel)))); near != "" {
-			e.Suggestion = strings.TrimSuffix(importPath[:len(module)], filepath.Base(rel)) + near + ":" + fn
+			e.Suggest([]string{strings.TrimSuffix(importPath[:len(module)], filepath.Base(rel)) + near + ":" + fn})
 		}
 		return nil, field.ErrorList{e}
 	}
@@ -256,7 +256,7 @@ func checkTrainLoop(importPath string, env runtimeenv.RuntimeEnv) (placement.Dia
 		e := field.NotSupported(p, importPath, qualify(module, s.functions)).
 			WithDetail(fmt.Sprintf("%s defines no %s at module level (a source scan; see the package doc for its limits)", file, fn))
 		if near := field.Nearest(fn, s.functions); near != "" {
-			e.Suggestion = module + ":" + near
+			e.Suggest([]string{module + ":" + near})
 		}
 		return warnings, field.ErrorList{e}
 	}

@@ -46,7 +46,7 @@ def train_func(config):
 
 func TestTrainLoopChecks(t *testing.T) {
 	t.Parallel()
-	loopPath := "trainer.trainLoopPerWorker"
+	loopPath := "trainer.train_loop_per_worker"
 	cases := []struct {
 		name     string
 		files    map[string]string
@@ -159,8 +159,8 @@ func TestTopologyAsChipCount(t *testing.T) {
 			tr.ScalingConfig.Accelerator, tr.ScalingConfig.Topology = c.accelerator, c.topology
 			_, err := tr.Compile()
 			errs := field.Errors(err)
-			if len(errs) != 1 || errs[0].Field != "trainer.scaling.topology" || errs[0].Type != field.TypeNotSupported {
-				t.Fatalf("errors = %v, want one NotSupported at trainer.scaling.topology", err)
+			if len(errs) != 1 || errs[0].Field != "trainer.scaling_config.topology" || errs[0].Type != field.TypeNotSupported {
+				t.Fatalf("errors = %v, want one NotSupported at trainer.scaling_config.topology", err)
 			}
 			if diff := cmp.Diff(c.valid, errs[0].ValidValues); diff != "" {
 				t.Errorf("valid values (-want +got):\n%s", diff)
@@ -178,11 +178,11 @@ func TestTopologyAsChipCount(t *testing.T) {
 	_, err := tr.Compile()
 	for _, e := range field.Errors(err) {
 		got[e.Field] = e.Type
-		if e.Field == "trainer.scaling.topology" {
+		if e.Field == "trainer.scaling_config.topology" {
 			valid = e.ValidValues
 		}
 	}
-	if got["trainer.scaling.topology"] != field.TypeNotSupported || got["trainer.scaling.accelerator"] != field.TypeRequired {
+	if got["trainer.scaling_config.topology"] != field.TypeNotSupported || got["trainer.scaling_config.accelerator_type"] != field.TypeRequired {
 		t.Errorf("errors %v: want NotSupported topology and Required accelerator", got)
 	}
 	for _, want := range []string{"2x2x4", "4x4"} {

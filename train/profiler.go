@@ -22,7 +22,7 @@ type ProfilerConfig struct {
 	// may share a node. Optional. Default: 0, a free port picked by each
 	// worker, which is what several workers on one node (or several runs)
 	// need.
-	Port int
+	Port int `json:"port,omitempty"`
 }
 
 // compile validates c; a nil c is no profiler.

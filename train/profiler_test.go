@@ -41,9 +41,9 @@ func TestProfilerConfig(t *testing.T) {
 		{name: "unset", cfg: nil},
 		{name: "free port", cfg: &train.ProfilerConfig{}, want: &rayruntime.TrainProfiler{Port: 0}},
 		{name: "fixed port", cfg: &train.ProfilerConfig{Port: 65535}, want: &rayruntime.TrainProfiler{Port: 65535}},
-		{name: "negative", cfg: &train.ProfilerConfig{Port: -1}, errs: []string{"trainer.run.profiler.port Invalid"}},
-		{name: "too big", cfg: &train.ProfilerConfig{Port: 65536}, errs: []string{"trainer.run.profiler.port Invalid"}},
-		{name: "fixed port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{Port: 9012}, errs: []string{"trainer.run.profiler.port Invalid"}},
+		{name: "negative", cfg: &train.ProfilerConfig{Port: -1}, errs: []string{"trainer.run_config.profiler.port Invalid"}},
+		{name: "too big", cfg: &train.ProfilerConfig{Port: 65536}, errs: []string{"trainer.run_config.profiler.port Invalid"}},
+		{name: "fixed port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{Port: 9012}, errs: []string{"trainer.run_config.profiler.port Invalid"}},
 		{name: "free port, CPU workers", cpu: 2, cfg: &train.ProfilerConfig{}, want: &rayruntime.TrainProfiler{Port: 0}},
 		{name: "fixed port, one CPU worker", cpu: 1, cfg: &train.ProfilerConfig{Port: 9012}, want: &rayruntime.TrainProfiler{Port: 9012}},
 	} {
@@ -103,5 +103,5 @@ func ExampleProfilerConfig() {
 	fmt.Println(err)
 	// Output:
 	// run_config.profiler: {"port":0}
-	// trainer.run.profiler.port: Invalid value: 70000: must be a TCP port, 1-65535, or 0 to let each worker pick a free one
+	// trainer.run_config.profiler.port: Invalid value: 70000: must be a TCP port, 1-65535, or 0 to let each worker pick a free one
 }

@@ -144,12 +144,12 @@ func (e *HostLossError) Error() string {
 	switch {
 	case e.NeedSlices > 0 && e.IntactSlices >= e.NeedSlices:
 		// Room was left: the run ran out of retries.
-		fmt.Fprintf(&b, "; %d intact %s slice(s) were left for the %d the group needs, but the run was out of retries: raise run.failure.maxFailures (a host that dies counts as a worker failure, not a preemption)", e.IntactSlices, e.PodType, e.NeedSlices)
+		fmt.Fprintf(&b, "; %d intact %s slice(s) were left for the %d the group needs, but the run was out of retries: raise run_config.failure_config.max_failures (a host that dies counts as a worker failure, not a preemption)", e.IntactSlices, e.PodType, e.NeedSlices)
 	case e.NeedSlices > 0:
 		if e.IntactSlices >= 0 {
 			fmt.Fprintf(&b, "; the worker group needs %d intact %s slice(s) and %d are left", e.NeedSlices, e.PodType, e.IntactSlices)
 		}
-		fmt.Fprintf(&b, ": keep a spare %s slice (%d in the cluster), make the group elastic (scaling.minWorkers) so it can shrink, or bring the host back", e.PodType, e.NeedSlices+1)
+		fmt.Fprintf(&b, ": keep a spare %s slice (%d in the cluster), make the group elastic (scaling_config.min_workers) so it can shrink, or bring the host back", e.PodType, e.NeedSlices+1)
 	}
 	if e.Err != nil {
 		fmt.Fprintf(&b, " (%s: %s)", e.Err.Type, firstLine(e.Err.Message))

@@ -78,9 +78,9 @@ func ExampleHostLossError() {
 		PodType:   "v4-16", NeedSlices: 1, IntactSlices: 1,
 	})
 	// Output:
-	// train: lost TPU host v4-16-1-w1; the worker group needs 2 intact v4-16 slice(s) and 1 are left: keep a spare v4-16 slice (3 in the cluster), make the group elastic (scaling.minWorkers) so it can shrink, or bring the host back (ControllerError: worker group startup timed out)
+	// train: lost TPU host v4-16-1-w1; the worker group needs 2 intact v4-16 slice(s) and 1 are left: keep a spare v4-16 slice (3 in the cluster), make the group elastic (scaling_config.min_workers) so it can shrink, or bring the host back (ControllerError: worker group startup timed out)
 	// true true
-	// train: lost TPU host v4-16-1-w1; 1 intact v4-16 slice(s) were left for the 1 the group needs, but the run was out of retries: raise run.failure.maxFailures (a host that dies counts as a worker failure, not a preemption)
+	// train: lost TPU host v4-16-1-w1; 1 intact v4-16 slice(s) were left for the 1 the group needs, but the run was out of retries: raise run_config.failure_config.max_failures (a host that dies counts as a worker failure, not a preemption)
 }
 
 // An elastic group: Ray Train starts with what the cluster holds between
@@ -130,6 +130,6 @@ func ExampleJaxTrainer_Compile_trainLoopCheck() {
 	}
 	fmt.Println(len(warnings), "warning (module-level import jax)")
 	// Output:
-	// trainer.trainLoopPerWorker: NotSupported, did you mean train_loop:train_func?
+	// trainer.train_loop_per_worker: NotSupported, did you mean train_loop:train_func?
 	// 1 warning (module-level import jax)
 }

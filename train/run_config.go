@@ -1,6 +1,8 @@
 package train
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/raytpu/raytpu/field"
@@ -12,41 +14,41 @@ import (
 type RunConfig struct {
 	// Name of the run; with StoragePath it locates checkpoints. Required:
 	// runs that share a name and storage path resume one another.
-	Name string `validate:"notblank,excludesall=/\\" detail-notblank:"a run name; runs that share a name and storage path resume one another" detail-excludesall:"must not contain a path separator"`
+	Name string `json:"name"`
 	// StoragePath is where results and checkpoints are persisted; shared
 	// storage for multi-node runs. Optional. Default: ~/ray_results.
-	StoragePath string
+	StoragePath string `json:"storage_path,omitempty"`
 	// Checkpoint configures checkpoint retention.
-	Checkpoint CheckpointConfig
+	Checkpoint CheckpointConfig `json:"checkpoint_config,omitzero"`
 	// Failure configures restarts.
-	Failure FailureConfig
+	Failure FailureConfig `json:"failure_config,omitzero"`
 	// WorkerEnv are environment variables for every train worker (Ray's
 	// worker_runtime_env env_vars), e.g. JAX_PLATFORMS=cpu. Optional.
-	WorkerEnv map[string]string
+	WorkerEnv map[string]string `json:"worker_env,omitempty"`
 	// LogLevel is Ray Train's log level (LoggingConfig.log_level), a
 	// Python logging level name, case-insensitive. Optional. Default: INFO.
-	LogLevel string
+	LogLevel string `json:"log_level,omitempty"`
 	// WorkerGroupStartTimeout bounds each attempt to start the worker
 	// group, the TPU slice head reservation included; an attempt that
 	// times out is a controller failure, retried within
 	// Failure.ControllerFailureLimit. Ray reads it from the environment
 	// variable RAY_TRAIN_WORKER_GROUP_START_TIMEOUT_S, which the plan sets
 	// on the job. Optional. Default: 60s.
-	WorkerGroupStartTimeout time.Duration
+	WorkerGroupStartTimeout time.Duration `json:"worker_group_start_timeout,omitempty"`
 	// Profiler starts the JAX profiler server in every train worker (see
 	// [ProfilerConfig]). Optional. Default: nil, no profiler server.
-	Profiler *ProfilerConfig
+	Profiler *ProfilerConfig `json:"profiler,omitempty"`
 }
 
 // CheckpointConfig mirrors ray.train.CheckpointConfig.
 type CheckpointConfig struct {
 	// NumToKeep is how many checkpoints to keep. Optional. Default: 0 = all.
-	NumToKeep int `validate:"gte=0" detail:"must be at least 1, or 0 to keep every checkpoint"`
+	NumToKeep int `json:"num_to_keep,omitempty"`
 	// ScoreAttribute is the reported metric that ranks checkpoints.
 	// Optional. Default: "" (keep the most recent).
-	ScoreAttribute string
+	ScoreAttribute string `json:"checkpoint_score_attribute,omitempty"`
 	// ScoreOrder is "max" or "min". Optional. Default: "max".
-	ScoreOrder string `validate:"omitempty,oneof=max min"`
+	ScoreOrder string `json:"checkpoint_score_order,omitempty"`
 }
 
 // FailureConfig mirrors ray.train.FailureConfig.
@@ -54,56 +56,56 @@ type FailureConfig struct {
 	// MaxFailures is how many worker-group failures to recover from by
 	// restarting from the latest checkpoint; -1 retries forever.
 	// Optional. Default: 0 (fail on the first failure).
-	MaxFailures int `validate:"gte=-1" detail:"must be -1 (retry forever), 0, or a positive count"`
+	MaxFailures int `json:"max_failures,omitempty"`
 	// ControllerFailureLimit is how many controller failures to recover
 	// from; a worker group that cannot start in WorkerGroupStartTimeout
 	// (no intact slice left after a host loss, for one) is such a
 	// failure. -1 retries forever. Optional. Default: nil, Ray's -1: a run
 	// whose group can never start again waits forever; set a limit to make
 	// it fail instead.
-	ControllerFailureLimit *int
+	ControllerFailureLimit *int `json:"controller_failure_limit,omitempty"`
 	// MaxPreemptionFailures is how many node preemptions (a node drained
 	// with a preemption notice) to recover from, counted apart from
 	// MaxFailures; -1 retries forever. A host that simply dies is not a
 	// preemption: it counts against MaxFailures. Optional. Default: nil,
 	// Ray's -1.
-	MaxPreemptionFailures *int
+	MaxPreemptionFailures *int `json:"max_preemption_failures,omitempty"`
 	// RelaxCollectivesOnPreemption lets Ray Train's report and preemption
 	// collectives complete without the workers of a preempted node, so the
 	// others can commit a last checkpoint. Optional. Default: false.
-	RelaxCollectivesOnPreemption bool
+	RelaxCollectivesOnPreemption bool `json:"relax_collectives_on_preemption,omitempty"`
 	// PreemptionGrace is how long surviving workers may run past the
 	// preemption deadline. Optional. Default: 0.
-	PreemptionGrace time.Duration
+	PreemptionGrace time.Duration `json:"preemption_grace,omitempty"`
 }
 
 // runPath is the path of a JaxTrainer's RunConfig, built once.
-var runPath = trainerPath.Child("run")
+var runPath = trainerPath.Child("run_config")
 
 func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList) {
-	errs := field.ValidateStruct(p, &r)
+	errs := r.validateFields(p)
 	if len(r.Name) > placement.MaxNameLength {
 		errs = append(errs, field.TooMany(p.Child("name"), len(r.Name), placement.MaxNameLength, placement.SourceNameLength))
 	}
-	fp := p.Child("failure")
+	fp := p.Child("failure_config")
 	for _, c := range []struct {
 		name string
 		n    *int
-	}{{"controllerFailureLimit", r.Failure.ControllerFailureLimit}, {"maxPreemptionFailures", r.Failure.MaxPreemptionFailures}} {
+	}{{"controller_failure_limit", r.Failure.ControllerFailureLimit}, {"max_preemption_failures", r.Failure.MaxPreemptionFailures}} {
 		if c.n != nil {
 			if e := checkControllerLimit(fp.Child(c.name), *c.n); e != nil {
 				errs = append(errs, e)
 			}
 		}
 	}
-	grace, e := seconds(fp.Child("preemptionGrace"), r.Failure.PreemptionGrace, "the grace period")
+	grace, e := seconds(fp.Child("preemption_grace"), r.Failure.PreemptionGrace, "the grace period")
 	if e != nil {
 		errs = append(errs, e)
 	}
-	if _, e := seconds(p.Child("workerGroupStartTimeout"), r.WorkerGroupStartTimeout, "the start timeout"); e != nil {
+	if _, e := seconds(p.Child("worker_group_start_timeout"), r.WorkerGroupStartTimeout, "the start timeout"); e != nil {
 		errs = append(errs, e)
 	}
-	level, e := checkLogLevel(p.Child("logLevel"), r.LogLevel)
+	level, e := checkLogLevel(p.Child("log_level"), r.LogLevel)
 	if e != nil {
 		errs = append(errs, e)
 	}
@@ -129,4 +131,50 @@ func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList)
 		LogLevel:                 level,
 		Profiler:                 prof,
 	}, errs
+}
+
+// Messages of RunConfig's field rules.
+const (
+	msgRunNameRequired  = "a run name; runs that share a name and storage path resume one another"
+	msgRunNameSeparator = "must not contain a path separator"
+	msgNumToKeep        = "must be at least 1, or 0 to keep every checkpoint"
+	msgMaxFailures      = "must be -1 (retry forever), 0, or a positive count"
+)
+
+// scoreOrders are CheckpointConfig.ScoreOrder's values.
+var scoreOrders = []string{"max", "min"}
+
+// validateFields reports every broken rule of r that needs no other field,
+// in the order of RunConfig's fields: the name (set, no path separator),
+// the checkpoint count and score order, the failure count.
+func (r *RunConfig) validateFields(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case strings.TrimSpace(r.Name) == "":
+		errs = append(errs, field.Required(p.Child("name"), msgRunNameRequired))
+	case strings.ContainsAny(r.Name, `/\`):
+		errs = append(errs, field.Invalid(p.Child("name"), r.Name, msgRunNameSeparator))
+	}
+	errs = append(errs, r.Checkpoint.validateFields(p)...)
+	if r.Failure.MaxFailures < -1 {
+		errs = append(errs, field.Invalid(p.Child("failure_config", "max_failures"), r.Failure.MaxFailures, msgMaxFailures))
+	}
+	return errs
+}
+
+// validateFields reports a negative NumToKeep and an unknown ScoreOrder,
+// below run, the path of the RunConfig that holds c.
+func (c *CheckpointConfig) validateFields(run *field.Path) field.ErrorList {
+	if c.NumToKeep >= 0 && (c.ScoreOrder == "" || slices.Contains(scoreOrders, c.ScoreOrder)) {
+		return nil
+	}
+	var errs field.ErrorList
+	p := run.Child("checkpoint_config")
+	if c.NumToKeep < 0 {
+		errs = append(errs, field.Invalid(p.Child("num_to_keep"), c.NumToKeep, msgNumToKeep))
+	}
+	if c.ScoreOrder != "" && !slices.Contains(scoreOrders, c.ScoreOrder) {
+		errs = append(errs, field.NotSupported(p.Child("checkpoint_score_order"), c.ScoreOrder, scoreOrders))
+	}
+	return errs
 }

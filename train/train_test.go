@@ -147,21 +147,21 @@ func TestCompileErrors(t *testing.T) {
 		want   []wantErr
 	}{
 		{"missing loop and name", func(tr *train.JaxTrainer) { tr.TrainLoopPerWorker = ""; tr.RunConfig.Name = "" },
-			[]wantErr{{"trainer.trainLoopPerWorker", field.TypeRequired}, {"trainer.run.name", field.TypeRequired}}},
+			[]wantErr{{"trainer.train_loop_per_worker", field.TypeRequired}, {"trainer.run_config.name", field.TypeRequired}}},
 		{"bad import path", func(tr *train.JaxTrainer) { tr.TrainLoopPerWorker = "train_loop.py" },
-			[]wantErr{{"trainer.trainLoopPerWorker", field.TypeInvalid}}},
+			[]wantErr{{"trainer.train_loop_per_worker", field.TypeInvalid}}},
 		{"config not an object", func(tr *train.JaxTrainer) { tr.TrainLoopConfig = []int{1} },
-			[]wantErr{{"trainer.trainLoopConfig", field.TypeInvalid}}},
+			[]wantErr{{"trainer.train_loop_config", field.TypeInvalid}}},
 		{"tpu and gpu", func(tr *train.JaxTrainer) { tr.ScalingConfig.UseGPU = true },
-			[]wantErr{{"trainer.scaling.useGPU", field.TypeForbidden}}},
+			[]wantErr{{"trainer.scaling_config.use_gpu", field.TypeForbidden}}},
 		{"TPU without useTPU", func(tr *train.JaxTrainer) {
 			tr.ScalingConfig = train.ScalingConfig{NumWorkers: 2, ResourcesPerWorker: map[string]float64{"TPU": 4}}
-		}, []wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeForbidden}}},
+		}, []wantErr{{"trainer.scaling_config.resources_per_worker[TPU]", field.TypeForbidden}}},
 		{"topology and accelerator required", func(tr *train.JaxTrainer) {
 			tr.ScalingConfig = train.ScalingConfig{UseTPU: true, NumWorkers: 4}
-		}, []wantErr{{"trainer.scaling.topology", field.TypeRequired}, {"trainer.scaling.accelerator", field.TypeRequired}}},
+		}, []wantErr{{"trainer.scaling_config.topology", field.TypeRequired}, {"trainer.scaling_config.accelerator_type", field.TypeRequired}}},
 		{"label selector forbidden", func(tr *train.JaxTrainer) { tr.ScalingConfig.LabelSelector = map[string]string{"a": "b"} },
-			[]wantErr{{"trainer.scaling.labelSelector", field.TypeForbidden}}},
+			[]wantErr{{"trainer.scaling_config.label_selector", field.TypeForbidden}}},
 		// Ray checks the selector when it creates the workers; raytpu at
 		// compile time, every bad entry at its key.
 		{"bad label selector", func(tr *train.JaxTrainer) {
@@ -169,41 +169,41 @@ func TestCompileErrors(t *testing.T) {
 				"zone": "in(a,", "bad key!": "x", "spot": "!!true", "ok": "in(a, b)", "pool": "in(a,  b)",
 			}}
 		}, []wantErr{
-			{"trainer.scaling.labelSelector[bad key!]", field.TypeInvalid},
-			{"trainer.scaling.labelSelector[pool]", field.TypeInvalid},
-			{"trainer.scaling.labelSelector[spot]", field.TypeInvalid},
-			{"trainer.scaling.labelSelector[zone]", field.TypeInvalid},
+			{"trainer.scaling_config.label_selector[bad key!]", field.TypeInvalid},
+			{"trainer.scaling_config.label_selector[pool]", field.TypeInvalid},
+			{"trainer.scaling_config.label_selector[spot]", field.TypeInvalid},
+			{"trainer.scaling_config.label_selector[zone]", field.TypeInvalid},
 		}},
 		{"bad and forbidden label selector", func(tr *train.JaxTrainer) { tr.ScalingConfig.LabelSelector = map[string]string{"a": "in()"} },
-			[]wantErr{{"trainer.scaling.labelSelector[a]", field.TypeInvalid}, {"trainer.scaling.labelSelector", field.TypeForbidden}}},
+			[]wantErr{{"trainer.scaling_config.label_selector[a]", field.TypeInvalid}, {"trainer.scaling_config.label_selector", field.TypeForbidden}}},
 		{"workers not a multiple", func(tr *train.JaxTrainer) { tr.ScalingConfig.NumWorkers = 3 },
-			[]wantErr{{"trainer.scaling.numWorkers", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.num_workers", field.TypeInvalid}}},
 		{"workers and slices disagree", func(tr *train.JaxTrainer) { tr.ScalingConfig.NumWorkers = 4; tr.ScalingConfig.NumSlices = 3 },
-			[]wantErr{{"trainer.scaling.numWorkers", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.num_workers", field.TypeInvalid}}},
 		{"topology typo", func(tr *train.JaxTrainer) { tr.ScalingConfig.Topology = "2x2x3" },
-			[]wantErr{{"trainer.scaling.topology", field.TypeNotSupported}}},
+			[]wantErr{{"trainer.scaling_config.topology", field.TypeNotSupported}}},
 		{"gke-only topology", func(tr *train.JaxTrainer) { tr.ScalingConfig.Topology = "8x16x16" },
-			[]wantErr{{"trainer.scaling.topology", field.TypeNotSupported}}},
+			[]wantErr{{"trainer.scaling_config.topology", field.TypeNotSupported}}},
 		{"unknown accelerator", func(tr *train.JaxTrainer) { tr.ScalingConfig.Accelerator = "v6" },
-			[]wantErr{{"trainer.scaling.accelerator", field.TypeNotSupported}}},
+			[]wantErr{{"trainer.scaling_config.accelerator_type", field.TypeNotSupported}}},
 		{"resources without TPU", func(tr *train.JaxTrainer) { tr.ScalingConfig.ResourcesPerWorker = map[string]float64{"CPU": 2} },
-			[]wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeRequired}}},
+			[]wantErr{{"trainer.scaling_config.resources_per_worker[TPU]", field.TypeRequired}}},
 		{"TPU does not divide", func(tr *train.JaxTrainer) { tr.ScalingConfig.ResourcesPerWorker = map[string]float64{"TPU": 3} },
-			[]wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.resources_per_worker[TPU]", field.TypeInvalid}}},
 		{"bad strategy", func(tr *train.JaxTrainer) { tr.ScalingConfig.PlacementStrategy = "PACKED" },
-			[]wantErr{{"trainer.scaling.placementStrategy", field.TypeNotSupported}}},
+			[]wantErr{{"trainer.scaling_config.placement_strategy", field.TypeNotSupported}}},
 		{"v3 multislice", func(tr *train.JaxTrainer) {
 			tr.ScalingConfig.Accelerator = "v3"
 			tr.ScalingConfig.Topology = "4x4"
 			tr.ScalingConfig.NumSlices = 2
-		}, []wantErr{{"trainer.scaling.numSlices", field.TypeInvalid}}},
+		}, []wantErr{{"trainer.scaling_config.num_slices", field.TypeInvalid}}},
 		{"run config", func(tr *train.JaxTrainer) {
 			tr.RunConfig.Checkpoint = train.CheckpointConfig{NumToKeep: -1, ScoreOrder: "largest"}
 			tr.RunConfig.Failure.MaxFailures = -2
 		}, []wantErr{
-			{"trainer.run.checkpoint.numToKeep", field.TypeInvalid},
-			{"trainer.run.checkpoint.scoreOrder", field.TypeNotSupported},
-			{"trainer.run.failure.maxFailures", field.TypeInvalid},
+			{"trainer.run_config.checkpoint_config.num_to_keep", field.TypeInvalid},
+			{"trainer.run_config.checkpoint_config.checkpoint_score_order", field.TypeNotSupported},
+			{"trainer.run_config.failure_config.max_failures", field.TypeInvalid},
 		}},
 	}
 	for _, c := range cases {
@@ -260,28 +260,28 @@ func TestCompileErrorsOnce(t *testing.T) {
 		want    []wantErr
 	}{
 		{"negative chipsPerHost", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "2x4", ChipsPerHost: -4},
-			[]wantErr{{"trainer.scaling.chipsPerHost", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.chips_per_host", field.TypeInvalid}}},
 		{"chipsPerHost not offered", train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", ChipsPerHost: 8},
-			[]wantErr{{"trainer.scaling.chipsPerHost", field.TypeNotSupported}}},
+			[]wantErr{{"trainer.scaling_config.chips_per_host", field.TypeNotSupported}}},
 		{"chipsPerHost does not split", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "2x2", ChipsPerHost: 8},
-			[]wantErr{{"trainer.scaling.chipsPerHost", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.chips_per_host", field.TypeInvalid}}},
 		{"negative resources", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4",
 			ResourcesPerWorker: map[string]float64{"TPU": 4, "memory": -1, "CPU": -1}}, []wantErr{
-			{"trainer.scaling.resourcesPerWorker[CPU]", field.TypeInvalid},
-			{"trainer.scaling.resourcesPerWorker[memory]", field.TypeInvalid},
+			{"trainer.scaling_config.resources_per_worker[CPU]", field.TypeInvalid},
+			{"trainer.scaling_config.resources_per_worker[memory]", field.TypeInvalid},
 		}},
 		{"zero TPU", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", ResourcesPerWorker: map[string]float64{"TPU": 0}},
-			[]wantErr{{"trainer.scaling.resourcesPerWorker[TPU]", field.TypeInvalid}}},
+			[]wantErr{{"trainer.scaling_config.resources_per_worker[TPU]", field.TypeInvalid}}},
 		{"strategy and topology", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x5", PlacementStrategy: "SPRED"}, []wantErr{
-			{"trainer.scaling.placementStrategy", field.TypeNotSupported},
-			{"trainer.scaling.topology", field.TypeNotSupported},
+			{"trainer.scaling_config.placement_strategy", field.TypeNotSupported},
+			{"trainer.scaling_config.topology", field.TypeNotSupported},
 		}},
 		{"negative counts", train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumWorkers: -1, NumSlices: -2}, []wantErr{
-			{"trainer.scaling.numWorkers", field.TypeInvalid},
-			{"trainer.scaling.numSlices", field.TypeInvalid},
+			{"trainer.scaling_config.num_workers", field.TypeInvalid},
+			{"trainer.scaling_config.num_slices", field.TypeInvalid},
 		}},
 		{"cpu strategy typo", train.ScalingConfig{NumWorkers: 2, PlacementStrategy: "STRICT_SPRED"},
-			[]wantErr{{"trainer.scaling.placementStrategy", field.TypeNotSupported}}},
+			[]wantErr{{"trainer.scaling_config.placement_strategy", field.TypeNotSupported}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -312,15 +312,15 @@ func TestCompileErrorValues(t *testing.T) {
 	for _, e := range field.Errors(err) {
 		got[e.Field] = e
 	}
-	strategy := got["trainer.scaling.placementStrategy"]
+	strategy := got["trainer.scaling_config.placement_strategy"]
 	if strategy == nil || strategy.BadValue != "PACKED" || strategy.Suggestion != "PACK" || len(strategy.ValidValues) != 4 {
 		t.Errorf("placementStrategy error = %#v, want bad value PACKED, 4 valid values, suggestion PACK", strategy)
 	}
-	order := got["trainer.run.checkpoint.scoreOrder"]
+	order := got["trainer.run_config.checkpoint_config.checkpoint_score_order"]
 	if order == nil || order.Type != field.TypeNotSupported || order.Suggestion != "max" || !cmp.Equal(order.ValidValues, []string{"max", "min"}) {
 		t.Errorf("scoreOrder error = %#v, want NotSupported with max, min and suggestion max", order)
 	}
-	if name := got["trainer.run.name"]; name == nil || name.Type != field.TypeInvalid || name.BadValue != "a/b" {
+	if name := got["trainer.run_config.name"]; name == nil || name.Type != field.TypeInvalid || name.BadValue != "a/b" {
 		t.Errorf("name error = %#v, want Invalid a/b", name)
 	}
 	if len(got) != 3 {

@@ -29,18 +29,18 @@ type JaxTrainer struct {
 	// (or "package.module:function"), importable from the working
 	// directory. Required. It takes no argument, or one dict: the
 	// TrainLoopConfig.
-	TrainLoopPerWorker string
+	TrainLoopPerWorker string `json:"train_loop_per_worker"`
 	// TrainLoopConfig is passed to the train function as a dict; it must
 	// marshal to a JSON object. Optional. Default: none.
-	TrainLoopConfig any
+	TrainLoopConfig any `json:"train_loop_config,omitempty"`
 	// ScalingConfig says how many workers run and where.
-	ScalingConfig ScalingConfig
+	ScalingConfig ScalingConfig `json:"scaling_config"`
 	// RunConfig names the run and sets storage, checkpointing and failure
 	// handling.
-	RunConfig RunConfig
+	RunConfig RunConfig `json:"run_config"`
 	// RuntimeEnv is the job's runtime environment (working dir, pip, env
 	// vars), Ray's runtime_env. Optional.
-	RuntimeEnv runtimeenv.RuntimeEnv
+	RuntimeEnv runtimeenv.RuntimeEnv `json:"runtime_env,omitzero"`
 	// Datasets are the datasets the workers iterate and Ray Train's
 	// DataConfig (JaxTrainer's datasets= and dataset_config=), usually a
 	// data.DatasetConfig. Optional. Default: none.
@@ -52,18 +52,18 @@ type JaxTrainer struct {
 	// raytpu_iter_jax_batches(config, name) from the launcher module (see
 	// [DatasetSource] and package rayruntime). A TrainLoopConfig must then
 	// be a JSON object or unset.
-	Datasets DatasetSource
+	Datasets DatasetSource `json:"datasets,omitempty"`
 	// JaxConfig configures the JAX backend (Ray's jax_config). Optional.
 	// Default: nil, Ray's JaxConfig(use_tpu=ScalingConfig.UseTPU,
 	// use_gpu=ScalingConfig.UseGPU).
-	JaxConfig *JaxConfig
+	JaxConfig *JaxConfig `json:"jax_config,omitempty"`
 }
 
 var importPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Compile validates t and returns its plan. Problems come back together as
-// a field.ErrorList with paths under "trainer" (trainer.scaling.topology,
-// trainer.datasets.datasets[0].iter.batchSize). Compile drops the
+// a field.ErrorList with paths under "trainer" (trainer.scaling_config.topology,
+// trainer.datasets[0].iter.batchSize). Compile drops the
 // Datasets' warnings; CompileWithWarnings returns them.
 func (t JaxTrainer) Compile() (*placement.Plan, error) {
 	p, _, err := t.CompileWithWarnings()
@@ -80,7 +80,7 @@ func (t JaxTrainer) Compile() (*placement.Plan, error) {
 //
 // With a local working directory, Compile reads the train loop's module
 // before anything is uploaded: a missing module or a function it does not
-// define is an error at trainer.trainLoopPerWorker (the package doc,
+// define is an error at trainer.train_loop_per_worker (the package doc,
 // "Checks before launch", says what the scan sees and its limits). A topology given as a chip count ("16") is an
 // error that lists the shapes with that many chips.
 func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis, error) {
@@ -89,9 +89,9 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis,
 	var warnings placement.Diagnosis
 
 	if t.TrainLoopPerWorker == "" {
-		errs = append(errs, field.Required(root.Child("trainLoopPerWorker"), `a Python import path "module:function"`))
+		errs = append(errs, field.Required(root.Child("train_loop_per_worker"), `a Python import path "module:function"`))
 	} else if !importPath.MatchString(t.TrainLoopPerWorker) {
-		errs = append(errs, field.Invalid(root.Child("trainLoopPerWorker"), t.TrainLoopPerWorker, `want a Python import path "module:function", e.g. "train_loop:train_func"`))
+		errs = append(errs, field.Invalid(root.Child("train_loop_per_worker"), t.TrainLoopPerWorker, `want a Python import path "module:function", e.g. "train_loop:train_func"`))
 	} else {
 		w, lerrs := checkTrainLoop(t.TrainLoopPerWorker, t.RuntimeEnv)
 		warnings = append(warnings, w...)
@@ -102,9 +102,9 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis,
 		b, err := json.Marshal(t.TrainLoopConfig)
 		switch {
 		case err != nil:
-			errs = append(errs, field.Invalid(root.Child("trainLoopConfig"), fmt.Sprintf("%T", t.TrainLoopConfig), "must marshal to JSON: "+err.Error()))
+			errs = append(errs, field.Invalid(root.Child("train_loop_config"), fmt.Sprintf("%T", t.TrainLoopConfig), "must marshal to JSON: "+err.Error()))
 		case len(b) == 0 || b[0] != '{':
-			errs = append(errs, field.Invalid(root.Child("trainLoopConfig"), string(b), "must be a JSON object (a Python dict)"))
+			errs = append(errs, field.Invalid(root.Child("train_loop_config"), string(b), "must be a JSON object (a Python dict)"))
 		default:
 			loopConfig = b
 		}
@@ -125,7 +125,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis,
 	jax, jerrs := t.JaxConfig.compile(t.ScalingConfig)
 	errs = append(errs, jerrs...)
 	if _, set := t.RuntimeEnv.EnvVars[startTimeoutEnv]; set && t.RunConfig.WorkerGroupStartTimeout != 0 {
-		errs = append(errs, field.Forbidden(runtimeEnvPath.Child("envVars").Key(startTimeoutEnv), "trainer.run.workerGroupStartTimeout sets it; set one of the two"))
+		errs = append(errs, field.Forbidden(runtimeEnvPath.Child("envVars").Key(startTimeoutEnv), "trainer.run_config.worker_group_start_timeout sets it; set one of the two"))
 	}
 	var datasets json.RawMessage
 	if t.Datasets != nil && len(serrs) == 0 {

@@ -257,7 +257,7 @@ func TestInvalidSpecNeverReachesCluster(t *testing.T) {
 	for _, e := range field.Errors(err) {
 		got[e.Field] = e.Type
 	}
-	want := map[string]field.Type{"trainer.scaling.topology": field.TypeNotSupported, "trainer.scaling.numSlices": field.TypeInvalid}
+	want := map[string]field.Type{"trainer.scaling_config.topology": field.TypeNotSupported, "trainer.scaling_config.num_slices": field.TypeInvalid}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("error on %s = %q, want %q (all: %v)", k, got[k], v, err)

@@ -25,8 +25,8 @@ func TestMisspelledTrainFunctionNeverReachesCluster(t *testing.T) {
 	cfg.Adjust = func(t *train.JaxTrainer) { t.TrainLoopPerWorker = "train_loop:train_fucn" }
 	_, err = run(t.Context(), cfg, &bytes.Buffer{})
 	errs := field.Errors(err)
-	if len(errs) != 1 || errs[0].Field != "trainer.trainLoopPerWorker" || errs[0].Type != field.TypeNotSupported {
-		t.Fatalf("err = %v, want one NotSupported at trainer.trainLoopPerWorker", err)
+	if len(errs) != 1 || errs[0].Field != "trainer.train_loop_per_worker" || errs[0].Type != field.TypeNotSupported {
+		t.Fatalf("err = %v, want one NotSupported at trainer.train_loop_per_worker", err)
 	}
 	if errs[0].Suggestion != "train_loop:train_func" {
 		t.Errorf("suggestion = %q, want train_loop:train_func", errs[0].Suggestion)
