@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -87,8 +86,8 @@ func startTimeoutValue(d time.Duration) string {
 
 // checkControllerLimit validates FailureConfig.ControllerFailureLimit.
 func checkControllerLimit(p *field.Path, n int) *field.Error {
-	if n < -1 {
-		return field.Invalid(p, n, fmt.Sprintf("must be -1 (retry forever, Ray's default), 0 (no retries) or a positive count, not %d", n))
+	if n < 0 {
+		return field.Invalid(p, n, "must be 0 (no retries) or a positive count; leave it unset for Ray's default of no limit")
 	}
 	return nil
 }

@@ -54,21 +54,26 @@ type CheckpointConfig struct {
 // FailureConfig mirrors ray.train.FailureConfig.
 type FailureConfig struct {
 	// MaxFailures is how many worker-group failures to recover from by
-	// restarting from the latest checkpoint; -1 retries forever.
+	// restarting from the latest checkpoint. A negative count is an error;
+	// to retry forever (Ray's max_failures=-1) set RetryForever instead.
 	// Optional. Default: 0 (fail on the first failure).
 	MaxFailures int `json:"max_failures,omitempty"`
+	// RetryForever recovers from every worker-group failure, Ray's
+	// max_failures=-1. Exclusive with a positive MaxFailures. Optional.
+	// Default: false.
+	RetryForever bool `json:"retry_forever,omitempty"`
 	// ControllerFailureLimit is how many controller failures to recover
 	// from; a worker group that cannot start in WorkerGroupStartTimeout
 	// (no intact slice left after a host loss, for one) is such a
-	// failure. -1 retries forever. Optional. Default: nil, Ray's -1: a run
-	// whose group can never start again waits forever; set a limit to make
-	// it fail instead.
+	// failure. Optional. Default: nil, Ray's default of no limit: a run
+	// whose group can never start again waits forever; set a limit (0: no
+	// retries) to make it fail instead. A negative limit is an error.
 	ControllerFailureLimit *int `json:"controller_failure_limit,omitempty"`
 	// MaxPreemptionFailures is how many node preemptions (a node drained
 	// with a preemption notice) to recover from, counted apart from
-	// MaxFailures; -1 retries forever. A host that simply dies is not a
-	// preemption: it counts against MaxFailures. Optional. Default: nil,
-	// Ray's -1.
+	// MaxFailures. A host that simply dies is not a preemption: it counts
+	// against MaxFailures. Optional. Default: nil, Ray's default of no
+	// limit. A negative count is an error.
 	MaxPreemptionFailures *int `json:"max_preemption_failures,omitempty"`
 	// RelaxCollectivesOnPreemption lets Ray Train's report and preemption
 	// collectives complete without the workers of a preempted node, so the
@@ -77,6 +82,14 @@ type FailureConfig struct {
 	// PreemptionGrace is how long surviving workers may run past the
 	// preemption deadline. Optional. Default: 0.
 	PreemptionGrace time.Duration `json:"preemption_grace,omitempty"`
+}
+
+// maxFailures is Ray's max_failures: the count, or -1 to retry forever.
+func (f FailureConfig) maxFailures() int {
+	if f.RetryForever {
+		return -1
+	}
+	return f.MaxFailures
 }
 
 // runPath is the path of a JaxTrainer's RunConfig, built once.
@@ -119,7 +132,7 @@ func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList)
 	return rayruntime.TrainRun{
 		Name:                     r.Name,
 		StoragePath:              r.StoragePath,
-		MaxFailures:              r.Failure.MaxFailures,
+		MaxFailures:              r.Failure.maxFailures(),
 		NumToKeep:                r.Checkpoint.NumToKeep,
 		CheckpointScoreAttribute: r.Checkpoint.ScoreAttribute,
 		CheckpointScoreOrder:     order,
@@ -138,7 +151,8 @@ const (
 	msgRunNameRequired  = "a run name; runs that share a name and storage path resume one another"
 	msgRunNameSeparator = "must not contain a path separator"
 	msgNumToKeep        = "must be at least 1, or 0 to keep every checkpoint"
-	msgMaxFailures      = "must be -1 (retry forever), 0, or a positive count"
+	msgMaxFailures      = "must be 0 or a positive count; to retry forever set retry_forever (RetryForever)"
+	msgRetryForever     = "retry_forever recovers from every failure: leave max_failures 0 or unset retry_forever"
 )
 
 // scoreOrders are CheckpointConfig.ScoreOrder's values.
@@ -156,8 +170,11 @@ func (r *RunConfig) validateFields(p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("name"), r.Name, msgRunNameSeparator))
 	}
 	errs = append(errs, r.Checkpoint.validateFields(p)...)
-	if r.Failure.MaxFailures < -1 {
-		errs = append(errs, field.Invalid(p.Child("failure_config", "max_failures"), r.Failure.MaxFailures, msgMaxFailures))
+	switch f := r.Failure; {
+	case f.MaxFailures < 0:
+		errs = append(errs, field.Invalid(p.Child("failure_config", "max_failures"), f.MaxFailures, msgMaxFailures))
+	case f.RetryForever && f.MaxFailures > 0:
+		errs = append(errs, field.Forbidden(p.Child("failure_config", "retry_forever"), msgRetryForever))
 	}
 	return errs
 }

@@ -239,7 +239,7 @@ func main() {
 	flag.StringVar(&cfg.Storage, "storage", "", "storage path for results and checkpoints")
 	flag.IntVar(&cfg.Steps, "steps", cfg.Steps, "training steps")
 	flag.IntVar(&cfg.NumSlices, "num-slices", cfg.NumSlices, "number of v4 2x2x2 slices")
-	flag.IntVar(&cfg.MaxFailures, "max-failures", 0, "restarts from the latest checkpoint (-1: forever)")
+	flag.IntVar(&cfg.MaxFailures, "max-failures", 0, "restarts from the latest checkpoint")
 	flag.Func("pause-at", "fault-injection demo: steps (comma-separated) at which rank 1 writes its pid to <report-dir>/paused-rank-1-step-N.pid and waits to be killed, once each", func(v string) error {
 		for _, s := range strings.Split(v, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
