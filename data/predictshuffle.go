@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // predictGroup predicts the epoch of W hosts that each iterate n rows. It
@@ -150,7 +151,7 @@ func layoutBounds(n int, nominal HostBatches, sb shuffleBuffer, b Batching) *Bou
 
 // shuffleFindings reports an exact epoch that the local shuffle changes:
 // short batches before the end, and a failure they cause.
-func shuffleFindings(note func(Severity, string, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, g HostGroup, n, B, d int) field.ErrorList {
+func shuffleFindings(note func(placement.Severity, string, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, g HostGroup, n, B, d int) field.ErrorList {
 	sp := p.Child("localShuffleBufferSize")
 	one := g.Batches
 	buf := fmt.Sprintf("a buffer of %d rows", it.LocalShuffleBufferSize)
@@ -163,16 +164,16 @@ func shuffleFindings(note func(Severity, string, *field.Path, string, ...any), p
 		shapesOf(runsOf(g.blocks)), buf, n, shapesOf(seq))
 	if one.Outcome == Completes {
 		if kindOf(it.Ragged) == kindPad {
-			note(SeverityInfo, CodeShuffleShortBatches, sp, "%s; Pad pads every short one (%d padding rows per host); %s to keep batches full", what, one.PadRows, fix)
+			note(placement.SeverityInfo, CodeShuffleShortBatches, sp, "%s; Pad pads every short one (%d padding rows per host); %s to keep batches full", what, one.PadRows, fix)
 		} else {
-			note(SeverityInfo, CodeShuffleShortBatches, sp, "%s; their sizes divide by the %d JAX devices, so the epoch completes; %s to keep batches full", what, d, fix)
+			note(placement.SeverityInfo, CodeShuffleShortBatches, sp, "%s; their sizes divide by the %d JAX devices, so the epoch completes; %s to keep batches full", what, d, fix)
 		}
 		return nil
 	}
 	msg := fmt.Sprintf("certain to fail in the first epoch: %s, and iter_jax_batches raises ValueError at batch %d: %s; drop_last drops only the last batch; %s, or use Pad",
 		what, one.AtBatch, one.Error, fix)
 	if it.AllowRaise {
-		note(SeverityWarning, CodeRaiseFails, sp, "%s (allowed by allowRaise)", msg)
+		note(placement.SeverityWarning, CodeRaiseFails, sp, "%s (allowed by allowRaise)", msg)
 		return nil
 	}
 	return field.ErrorList{field.Invalid(sp, it.LocalShuffleBufferSize, msg)}
@@ -198,7 +199,7 @@ func shapesOf(runs []Run) string {
 
 // boundsFinding says what may happen when the epoch depends on blocks fixed
 // only at run time.
-func boundsFinding(note func(Severity, string, *field.Path, string, ...any), p *field.Path, bd *Bounds, B, d int, kind raggedKind) {
+func boundsFinding(note func(placement.Severity, string, *field.Path, string, ...any), p *field.Path, bd *Bounds, B, d int, kind raggedKind) {
 	var effect string
 	switch {
 	case kind == kindPad:
@@ -215,7 +216,7 @@ func boundsFinding(note func(Severity, string, *field.Path, string, ...any), p *
 	for i, o := range bd.Outcomes {
 		outs[i] = string(o)
 	}
-	note(SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"),
+	note(placement.SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"),
 		"may hand out short batches of %d to %d rows before the end of the epoch, depending on %s; %s. Per host, bounds, not a certainty: %d to %d batches, %d to %d rows dropped, %d to %d padding rows; outcome %s. Set it to at least %d (2×batchSize-2) to rule this out",
 		bd.ShortBatch[0], bd.ShortBatch[1], bd.Condition, effect, bd.Batches[0], bd.Batches[1], bd.RowsDropped[0], bd.RowsDropped[1],
 		bd.PadRows[0], bd.PadRows[1], strings.Join(outs, " or "), MinLocalShuffleBuffer(B))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // refShuffled steps Ray 2.60's _BatchingIterator over a ShufflingBatcher
@@ -218,7 +219,7 @@ func TestPredictShuffleAndUnsplit(t *testing.T) {
 			if pr.Fails != c.fails || pr.MayFail != c.mayFail || (pr.Groups[0].Bounds != nil) != c.bounded || pr.RowsDropped != c.dropped {
 				t.Errorf("fails %v mayFail %v bounded %v dropped %d, want %v %v %v %d", pr.Fails, pr.MayFail, pr.Groups[0].Bounds != nil, pr.RowsDropped, c.fails, c.mayFail, c.bounded, c.dropped)
 			}
-			if c.finding != "" && !slices.ContainsFunc(pr.Findings, func(f data.Finding) bool { return strings.Contains(f.Message, c.finding) }) {
+			if c.finding != "" && !slices.ContainsFunc(pr.Findings, func(f placement.Finding) bool { return strings.Contains(f.Message, c.finding) }) {
 				t.Errorf("no finding with %q in %v", c.finding, pr.Findings)
 			}
 		})
