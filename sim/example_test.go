@@ -82,7 +82,7 @@ func ExampleCluster_PlaceSlices() {
 	// bundle 1 map[CPU:1 TPU:4] pinned to v6e-16-0: PENDING
 	// bundle 2 map[CPU:1 TPU:4] pinned to v6e-16-0: PENDING
 	// bundle 3 map[CPU:1 TPU:4] pinned to v6e-16-0: PENDING
-	// warning Pending: placement group pg-3 is PENDING: bundle 3 {CPU: 1, TPU: 4} with label selector {ray.io/tpu-slice-name: v6e-16-0}: none of the 4 nodes that can hold it has it free beside the group's other bundles; Ray leaves it waiting and its ready() does not resolve until resources are freed
+	// warning Pending: placement group pg-3 is PENDING: bundle 3 {CPU: 1, TPU: 4} with label selector {ray.io/tpu-slice-name: v6e-16-0}: none of the 4 nodes that can hold it has it free beside the group's other bundles; held by placement group pg-1; Ray leaves it waiting and its ready() does not resolve until resources are freed
 	// warning BusySlice: slice 0: the head reservation took v6e-16-0, where 1 host is in use, so its workers wait; 1 other v6e-16 slice is idle, but Ray's reserve_tpu_slice takes the first free head without looking at the slice's other hosts
 }
 
