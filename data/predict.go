@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/batchmodel"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -219,12 +220,12 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 	note := func(s placement.Severity, code string, path *field.Path, format string, a ...any) {
 		pr.Findings = append(pr.Findings, placement.Finding{Severity: s, Code: code, Field: path.String(), Message: fmt.Sprintf(format, a...)})
 	}
-	b := Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches,
+	b := batchmodel.Batching{BatchSize: B, Devices: d, Policy: modelPolicy(it.Ragged), Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches,
 		LocalShuffleBufferSize: it.LocalShuffleBufferSize}
 	if c.Rows < 0 {
 		syncNotes(note, p, it, hosts, processes, kw.PrefetchBatches, true)
 		note(placement.SeverityInfo, CodeRowsUnknown, p.Child("dataset"), "row count unknown before running (a file source or a row-changing step): only the batch size was checked; Ray Train's split will drop rows mod %d", W)
-		if sb := newShuffleBuffer(B, it.LocalShuffleBufferSize); it.LocalShuffleBufferSize > 0 && sb.Y <= B-2 {
+		if sb := batchmodel.NewShuffleBuffer(B, it.LocalShuffleBufferSize); it.LocalShuffleBufferSize > 0 && sb.Y <= B-2 {
 			note(placement.SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"), "may hand out short batches of %d to %d rows before the end of the epoch, depending on the sizes and order of the blocks; set it to at least %d (2×batchSize-2) to rule that out",
 				sb.Y+1, B-1, MinLocalShuffleBuffer(B))
 		}
@@ -254,7 +255,7 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		pr.Fails = !slices.Contains(g.Bounds.Outcomes, Completes)
 		pr.MayFail = !pr.Fails && slices.ContainsFunc(g.Bounds.Outcomes, func(o Outcome) bool { return o != Completes })
 	}
-	plain := ModelBatches([]int{shard}, Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
+	plain := modelEpochs([]int{shard}, batchmodel.Batching{BatchSize: B, Devices: d, Policy: modelPolicy(it.Ragged), Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
 	byShuffle := it.LocalShuffleBufferSize > 0 && g.Bounds == nil && !sameBatches(one, plain)
 	full, r := shard/B, shard%B
 	switch {
