@@ -50,7 +50,12 @@ type RunError struct {
 // ErrPipelineFailed matches every *RunError with errors.Is.
 var ErrPipelineFailed = errors.New("pipeline failed")
 
-func (e *RunError) Error() string { return fmt.Sprintf("data: %s: %s", e.Type, e.Message) }
+func (e *RunError) Error() string {
+	if e == nil {
+		return "data: pipeline failed"
+	}
+	return fmt.Sprintf("data: %s: %s", e.Type, e.Message)
+}
 
 // Is reports ErrPipelineFailed.
 func (e *RunError) Is(target error) bool { return target == ErrPipelineFailed }
