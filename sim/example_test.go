@@ -143,3 +143,32 @@ func ExampleCluster_Run() {
 	// serve v6e-8 x1: 1 bundles on 1 hosts
 	// findings: 0
 }
+
+// Place keeps its groups reserved, as a running job would: placing the
+// plan again finds the slices taken and names what holds them. One
+// Release of Place's result frees them all.
+func ExampleCluster_Release() {
+	spec, _ := sim.ParseSpec("v6e-16")
+	cluster, _ := sim.NewCluster(spec)
+	train, _ := placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", Name: "train"}.Compile(nil)
+	plan := placement.NewSlicePlan("demo", train)
+	res, err := cluster.Place(context.Background(), plan)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	again, _ := cluster.Place(context.Background(), plan)
+	fmt.Println(again.Diagnosis.Codes())
+	_ = cluster.Release(again)
+	if err := cluster.Release(res); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(cluster.PlacementGroups()), "groups held after Release")
+	again, _ = cluster.Place(context.Background(), plan)
+	fmt.Print(again.Diagnosis)
+	// Output:
+	// [HeadReservationFailed]
+	// 0 groups held after Release
+	// ok: no findings
+}
