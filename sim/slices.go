@@ -212,7 +212,9 @@ func (c *Cluster) placeSlices(g *placement.SliceGroup) *SlicePlacement {
 				BundleLabelSelector: []map[string]string{h.LabelSelector},
 			})
 			hg.owner = fmt.Sprintf("head reservation of slice %d", si)
-			if len(g.Groups) > 0 && g.Groups[0].Name != "" {
+			if g.Part != (placement.Part{}) {
+				hg.owner += " of " + g.Part.String()
+			} else if len(g.Groups) > 0 && g.Groups[0].Name != "" {
 				hg.owner += " for " + g.Groups[0].Name
 			}
 			c.schedule(hg)
