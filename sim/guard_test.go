@@ -132,4 +132,26 @@ func TestNilAndZeroInputs(t *testing.T) {
 	if _, err := c.LoseHost(t.Context(), nil, nil, "v4-16-0-w0"); err == nil {
 		t.Error("LoseHost of a nil plan: no error")
 	}
+	// Value methods of zero specs and items answer, and parsers refuse
+	// empty and negative input.
+	var zero sim.Spec
+	_, _, _ = zero.Hosts(), zero.NumHosts(), zero.String()
+	_ = zero.Validate()
+	_, _ = zero.Normalize()
+	for _, it := range []sim.Item{{}, {Count: -1, PodType: "v4-16", CPU: -1, Memory: -1, MinSlices: -1, MaxSlices: -2}} {
+		_, _, _ = it.String(), it.Autoscaled(), it.IsCPU()
+		if err := (sim.Spec{Items: []sim.Item{it}}).Validate(); err == nil {
+			t.Errorf("Validate of item %+v: no error", it)
+		}
+	}
+	for _, s := range []string{"", "-1*v4-16", "v4-16{max=-1}", "cpu:-2"} {
+		if _, err := sim.ParseSpec(s); err == nil {
+			t.Errorf("ParseSpec(%q): no error", s)
+		}
+	}
+	_, _, _ = sim.GroupScale{}.String(), sim.GroupScale{}.Scaled(), sim.GroupScale{From: 3, To: -1}.IdleSlices()
+	_ = sim.Host{}.Env()
+	if _, err := sim.ParseBytes("-1Gi"); err == nil {
+		t.Error(`ParseBytes("-1Gi"): no error`)
+	}
 }
