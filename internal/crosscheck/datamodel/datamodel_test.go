@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/raytpu/raytpu/data"
-	"github.com/raytpu/raytpu/internal/batchmodel"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/batchmodel"
 	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
