@@ -23,7 +23,7 @@
 // runtime_env, or a Serve application).
 //
 // A backend runs a plan. The contract is package backend: front ends call
-// it with Ray's verbs (trainer.Fit(ctx, b) is trainer.fit(), app.Run(ctx,
+// it with Ray's verbs (trainer.Fit(ctx, b, nil) is trainer.fit(), app.Run(ctx,
 // s) is serve.run(app)), and the backends implement it:
 //
 //	sim.Cluster        places the plan on a simulated TPU cluster as Ray

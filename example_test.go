@@ -38,7 +38,7 @@ func Example() {
 	}
 	fmt.Println(plan.Kind, plan.Slices[0])
 
-	res, err := trainer.Fit(context.Background(), b)
+	res, err := trainer.Fit(context.Background(), b, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

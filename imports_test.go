@@ -60,6 +60,8 @@ var allowed = map[string]struct {
 	"cmd/raytpu/internal/cli":        {cliMay, "the CLI uses the public packages and the local cluster, never test infrastructure"},
 	"cmd/raytpu/internal/progress":   {nil, "progress is a leaf"},
 	"internal/pyenv":                 {nil, "pyenv is a leaf"},
+	"internal/nilness":               {nil, "nilness is a leaf"},
+	"internal/batchmodel":            {nil, "the iter_jax_batches model behind data.Predict is a leaf"},
 	"internal/tpuplugin":             {[]string{"rayvocab", "tpu"}, "the TPU device-plugin emulator knows only the catalog"},
 	"internal/raycluster":            {[]string{"internal/pyenv", "internal/tpuplugin", "rayvocab", "sim"}, "the local cluster reads the simulator's cluster specs and nothing of the front ends or backends"},
 	"internal/crosscheck":            {nil, "crosscheck is tests only"},
@@ -95,7 +97,7 @@ var allowed = map[string]struct {
 }
 
 // frontEnd is what a front end may import.
-var frontEnd = []string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}
+var frontEnd = []string{"backend", "field", "internal/batchmodel", "internal/nilness", "placement", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}
 
 // public are the module's public packages.
 var public = []string{"backend", "backend/backendtest", "data", "field", "field/fieldfile", "kuberay", "kuberay/kubesim", "observe", "placement", "profiler",

@@ -3,7 +3,7 @@
 //
 // Front ends (train, serve, data) compile a workload to a
 // [placement.Plan] and hand it to a backend through the interfaces here,
-// mirroring Ray's verbs: train.JaxTrainer.Fit(ctx, r) is trainer.fit(),
+// mirroring Ray's verbs: train.JaxTrainer.Fit(ctx, r, nil) is trainer.fit(),
 // serve.Application.Run(ctx, s) is serve.run(app).
 //
 // Work that runs to completion (a training run, a data pipeline) goes

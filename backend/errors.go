@@ -23,6 +23,12 @@ var (
 	// not yet have a feature the plan uses (each backend documents which).
 	// Nothing was done; another backend may run the plan unchanged.
 	ErrUnsupported = errors.New("not supported by this backend")
+	// ErrNilBackend: a method was called on a nil backend (a nil
+	// *sim.Cluster or *raybackend.Backend, say, or the zero value of a
+	// backend that needs its constructor), or a front end was given one,
+	// typed or untyped. Nothing was done. Pass the value the backend's
+	// constructor returns.
+	ErrNilBackend = errors.New("nil backend")
 
 	// ErrRunFailed matches every *RunError: the run ended FAILED or STOPPED.
 	ErrRunFailed = errors.New("run did not succeed")

@@ -98,6 +98,9 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
+	if e == nil || e.Outcome == nil {
+		return "run did not succeed (no outcome reported)"
+	}
 	msg := e.Outcome.Message
 	if msg == "" {
 		msg = "no message"
@@ -120,6 +123,9 @@ type PlacementError struct {
 }
 
 func (e *PlacementError) Error() string {
+	if e == nil {
+		return "plan cannot be placed (no diagnosis reported)"
+	}
 	var codes []string
 	for _, f := range e.Diagnosis {
 		if f.Severity == placement.SeverityError {

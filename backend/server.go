@@ -125,6 +125,12 @@ type ServiceError struct {
 }
 
 func (e *ServiceError) Error() string {
+	if e == nil || e.Status == nil {
+		if e != nil && e.Err != nil {
+			return fmt.Sprintf("application status unknown (wait ended: %v)", e.Err)
+		}
+		return "application status unknown"
+	}
 	s := e.Status
 	msg := fmt.Sprintf("%s: application %q is %s", s.Backend, s.Name, s.State)
 	var stuck *PlacementError
@@ -147,6 +153,9 @@ func (e *ServiceError) Error() string {
 
 // Is maps the state onto ErrDeployFailed and ErrUnhealthy.
 func (e *ServiceError) Is(target error) bool {
+	if e == nil || e.Status == nil {
+		return false
+	}
 	switch target {
 	case ErrDeployFailed:
 		return e.Status.State == ServiceDeployFailed
@@ -157,4 +166,9 @@ func (e *ServiceError) Is(target error) bool {
 }
 
 // Unwrap returns the context's error, if the wait was cut short.
-func (e *ServiceError) Unwrap() error { return e.Err }
+func (e *ServiceError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}

@@ -30,23 +30,3 @@ func BenchmarkPredict(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkModelUneven models 256 hosts whose shards all differ (10 million
-// rows in total) with batch synchronisation on.
-func BenchmarkModelUneven(b *testing.B) {
-	shards := make([]int, 256)
-	for i := range shards {
-		shards[i] = 10_000_000/256 + i*7
-	}
-	for _, pol := range []data.RaggedPolicy{data.Drop{}, data.Pad{}, data.Raise{}} {
-		b.Run(data.Describe(pol), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				out := data.ModelBatches(shards, data.Batching{BatchSize: 512, Devices: 4, Policy: pol, Sync: true, Lookahead: 1})
-				if len(out) != 256 {
-					b.Fatal(len(out))
-				}
-			}
-		})
-	}
-}

@@ -36,7 +36,7 @@ func ExamplePipeline_Run() {
 			}).
 			Write(data.WriteParquet{Path: "gs://bucket/out"}),
 	}
-	res, err := p.Run(context.Background(), cluster)
+	res, err := p.Run(context.Background(), cluster, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

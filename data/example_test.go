@@ -127,3 +127,29 @@ func ExamplePredict_localShuffle() {
 	// may: short batches of 9-15 rows, 16-26 batches, 6-166 padding rows per host
 	// at least 30 rows keep every batch full
 }
+
+// HostsForSlices gives Predict the hosts of a trainer's ScalingConfig:
+// two v6e 4x4 slices are eight hosts of four chips, one worker each.
+func ExampleHostsForSlices() {
+	hosts, err := data.HostsForSlices("v6e", "4x4", 2, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d workers on %s hosts of %d chips\n", hosts.Workers, hosts.Accelerator, hosts.ChipsPerHost)
+	pr, errs := data.Predict(field.NewPath("iter"), data.From(data.Range{N: 10_000}), data.IterJaxBatches{BatchSize: 128, Ragged: data.Drop{}}, hosts)
+	if errs != nil {
+		fmt.Println(errs)
+		return
+	}
+	fmt.Printf("%d rows per host, %d rows dropped per epoch\n", pr.Groups[0].Batches.Rows, pr.RowsDropped)
+	_, err = data.HostsForSlices("v6e", "4x5", -1, 0)
+	for _, e := range field.Errors(err) {
+		fmt.Println(e.Field, e.Type)
+	}
+	// Output:
+	// 8 workers on v6e hosts of 4 chips
+	// 1250 rows per host, 784 rows dropped per epoch
+	// scaling_config.num_slices Invalid
+	// scaling_config.topology NotSupported
+}

@@ -1,27 +1,6 @@
 package data
 
-import "fmt"
-
-// Batching is what the batching model needs to know about one
-// iter_jax_batches call, besides the rows of each host's shard.
-type Batching struct {
-	// BatchSize is rows per host per batch.
-	BatchSize int
-	// Devices is the JAX devices of one host (jax.local_device_count()).
-	Devices int
-	// Policy is the ragged-batch policy; nil is Raise.
-	Policy RaggedPolicy
-	// Sync is true when Ray takes the synchronising path:
-	// synchronize_batches=True and jax.process_count() > 1.
-	Sync bool
-	// Lookahead is the synchronisation window, max(prefetch_batches, 1).
-	Lookahead int
-	// LocalShuffleBufferSize is local_shuffle_buffer_size: 0 is no local
-	// shuffle (Ray's Batcher), above 0 Ray's ShufflingBatcher, which can
-	// hand out a short batch before the end of the epoch (see
-	// [ModelBlocks]).
-	LocalShuffleBufferSize int
-}
+import "github.com/raytpu/raytpu/internal/batchmodel"
 
 // Run is a stretch of equal batches a host yields: Batches batches, each
 // of Rows data rows followed by Pad padding rows. A dummy batch (a host
@@ -46,7 +25,7 @@ const (
 	Blocks Outcome = "blocks"
 )
 
-// HostBatches is the model's account of one host's first epoch.
+// HostBatches is Predict's account of one host's first epoch.
 type HostBatches struct {
 	// Rows in the host's shard.
 	Rows int `json:"rows"`
@@ -65,275 +44,52 @@ type HostBatches struct {
 	Error   string  `json:"error,omitempty"`
 }
 
-func (h *HostBatches) add(n, rows, pad int) {
-	if n <= 0 {
-		return
+// hostBatchesOf is the model's account of a host's epoch as Predict
+// reports it.
+func hostBatchesOf(m batchmodel.HostBatches) HostBatches {
+	return HostBatches{
+		Rows: m.Rows, Runs: runsOf(m.Runs), Batches: m.Batches, RowsYielded: m.RowsYielded,
+		RowsDropped: m.RowsDropped, PadRows: m.PadRows, Outcome: Outcome(m.Outcome), AtBatch: m.AtBatch, Error: m.Error,
 	}
-	if k := len(h.Runs); k > 0 && h.Runs[k-1].Rows == rows && h.Runs[k-1].Pad == pad {
-		h.Runs[k-1].Batches += n
-	} else {
-		h.Runs = append(h.Runs, Run{Batches: n, Rows: rows, Pad: pad})
+}
+
+// runsOf is the model's runs as Predict reports them.
+func runsOf(runs []batchmodel.Run) []Run {
+	if runs == nil {
+		return nil
 	}
-	h.Batches += n
-	h.RowsYielded += n * rows
-	h.PadRows += n * pad
-}
-
-func (h *HostBatches) fail(o Outcome, at int, msg string) {
-	h.Outcome, h.AtBatch, h.Error = o, at, msg
-}
-
-// Ray's ValueError texts (ray/data/util/jax_util.py, Ray 2.60).
-func errLocalNotDivisible(r, d int) string {
-	return fmt.Sprintf("The local batch size (%d) must be evenly divisible by the number of local JAX devices (%d) on this host. "+
-		"To safely truncate or pad the batch, set `drop_last=True` or provide a `paddings` in `iter_jax_batches()`.", r, d)
-}
-
-func errGlobalNotDivisible(r, d int) string {
-	return fmt.Sprintf("The globally minimum batch size (%d) must be evenly divisible by the number of local JAX devices (%d) on this host. "+
-		"To safely truncate or pad the batch, set `drop_last=True` or provide a `paddings` in `iter_jax_batches()`.", r, d)
-}
-
-func errUnevenSizes(lo, hi int) string {
-	return fmt.Sprintf("Uneven batch sizes detected across JAX workers. Host batch sizes range from %d to %d. "+
-		"To handle uneven batch sizes, provide a `paddings` in `iter_jax_batches()`.", lo, hi)
-}
-
-const errUnevenCount = "Uneven number of batches detected across JAX workers. " +
-	"To safely drop orphaned batches without hanging, set `drop_last=True` or provide a `paddings` in `iter_jax_batches()`."
-
-const errNoTemplate = "Cannot create dummy batches for synchronization because this JAX host has not received any data batches to use as a template. " +
-	"This usually happens if one JAX host's dataset shard is completely empty while others have data. " +
-	"Ensure that all JAX hosts have at least one batch of data, or use `drop_last=True` to avoid yielding dummy batches."
-
-// ModelBatches predicts, for every host, the batches iter_jax_batches
-// yields over one epoch of a shard of shards[h] rows and how the epoch
-// ends, as if each host's rows reached its batcher in one block. Without a
-// local shuffle the blocks make no difference, so this is exact; with one,
-// see [ModelBlocks]. It is arithmetic: its cost grows with the number of
-// hosts, not rows or batches. b.BatchSize and b.Devices must be positive.
-//
-// The model yields a host's batches in the order Ray's batcher hands them
-// out. Real Ray does so with prefetch_batches 1; with more, its
-// thread-pooled formatting was seen to yield a short batch before a full
-// one, so only the multiset of batch shapes (and the outcome) is predicted
-// then.
-func ModelBatches(shards []int, b Batching) []HostBatches {
-	blocks := make([][]int, len(shards))
-	for h, n := range shards {
-		blocks[h] = []int{n}
-	}
-	return ModelBlocks(blocks, b)
-}
-
-// ModelBlocks is [ModelBatches] for hosts whose iterators receive the
-// blocks blocks[h] (rows per block, in arrival order). With a local
-// shuffle the batches depend on these sizes and their order (see
-// ShuffledBatches); given them, the model is exact. Its cost grows with
-// the number of blocks and of short batches, not rows.
-func ModelBlocks(blocks [][]int, b Batching) []HostBatches {
-	rows := make([]int, len(blocks))
-	seqs := make([][]Run, len(blocks))
-	for h, bl := range blocks {
-		for _, n := range bl {
-			rows[h] += max(n, 0)
-		}
-		seqs[h] = localBatches(bl, rows[h], b)
-	}
-	out := make([]HostBatches, len(blocks))
-	if b.Sync {
-		modelSync(rows, seqs, b, out)
-		return out
-	}
-	for h := range blocks {
-		out[h] = modelLocal(rows[h], seqs[h], b)
+	out := make([]Run, len(runs))
+	for i, r := range runs {
+		out[i] = Run(r)
 	}
 	return out
 }
 
-// localBatches is the batch sizes Ray's batcher hands iter_jax_batches, as
-// runs (Pad 0): without a shuffle, Batcher's full batches and, unless
-// drop_last, one short batch of what is left.
-func localBatches(blocks []int, n int, b Batching) []Run {
-	dropLast := kindOf(b.Policy) == kindDrop
-	if b.LocalShuffleBufferSize > 0 {
-		return ShuffledBatches(blocks, b.BatchSize, b.LocalShuffleBufferSize, dropLast)
+// modelPolicy is the model's name for a ragged policy.
+func modelPolicy(r RaggedPolicy) batchmodel.Policy {
+	switch kindOf(r) {
+	case kindDrop:
+		return batchmodel.Drop
+	case kindPad:
+		return batchmodel.Pad
 	}
-	var runs []Run
-	runs = appendRun(runs, n/b.BatchSize, b.BatchSize)
-	if r := n % b.BatchSize; r > 0 && !dropLast {
-		runs = appendRun(runs, 1, r)
-	}
-	return runs
+	return batchmodel.Raise
 }
 
-// appendRun appends k batches of size rows, merging with the last run.
-func appendRun(runs []Run, k, rows int) []Run {
-	if k <= 0 {
-		return runs
-	}
-	if n := len(runs); n > 0 && runs[n-1].Rows == rows {
-		runs[n-1].Batches += k
-		return runs
-	}
-	return append(runs, Run{Batches: k, Rows: rows})
+// modelEpochs is batchmodel.Epochs as Predict reports it.
+func modelEpochs(shards []int, b batchmodel.Batching) []HostBatches {
+	return convertAll(batchmodel.Epochs(shards, b))
 }
 
-// modelLocal is _yield_batches_no_sync: every host on its own. A short
-// batch is padded (Pad) or must divide by the local devices (Drop,
-// Raise: drop_last only drops the batcher's last batch).
-func modelLocal(n int, seq []Run, b Batching) HostBatches {
-	B, d := b.BatchSize, b.Devices
-	h := HostBatches{Rows: n, Outcome: Completes}
-	pad := kindOf(b.Policy) == kindPad
-	for _, r := range seq {
-		switch {
-		case r.Rows >= B:
-			h.add(r.Batches, r.Rows, 0)
-		case pad:
-			h.add(r.Batches, r.Rows, B-r.Rows)
-		case r.Rows%d != 0:
-			h.fail(Raises, h.Batches, errLocalNotDivisible(r.Rows, d))
-			h.RowsDropped = n - h.RowsYielded
-			return h
-		default:
-			h.add(r.Batches, r.Rows, 0)
-		}
-	}
-	h.RowsDropped = n - h.RowsYielded
-	return h
+// modelEpochsOfBlocks is batchmodel.EpochsOfBlocks as Predict reports it.
+func modelEpochsOfBlocks(blocks [][]int, b batchmodel.Batching) []HostBatches {
+	return convertAll(batchmodel.EpochsOfBlocks(blocks, b))
 }
 
-// cursor walks one host's runs batch by batch.
-type cursor struct {
-	runs []Run
-	i    int // current run
-	used int // batches of runs[i] already taken
-}
-
-func (c *cursor) has() bool { return c.i < len(c.runs) }
-
-// left is the batches left in the current run.
-func (c *cursor) left() int { return c.runs[c.i].Batches - c.used }
-
-func (c *cursor) size() int { return c.runs[c.i].Rows }
-
-func (c *cursor) skip(k int) {
-	c.used += k
-	if c.used == c.runs[c.i].Batches {
-		c.i, c.used = c.i+1, 0
+func convertAll(ms []batchmodel.HostBatches) []HostBatches {
+	out := make([]HostBatches, len(ms))
+	for i, m := range ms {
+		out[i] = hostBatchesOf(m)
 	}
-}
-
-// modelSync is _yield_batches_with_sync: per batch index k, every host
-// sees whether each host has a k-th batch and its size. It walks the hosts'
-// runs together, a stretch of indices where no host's size changes at a
-// time.
-func modelSync(rows []int, seqs [][]Run, b Batching, out []HostBatches) {
-	kind := kindOf(b.Policy)
-	kmax := 0
-	empty := false
-	for h, seq := range seqs {
-		out[h] = HostBatches{Rows: rows[h], Outcome: Completes}
-		c := 0
-		for _, r := range seq {
-			c += r.Batches
-		}
-		kmax = max(kmax, c)
-		empty = empty || c == 0
-	}
-	limit := -1
-	if kind == kindPad && empty && kmax > 0 {
-		// A host without a batch has no template for its dummy batch at
-		// k=0 and raises; the others yield what the first window gathered
-		// and block in the next all-gather.
-		limit = min(b.Lookahead, kmax)
-	}
-	syncWalk(seqs, b, out, limit)
-	for h := range out {
-		out[h].RowsDropped = rows[h] - out[h].RowsYielded
-		if limit >= 0 && out[h].Outcome == Completes {
-			if len(seqs[h]) == 0 {
-				out[h].fail(Raises, 0, errNoTemplate)
-			} else {
-				out[h].fail(Blocks, limit, "")
-			}
-		}
-	}
-}
-
-// syncWalk yields batch indices in stretches until every host runs out, an
-// error, or limit indices (limit < 0: no limit).
-func syncWalk(seqs [][]Run, b Batching, out []HostBatches, limit int) {
-	B, d := b.BatchSize, b.Devices
-	kind := kindOf(b.Policy)
-	cur := make([]cursor, len(seqs))
-	for h := range seqs {
-		cur[h] = cursor{runs: seqs[h]}
-	}
-	failAll := func(k int, msg string) {
-		for h := range out {
-			out[h].fail(Raises, k, msg)
-		}
-	}
-	for k := 0; limit < 0 || k < limit; {
-		all, any := true, false
-		L, lo, hi := -1, -1, 0
-		for h := range cur {
-			if !cur[h].has() {
-				all = false
-				continue
-			}
-			any = true
-			if L < 0 || cur[h].left() < L {
-				L = cur[h].left()
-			}
-			s := cur[h].size()
-			if lo < 0 || s < lo {
-				lo = s
-			}
-			hi = max(hi, s)
-		}
-		if !any {
-			return
-		}
-		if limit >= 0 {
-			L = min(L, limit-k)
-		}
-		if !all {
-			switch kind {
-			case kindDrop:
-				return
-			case kindRaise:
-				failAll(k, errUnevenCount)
-				return
-			}
-		}
-		if kind == kindPad {
-			for h := range cur {
-				if cur[h].has() {
-					s := cur[h].size()
-					out[h].add(L, s, B-min(s, B))
-					cur[h].skip(L)
-				} else if len(seqs[h]) > 0 {
-					out[h].add(L, 0, B) // dummy batches
-				}
-			}
-			k += L
-			continue
-		}
-		switch {
-		case lo != hi:
-			failAll(k, errUnevenSizes(lo, hi))
-			return
-		case lo%d != 0:
-			failAll(k, errGlobalNotDivisible(lo, d))
-			return
-		}
-		for h := range cur {
-			out[h].add(L, lo, 0)
-			cur[h].skip(L)
-		}
-		k += L
-	}
+	return out
 }

@@ -25,8 +25,12 @@ var ErrRowsUnknown = errors.New("row count unknown before running")
 //
 // It returns an error wrapping ErrRowsUnknown for a remote path or a local
 // path missing here, and any other error for a file that is not Parquet or
-// a directory that holds no Parquet file (read_parquet fails on both).
+// a directory that holds no Parquet file (read_parquet fails on both), or
+// no path at all.
 func ParquetRows(paths ...string) (int, error) {
+	if len(paths) == 0 {
+		return 0, errors.New("data: ParquetRows: no path; pass the files or directories read_parquet reads")
+	}
 	files, err := parquetFiles(paths)
 	if err != nil {
 		return 0, err

@@ -11,12 +11,6 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
-// Launcher is the launcher entry a compiled pipeline's job runs
-// (rayruntime.EntryData): the backend ships raytpu's launcher, which
-// rebuilds the dataset from the plan's launcherConfig (a
-// rayruntime.PipelineConfig) with ray.data calls and executes it.
-const Launcher = rayruntime.EntryData
-
 // Pipeline is a Ray Data job: a dataset that ends in a write.
 //
 // It compiles to a plan of kind BatchInference when a map_batches step
@@ -70,7 +64,7 @@ func (p Pipeline) Compile() (*placement.Plan, error) {
 		Job: &placement.Job{
 			RuntimeEnv:     *p.RuntimeEnv.Clone(),
 			Metadata:       map[string]string{"raytpu.kind": string(kind), "raytpu.name": p.Name},
-			Launcher:       Launcher,
+			Launcher:       rayruntime.EntryData,
 			LauncherConfig: raw,
 		},
 	}, nil

@@ -67,7 +67,7 @@ func TestCompileKind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if plan.Kind != c.want || plan.Job.Launcher != data.Launcher || len(plan.Slices) != 0 {
+		if plan.Kind != c.want || plan.Job.Launcher != rayruntime.EntryData || len(plan.Slices) != 0 {
 			t.Errorf("kind %s launcher %q slices %d, want %s data 0", plan.Kind, plan.Job.Launcher, len(plan.Slices), c.want)
 		}
 	}

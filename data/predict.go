@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/batchmodel"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -30,22 +31,6 @@ type Hosts struct {
 	// every worker iterates all of it. Optional. Default: false (split).
 	NotSplit bool
 }
-
-// Severity and Finding are placement's: the simulator, the backends and
-// every front end (Serve, Train, Data) report what they found with the
-// same types. A finding of Predict names the option it is about in
-// Finding.Field.
-type (
-	Severity = placement.Severity
-	Finding  = placement.Finding
-)
-
-// The severities.
-const (
-	SeverityError   = placement.SeverityError
-	SeverityWarning = placement.SeverityWarning
-	SeverityInfo    = placement.SeverityInfo
-)
 
 // The codes of Predict's findings.
 const (
@@ -130,9 +115,9 @@ type Prediction struct {
 	PadRows int `json:"padRows"`
 	// Fails is true when some host is certain not to complete the first
 	// epoch; MayFail when one may not, depending on Bounds.
-	Fails    bool      `json:"fails"`
-	MayFail  bool      `json:"mayFail,omitempty"`
-	Findings []Finding `json:"findings,omitempty"`
+	Fails    bool                `json:"fails"`
+	MayFail  bool                `json:"mayFail,omitempty"`
+	Findings []placement.Finding `json:"findings,omitempty"`
 }
 
 // devices resolves the JAX devices of one host.
@@ -232,16 +217,16 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		processes = W
 	}
 	pr.Synchronized = it.SynchronizeBatches && processes > 1
-	note := func(s Severity, code string, path *field.Path, format string, a ...any) {
-		pr.Findings = append(pr.Findings, Finding{Severity: s, Code: code, Field: path.String(), Message: fmt.Sprintf(format, a...)})
+	note := func(s placement.Severity, code string, path *field.Path, format string, a ...any) {
+		pr.Findings = append(pr.Findings, placement.Finding{Severity: s, Code: code, Field: path.String(), Message: fmt.Sprintf(format, a...)})
 	}
-	b := Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches,
+	b := batchmodel.Batching{BatchSize: B, Devices: d, Policy: modelPolicy(it.Ragged), Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches,
 		LocalShuffleBufferSize: it.LocalShuffleBufferSize}
 	if c.Rows < 0 {
 		syncNotes(note, p, it, hosts, processes, kw.PrefetchBatches, true)
-		note(SeverityInfo, CodeRowsUnknown, p.Child("dataset"), "row count unknown before running (a file source or a row-changing step): only the batch size was checked; Ray Train's split will drop rows mod %d", W)
-		if sb := newShuffleBuffer(B, it.LocalShuffleBufferSize); it.LocalShuffleBufferSize > 0 && sb.Y <= B-2 {
-			note(SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"), "may hand out short batches of %d to %d rows before the end of the epoch, depending on the sizes and order of the blocks; set it to at least %d (2×batchSize-2) to rule that out",
+		note(placement.SeverityInfo, CodeRowsUnknown, p.Child("dataset"), "row count unknown before running (a file source or a row-changing step): only the batch size was checked; Ray Train's split will drop rows mod %d", W)
+		if sb := batchmodel.NewShuffleBuffer(B, it.LocalShuffleBufferSize); it.LocalShuffleBufferSize > 0 && sb.Y <= B-2 {
+			note(placement.SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"), "may hand out short batches of %d to %d rows before the end of the epoch, depending on the sizes and order of the blocks; set it to at least %d (2×batchSize-2) to rule that out",
 				sb.Y+1, B-1, MinLocalShuffleBuffer(B))
 		}
 		return pr, nil
@@ -254,7 +239,7 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 	g := predictGroup(ds, shard, W, !hosts.NotSplit, b)
 	syncNotes(note, p, it, hosts, processes, kw.PrefetchBatches, g.Bounds == nil)
 	if pr.SplitDropped > 0 {
-		note(SeverityWarning, CodeSplitDropsRows, p.Child("dataset"), "Ray Train's streaming_split(equal=True) gives each of %d workers %d rows and silently drops %d of %d rows (%d mod %d)",
+		note(placement.SeverityWarning, CodeSplitDropsRows, p.Child("dataset"), "Ray Train's streaming_split(equal=True) gives each of %d workers %d rows and silently drops %d of %d rows (%d mod %d)",
 			W, shard, pr.SplitDropped, c.Rows, c.Rows, W)
 	}
 	one := g.Batches
@@ -270,7 +255,7 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		pr.Fails = !slices.Contains(g.Bounds.Outcomes, Completes)
 		pr.MayFail = !pr.Fails && slices.ContainsFunc(g.Bounds.Outcomes, func(o Outcome) bool { return o != Completes })
 	}
-	plain := ModelBatches([]int{shard}, Batching{BatchSize: B, Devices: d, Policy: it.Ragged, Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
+	plain := modelEpochs([]int{shard}, batchmodel.Batching{BatchSize: B, Devices: d, Policy: modelPolicy(it.Ragged), Sync: pr.Synchronized, Lookahead: kw.PrefetchBatches})[0]
 	byShuffle := it.LocalShuffleBufferSize > 0 && g.Bounds == nil && !sameBatches(one, plain)
 	full, r := shard/B, shard%B
 	switch {
@@ -283,7 +268,7 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 				"use Drop (loses %d rows per host) or Pad (adds %d padding rows per host), change batchSize or the row count, or set allowRaise",
 			W, shard, full, B, r, d, full, r, B-r)))
 	case pr.Fails:
-		note(SeverityWarning, CodeRaiseFails, p.Child("ragged"), "Raise fails at the end of the first epoch: last batch of %d rows on each of %d hosts does not divide by %d devices (allowed by allowRaise)", r, W, d)
+		note(placement.SeverityWarning, CodeRaiseFails, p.Child("ragged"), "Raise fails at the end of the first epoch: last batch of %d rows on each of %d hosts does not divide by %d devices (allowed by allowRaise)", r, W, d)
 	}
 	if g.Bounds != nil {
 		boundsFinding(note, p, g.Bounds, B, d, kindOf(it.Ragged))
@@ -295,16 +280,16 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		}
 		if frac := float64(pr.RowsDropped) / float64(c.Rows); frac > limit {
 			if hosts.NotSplit {
-				note(SeverityWarning, CodeDropDiscards, p.Child("ragged"), "Drop discards %d of %d rows per host per epoch (%.1f%%, above %.1f%%): every host reads the whole dataset and drops its last batch of %d rows",
+				note(placement.SeverityWarning, CodeDropDiscards, p.Child("ragged"), "Drop discards %d of %d rows per host per epoch (%.1f%%, above %.1f%%): every host reads the whole dataset and drops its last batch of %d rows",
 					pr.RowsDropped, c.Rows, 100*frac, 100*limit, one.RowsDropped)
 			} else {
-				note(SeverityWarning, CodeDropDiscards, p.Child("ragged"), "Drop discards %d of %d rows per epoch (%.1f%%, above %.1f%%): %d per host from the last batch of %d rows, plus %d from the split",
+				note(placement.SeverityWarning, CodeDropDiscards, p.Child("ragged"), "Drop discards %d of %d rows per epoch (%.1f%%, above %.1f%%): %d per host from the last batch of %d rows, plus %d from the split",
 					pr.RowsDropped, c.Rows, 100*frac, 100*limit, one.RowsDropped, r, pr.SplitDropped)
 			}
 		}
 	}
 	if kindOf(it.Ragged) == kindPad && plain.PadRows > 0 && !byShuffle {
-		note(SeverityInfo, CodePadRows, p.Child("ragged"), "Pad adds %d unmasked padding rows per host to the last batch of %d rows; use a value the train step recognises", plain.PadRows, r)
+		note(placement.SeverityInfo, CodePadRows, p.Child("ragged"), "Pad adds %d unmasked padding rows per host to the last batch of %d rows; use a value the train step recognises", plain.PadRows, r)
 	}
 	if len(errs) > 0 {
 		return pr, errs
@@ -315,21 +300,21 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 // syncNotes says when synchronizeBatches has no effect; exact is false
 // when the hosts' batches may differ (a local shuffle over blocks fixed
 // only at run time).
-func syncNotes(note func(Severity, string, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, hosts Hosts, processes, prefetch int, exact bool) {
+func syncNotes(note func(placement.Severity, string, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, hosts Hosts, processes, prefetch int, exact bool) {
 	if !it.SynchronizeBatches {
 		return
 	}
 	sp := p.Child("synchronizeBatches")
 	switch {
 	case processes == 1 && hosts.Workers == 1:
-		note(SeverityInfo, CodeSyncNoEffect, sp, "has no effect: one worker, so jax.process_count() is 1")
+		note(placement.SeverityInfo, CodeSyncNoEffect, sp, "has no effect: one worker, so jax.process_count() is 1")
 	case processes == 1:
-		note(SeverityInfo, CodeSyncNoEffect, sp, "has no effect: CPU workers do not initialise jax.distributed, so every worker has jax.process_count() 1")
+		note(placement.SeverityInfo, CodeSyncNoEffect, sp, "has no effect: CPU workers do not initialise jax.distributed, so every worker has jax.process_count() 1")
 	case !exact:
 	case !hosts.NotSplit:
-		note(SeverityInfo, CodeSyncNoEffect, sp, "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(prefetch))
+		note(placement.SeverityInfo, CodeSyncNoEffect, sp, "changes no outcome here: Ray Train's equal split gives every host the same rows, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(prefetch))
 	default:
-		note(SeverityInfo, CodeSyncNoEffect, sp, "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(prefetch))
+		note(placement.SeverityInfo, CodeSyncNoEffect, sp, "changes no outcome here: every host iterates the whole dataset, so batch counts and sizes already agree; it costs one all-gather per %s", batchesWord(prefetch))
 	}
 }
 

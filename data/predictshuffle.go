@@ -6,20 +6,22 @@ import (
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/batchmodel"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // predictGroup predicts the epoch of W hosts that each iterate n rows. It
 // is exact unless a local shuffle may hand out a short batch before the end
 // of the epoch and the blocks that decide it are not known: then Batches
 // is the nominal case and Bounds what may happen.
-func predictGroup(ds Dataset, n, W int, split bool, b Batching) HostGroup {
-	nominal := ModelBatches([]int{n}, b)[0]
+func predictGroup(ds Dataset, n, W int, split bool, b batchmodel.Batching) HostGroup {
+	nominal := modelEpochs([]int{n}, b)[0]
 	g := HostGroup{Hosts: W, Batches: nominal}
 	if b.LocalShuffleBufferSize == 0 {
 		return g
 	}
-	sb := newShuffleBuffer(b.BatchSize, b.LocalShuffleBufferSize)
-	if !sb.shortPossible(n) {
+	sb := batchmodel.NewShuffleBuffer(b.BatchSize, b.LocalShuffleBufferSize)
+	if !sb.ShortPossible(n) {
 		return g // every layout gives the unshuffled batches
 	}
 	hosts := 1
@@ -37,7 +39,7 @@ func predictGroup(ds Dataset, n, W int, split bool, b Batching) HostGroup {
 					for h := range same {
 						same[h] = seq
 					}
-					results[i] = ModelBlocks(same, b)[0]
+					results[i] = modelEpochsOfBlocks(same, b)[0]
 				}
 				g.Batches, g.blocks = results[0], seqs[0]
 				if len(seqs) == 1 || !slices.ContainsFunc(results[1:], func(r HostBatches) bool { return !sameBatches(r, results[0]) }) {
@@ -64,7 +66,7 @@ func sameBatches(a, b HostBatches) bool {
 }
 
 // enumeratedBounds spans the epochs of every block order tried.
-func enumeratedBounds(results []HostBatches, seqs [][]int, b Batching) *Bounds {
+func enumeratedBounds(results []HostBatches, seqs [][]int, b batchmodel.Batching) *Bounds {
 	bd := &Bounds{}
 	shorts := false
 	for i, r := range results {
@@ -84,8 +86,8 @@ func enumeratedBounds(results []HostBatches, seqs [][]int, b Batching) *Bounds {
 
 // localShort lists the sizes of the short batches the shuffling batcher
 // hands out before its last batch for one block order.
-func localShort(blocks []int, b Batching) []int {
-	runs := ShuffledBatches(blocks, b.BatchSize, b.LocalShuffleBufferSize, true)
+func localShort(blocks []int, b batchmodel.Batching) []int {
+	runs := batchmodel.Shuffled(blocks, b.BatchSize, b.LocalShuffleBufferSize, true)
 	var out []int
 	for _, r := range runs {
 		if r.Rows < b.BatchSize {
@@ -115,13 +117,13 @@ func span(s *[2]int, v int, first bool) {
 //     full batch, so with at most n-B rows left out; a Drop that completes
 //     leaves out its last batch, under B rows;
 //   - Pad pads each: at most (batches × B) - n padding rows.
-func layoutBounds(n int, nominal HostBatches, sb shuffleBuffer, b Batching) *Bounds {
+func layoutBounds(n int, nominal HostBatches, sb batchmodel.ShuffleBuffer, b batchmodel.Batching) *Bounds {
 	B, d := b.BatchSize, b.Devices
 	mMax := n / (B + sb.Y + 1)
 	hi := (n+B-1)/B + mMax
 	bd := &Bounds{Outcomes: []Outcome{nominal.Outcome}, ShortBatch: [2]int{sb.Y + 1, B - 1}}
-	kind := kindOf(b.Policy)
-	if kind == kindPad {
+	kind := b.Policy
+	if kind == batchmodel.Pad {
 		bd.Batches = [2]int{nominal.Batches, hi}
 		bd.PadRows = [2]int{nominal.PadRows, max(nominal.PadRows, hi*B-n)}
 		bd.RowsDropped = [2]int{nominal.RowsDropped, nominal.RowsDropped}
@@ -137,7 +139,7 @@ func layoutBounds(n int, nominal HostBatches, sb shuffleBuffer, b Batching) *Bou
 		bd.Outcomes = append(bd.Outcomes, Raises)
 	}
 	lo, dropHi := nominal.Batches, 0
-	if kind == kindDrop {
+	if kind == batchmodel.Drop {
 		dropHi = B - 1
 	}
 	if mayRaise {
@@ -150,7 +152,7 @@ func layoutBounds(n int, nominal HostBatches, sb shuffleBuffer, b Batching) *Bou
 
 // shuffleFindings reports an exact epoch that the local shuffle changes:
 // short batches before the end, and a failure they cause.
-func shuffleFindings(note func(Severity, string, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, g HostGroup, n, B, d int) field.ErrorList {
+func shuffleFindings(note func(placement.Severity, string, *field.Path, string, ...any), p *field.Path, it IterJaxBatches, g HostGroup, n, B, d int) field.ErrorList {
 	sp := p.Child("localShuffleBufferSize")
 	one := g.Batches
 	buf := fmt.Sprintf("a buffer of %d rows", it.LocalShuffleBufferSize)
@@ -158,33 +160,33 @@ func shuffleFindings(note func(Severity, string, *field.Path, string, ...any), p
 		buf = fmt.Sprintf("%d rows, raised to batchSize %d", it.LocalShuffleBufferSize, B)
 	}
 	fix := fmt.Sprintf("set localShuffleBufferSize to at least %d (2×batchSize-2)", MinLocalShuffleBuffer(B))
-	seq := ShuffledBatches(g.blocks, B, it.LocalShuffleBufferSize, kindOf(it.Ragged) == kindDrop)
+	seq := runsOf(batchmodel.Shuffled(g.blocks, B, it.LocalShuffleBufferSize, kindOf(it.Ragged) == kindDrop))
 	what := fmt.Sprintf("over the blocks this dataset is read in (%s rows), the local shuffle (%s) hands each host its %d rows as batches of %s rows, short ones before the end of the epoch",
-		shapesOf(runsOf(g.blocks)), buf, n, shapesOf(seq))
+		shapesOf(blockRuns(g.blocks)), buf, n, shapesOf(seq))
 	if one.Outcome == Completes {
 		if kindOf(it.Ragged) == kindPad {
-			note(SeverityInfo, CodeShuffleShortBatches, sp, "%s; Pad pads every short one (%d padding rows per host); %s to keep batches full", what, one.PadRows, fix)
+			note(placement.SeverityInfo, CodeShuffleShortBatches, sp, "%s; Pad pads every short one (%d padding rows per host); %s to keep batches full", what, one.PadRows, fix)
 		} else {
-			note(SeverityInfo, CodeShuffleShortBatches, sp, "%s; their sizes divide by the %d JAX devices, so the epoch completes; %s to keep batches full", what, d, fix)
+			note(placement.SeverityInfo, CodeShuffleShortBatches, sp, "%s; their sizes divide by the %d JAX devices, so the epoch completes; %s to keep batches full", what, d, fix)
 		}
 		return nil
 	}
 	msg := fmt.Sprintf("certain to fail in the first epoch: %s, and iter_jax_batches raises ValueError at batch %d: %s; drop_last drops only the last batch; %s, or use Pad",
 		what, one.AtBatch, one.Error, fix)
 	if it.AllowRaise {
-		note(SeverityWarning, CodeRaiseFails, sp, "%s (allowed by allowRaise)", msg)
+		note(placement.SeverityWarning, CodeRaiseFails, sp, "%s (allowed by allowRaise)", msg)
 		return nil
 	}
 	return field.ErrorList{field.Invalid(sp, it.LocalShuffleBufferSize, msg)}
 }
 
-// runsOf run-length encodes block sizes.
-func runsOf(blocks []int) []Run {
-	var runs []Run
+// blockRuns run-length encodes block sizes.
+func blockRuns(blocks []int) []Run {
+	var runs []batchmodel.Run
 	for _, n := range blocks {
-		runs = appendRun(runs, 1, n)
+		runs = batchmodel.AppendRun(runs, 1, n)
 	}
-	return runs
+	return runsOf(runs)
 }
 
 // shapesOf writes runs as "5×16, 1×10".
@@ -198,7 +200,7 @@ func shapesOf(runs []Run) string {
 
 // boundsFinding says what may happen when the epoch depends on blocks fixed
 // only at run time.
-func boundsFinding(note func(Severity, string, *field.Path, string, ...any), p *field.Path, bd *Bounds, B, d int, kind raggedKind) {
+func boundsFinding(note func(placement.Severity, string, *field.Path, string, ...any), p *field.Path, bd *Bounds, B, d int, kind raggedKind) {
 	var effect string
 	switch {
 	case kind == kindPad:
@@ -215,7 +217,7 @@ func boundsFinding(note func(Severity, string, *field.Path, string, ...any), p *
 	for i, o := range bd.Outcomes {
 		outs[i] = string(o)
 	}
-	note(SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"),
+	note(placement.SeverityWarning, CodeShuffleShortBatches, p.Child("localShuffleBufferSize"),
 		"may hand out short batches of %d to %d rows before the end of the epoch, depending on %s; %s. Per host, bounds, not a certainty: %d to %d batches, %d to %d rows dropped, %d to %d padding rows; outcome %s. Set it to at least %d (2×batchSize-2) to rule this out",
 		bd.ShortBatch[0], bd.ShortBatch[1], bd.Condition, effect, bd.Batches[0], bd.Batches[1], bd.RowsDropped[0], bd.RowsDropped[1],
 		bd.PadRows[0], bd.PadRows[1], strings.Join(outs, " or "), MinLocalShuffleBuffer(B))

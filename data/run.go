@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/nilness"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayruntime"
 )
@@ -49,7 +50,12 @@ type RunError struct {
 // ErrPipelineFailed matches every *RunError with errors.Is.
 var ErrPipelineFailed = errors.New("pipeline failed")
 
-func (e *RunError) Error() string { return fmt.Sprintf("data: %s: %s", e.Type, e.Message) }
+func (e *RunError) Error() string {
+	if e == nil {
+		return "data: pipeline failed"
+	}
+	return fmt.Sprintf("data: %s: %s", e.Type, e.Message)
+}
 
 // Is reports ErrPipelineFailed.
 func (e *RunError) Is(target error) bool { return target == ErrPipelineFailed }
@@ -67,17 +73,26 @@ func (e *RunError) Is(target error) bool { return target == ErrPipelineFailed }
 //   - transport and context errors as they come.
 //
 // On the simulator nothing runs: the Result says so (Simulated).
-func (p Pipeline) Run(ctx context.Context, r backend.Runner, opts ...backend.RunOptions) (*Result, error) {
-	if r == nil {
-		return nil, errors.New("data: Run: nil backend")
+//
+// opts tune the run (submission id, logs, status callback); nil means
+// the defaults, as the zero RunOptions. A nil r, or an r that holds a nil
+// pointer (a nil *sim.Cluster), is an error matching
+// backend.ErrNilBackend, and a nil ctx an error too; nothing is compiled
+// or run.
+func (p Pipeline) Run(ctx context.Context, r backend.Runner, opts *backend.RunOptions) (*Result, error) {
+	if nilness.Is(r) {
+		return nil, nilBackend(r)
+	}
+	if ctx == nil {
+		return nil, errors.New("data: Run: nil context; pass context.Background() or a request's context")
 	}
 	plan, err := p.Compile()
 	if err != nil {
 		return nil, err
 	}
 	var o backend.RunOptions
-	if len(opts) > 0 {
-		o = opts[0]
+	if opts != nil {
+		o = *opts
 	}
 	out, runErr := r.Run(ctx, plan, o)
 	if out == nil {
@@ -104,4 +119,13 @@ func (p Pipeline) Run(ctx context.Context, r backend.Runner, opts ...backend.Run
 	res.Backend = out.Backend
 	res.JobID = out.ID
 	return res, runErr
+}
+
+// nilBackend is the error for a nil backend, untyped or typed.
+func nilBackend(r backend.Runner) error {
+	what := "nil"
+	if r != nil {
+		what = fmt.Sprintf("a nil %T", r)
+	}
+	return fmt.Errorf("data: Run: the backend is %s; pass the value its constructor returns (sim.NewCluster, raybackend.New, kuberay.New): %w", what, backend.ErrNilBackend)
 }

@@ -42,7 +42,7 @@ type TrainerDatasets struct {
 	// Predictions by dataset name, in the order of Datasets.
 	Predictions []NamedPrediction
 	// Findings of every prediction (warnings and notes), in order.
-	Findings []Finding
+	Findings []placement.Finding
 }
 
 // NamedPrediction is the prediction of one dataset.
@@ -139,7 +139,7 @@ func (c DatasetConfig) CompileForTrainer(p *field.Path, workers int, accelerator
 	}
 	var warn placement.Diagnosis
 	for _, f := range td.Findings {
-		if f.Severity != SeverityInfo {
+		if f.Severity != placement.SeverityInfo {
 			warn = append(warn, f)
 		}
 	}

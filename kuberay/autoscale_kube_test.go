@@ -147,7 +147,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	defer stopWatch()
 
 	submitted := time.Now()
-	res, err := trainer.Fit(ctx, rb, backend.RunOptions{})
+	res, err := trainer.Fit(ctx, rb, &backend.RunOptions{})
 	done := time.Since(submitted)
 	if err != nil {
 		t.Fatalf("Fit: %v\nautoscaler:\n%s", err, autoscalerLog())
@@ -252,7 +252,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	watch2, stopWatch2 := watchGroup(t, env, ns, name, group, 2*hosts)
 	defer stopWatch2()
 	submitted = time.Now()
-	res, err = two.Fit(ctx, rb, backend.RunOptions{})
+	res, err = two.Fit(ctx, rb, &backend.RunOptions{})
 	done = time.Since(submitted)
 	stopWatch2()
 	if err != nil {

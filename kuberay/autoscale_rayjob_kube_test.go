@@ -64,7 +64,7 @@ func rayJobOnCluster(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.RayCl
 	watch, stopWatch := watchGroup(t, env, ns, name, group, hosts)
 	defer stopWatch()
 	submitted := time.Now()
-	res, err := job.Fit(ctx, b, backend.RunOptions{})
+	res, err := job.Fit(ctx, b, &backend.RunOptions{})
 	done := time.Since(submitted)
 	stopWatch()
 	if err != nil {

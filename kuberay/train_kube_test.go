@@ -92,7 +92,7 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	const name = "e2e-train"
 	began := time.Now()
 	lost := losePodWhenPaused(t, env, ns, reports, filepath.Join(storage, trainer.RunConfig.Name), pauseAt, began)
-	res, err := trainer.Fit(ctx, b, backend.RunOptions{SubmissionID: name, OnStatus: func(s backend.Status) {
+	res, err := trainer.Fit(ctx, b, &backend.RunOptions{SubmissionID: name, OnStatus: func(s backend.Status) {
 		t.Logf("%6.1fs RayJob %s: %s %s", time.Since(began).Seconds(), s.ID, s.State, s.Message)
 	}})
 	t.Logf("Fit returned after %v", time.Since(began).Round(time.Millisecond))

@@ -59,8 +59,13 @@ func (d Diagnosis) Err() error {
 	return errors.Join(errs...)
 }
 
-// String renders one finding per line: "error SpansSlices: ...".
+// String renders one finding per line: "error SpansSlices: ...". An empty
+// diagnosis found nothing to report and says so, as the CLI does: "ok: no
+// findings".
 func (d Diagnosis) String() string {
+	if len(d) == 0 {
+		return "ok: no findings\n"
+	}
 	var b strings.Builder
 	for _, f := range d {
 		b.WriteString(f.String())

@@ -41,3 +41,13 @@ func ExampleLand() {
 	// error SpansSlices: 2 bundles holding 8 TPU landed on 2 slices (v4-16-0: 4 TPU on 1 host, v4-8-0: 4 TPU on 1 host): slices share no ICI, so the first collective across them hangs (a Serve replica stays DEPLOYING); request topology 2x2x2 (v4-16) so that Ray reserves one whole v4-16 slice
 	// error Infeasible: placement group pg-1 is INFEASIBLE: bundle 0 {TPU-v4-32-head: 1} with label selector {ray.io/tpu-worker-id: 0}: no node has resource TPU-v4-32-head; no node of this cluster can ever hold it
 }
+
+// A diagnosis renders one finding per line; an empty one found nothing
+// to report and says ok.
+func ExampleDiagnosis_String() {
+	fmt.Print(placement.Diagnosis{})
+	fmt.Print(placement.Diagnosis{placement.PendingFinding(placement.GroupName("pg-1", "train"), "no node has 4 TPU free")})
+	// Output:
+	// ok: no findings
+	// warning Pending: placement group pg-1 (train) is PENDING: no node has 4 TPU free; Ray leaves it waiting and its ready() does not resolve until resources are freed
+}

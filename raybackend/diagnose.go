@@ -28,6 +28,9 @@ import (
 // naming its replica (Finding.Part); the status's Landings say where every
 // bundle is. ErrNotFound when Serve has no application of that name.
 func (b *Backend) Diagnose(ctx context.Context, name string) (*backend.ServiceStatus, error) {
+	if err := b.usable("Diagnose"); err != nil {
+		return nil, err
+	}
 	d, err := b.client.ServeApplications(ctx)
 	if err != nil {
 		return nil, err

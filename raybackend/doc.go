@@ -13,7 +13,7 @@
 //
 //	client, _ := ray.NewClient("http://127.0.0.1:8265")
 //	b, _ := raybackend.New(client)
-//	res, err := trainer.Fit(ctx, b)
+//	res, err := trainer.Fit(ctx, b, nil)
 //
 // A plan of a Serve application is deployed through the dashboard's Serve
 // REST API (backend.Server): Deploy uploads local working_dir and

@@ -2,6 +2,7 @@ package raybackend
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
@@ -41,3 +42,17 @@ type neutralError struct{ err, contract error }
 
 func (e *neutralError) Error() string   { return e.err.Error() }
 func (e *neutralError) Unwrap() []error { return []error{e.err, e.contract} }
+
+// usable is the guard every exported method of Backend starts with: a nil
+// *Backend (a typed nil behind backend.Runner or backend.Server) or one
+// not made by New (it has no dashboard client) is an error matching
+// backend.ErrNilBackend, never a panic.
+func (b *Backend) usable(method string) error {
+	if b == nil {
+		return fmt.Errorf("raybackend: %s on a nil *Backend; use the one raybackend.New returns: %w", method, backend.ErrNilBackend)
+	}
+	if b.client == nil {
+		return fmt.Errorf("raybackend: %s on a Backend not made by raybackend.New (it has no dashboard client): %w", method, backend.ErrNilBackend)
+	}
+	return nil
+}

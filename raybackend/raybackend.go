@@ -67,6 +67,9 @@ func New(client *ray.Client, opts ...Option) (*Backend, error) {
 // backend.ErrInvalidPlan and, as before, ray.ErrInvalid) with its field
 // errors; nothing is packaged or sent.
 func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
+	if err := b.usable("Run"); err != nil {
+		return nil, err
+	}
 	if opts.SubmissionID == "" {
 		opts.SubmissionID = ray.NewSubmissionID()
 	}
@@ -90,6 +93,9 @@ const MetadataPlanDigest = "raytpu.plan-digest"
 // started. A job of that id that runs another plan is an error matching
 // backend.ErrAlreadyExists and ray.ErrAlreadyExists.
 func (b *Backend) Submit(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (string, error) {
+	if err := b.usable("Submit"); err != nil {
+		return "", err
+	}
 	id, err := b.submit(ctx, p, opts)
 	return id, neutral(err)
 }
@@ -196,6 +202,9 @@ func planDigest(p *placement.Plan) (string, error) {
 // Run does.
 // An unknown id is an error matching backend.ErrNotFound.
 func (b *Backend) WaitRun(ctx context.Context, id string, opts backend.RunOptions) (*backend.Outcome, error) {
+	if err := b.usable("WaitRun"); err != nil {
+		return nil, err
+	}
 	out, err := b.waitRun(ctx, id, opts)
 	return out, neutral(err)
 }

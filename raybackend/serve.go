@@ -38,6 +38,9 @@ var _ backend.Server = (*Backend)(nil)
 // a slice deployment's own py_modules, which Serve would put in their
 // place). The deployment's code imports it (see package serve).
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
+	if err := b.usable("Deploy"); err != nil {
+		return nil, err
+	}
 	st, err := b.deploy(ctx, p)
 	return st, neutral(err)
 }
@@ -118,6 +121,9 @@ func (b *Backend) uploadServeEnv(ctx context.Context, app *serveconfig.Applicati
 // placement. When the cluster's state cannot be read, the RUNNING status is
 // returned without a diagnosis.
 func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOptions) (*backend.ServiceStatus, error) {
+	if err := b.usable("Wait"); err != nil {
+		return nil, err
+	}
 	var on func(ray.ApplicationDetails)
 	if opts.OnStatus != nil {
 		on = func(a ray.ApplicationDetails) { opts.OnStatus(serviceStatus(a)) }
@@ -175,6 +181,9 @@ func (b *Backend) checkRunning(ctx context.Context, a ray.ApplicationDetails) (*
 
 // Status reads the application's status from Serve.
 func (b *Backend) Status(ctx context.Context, name string) (*backend.ServiceStatus, error) {
+	if err := b.usable("Status"); err != nil {
+		return nil, err
+	}
 	d, err := b.client.ServeApplications(ctx)
 	if err != nil {
 		return nil, err
@@ -189,6 +198,9 @@ func (b *Backend) Status(ctx context.Context, name string) (*backend.ServiceStat
 // Delete removes the application and leaves every other one running (see
 // ray.Client.DeleteServeApplication).
 func (b *Backend) Delete(ctx context.Context, name string) error {
+	if err := b.usable("Delete"); err != nil {
+		return err
+	}
 	err := b.client.DeleteServeApplication(ctx, name)
 	if errors.Is(err, ray.ErrNotFound) {
 		return fmt.Errorf("raybackend: %w: %w", backend.ErrNotFound, err)

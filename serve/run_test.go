@@ -83,8 +83,8 @@ func TestRunOnTheSimulator(t *testing.T) {
 
 	_, err = llmApp("more", 1).Run(ctx, c)
 	var pe *backend.PlacementError
-	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), sim.CodeHeadReservationFailed) {
-		t.Fatalf("a third v4-16 replica: err = %v, want a PlacementError with %s", err, sim.CodeHeadReservationFailed)
+	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), placement.CodeHeadReservationFailed) {
+		t.Fatalf("a third v4-16 replica: err = %v, want a PlacementError with %s", err, placement.CodeHeadReservationFailed)
 	}
 	if err := serve.Delete(ctx, c, "more"); err != nil {
 		t.Fatalf("Delete(more): %v", err)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -102,15 +103,18 @@ func (g GroupScale) IdleSlices() int {
 // which slices it adds, which it cannot and why, each in words a user can
 // act on.
 type AutoscalePrediction struct {
-	Version  AutoscalerVersion `json:"version"`
-	Groups   []GroupScale      `json:"groups"`
-	Findings Diagnosis         `json:"findings,omitempty"`
+	Version  AutoscalerVersion   `json:"version"`
+	Groups   []GroupScale        `json:"groups"`
+	Findings placement.Diagnosis `json:"findings,omitempty"`
 }
 
 // Spec returns spec with every autoscaled item at the slices the
 // prediction ends with: the cluster the plan then runs on.
 func (p *AutoscalePrediction) Spec(spec Spec) Spec {
 	out := Spec{Items: slices.Clone(spec.Items)}
+	if p == nil {
+		return out
+	}
 	for _, g := range p.Groups {
 		if g.Item < len(out.Items) {
 			out.Items[g.Item].Count = g.To
@@ -121,11 +125,14 @@ func (p *AutoscalePrediction) Spec(spec Spec) Spec {
 
 // Err is nil, or an error naming the prediction's error findings.
 func (p *AutoscalePrediction) Err() error {
+	if p == nil {
+		return errors.New("sim: Err on a nil *AutoscalePrediction; use the one PredictAutoscaling returns")
+	}
 	var msgs []string
 	for _, f := range p.Findings {
-		if f.Severity == SeverityError && f.Part != "" {
+		if f.Severity == placement.SeverityError && f.Part != "" {
 			msgs = append(msgs, f.Code+": "+f.Part+": "+f.Message)
-		} else if f.Severity == SeverityError {
+		} else if f.Severity == placement.SeverityError {
 			msgs = append(msgs, f.Code+": "+f.Message)
 		}
 	}
@@ -230,7 +237,7 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 			continue
 		}
 		if version == AutoscalerV2 && g.MultiHost {
-			pred.Findings = append(pred.Findings, Finding{Severity: SeverityError, Code: CodeV2MultiHost, Part: part, Message: fmt.Sprintf(
+			pred.Findings = append(pred.Findings, placement.Finding{Severity: placement.SeverityError, Code: CodeV2MultiHost, Part: part, Message: fmt.Sprintf(
 				"autoscaler v2 does not start a multi-host %s slice (%s, %d hosts): the head reservation's label selector %s=0 matches no worker group's labels, and KubeRay's provider rounds 1 host down to 0 replicas; run autoscaler v1 (raytpu renders it unless asked for v2: RAY_enable_autoscaler_v2=0 on the head; Ray 2.60 under KubeRay otherwise runs v2) or set minSlices to %d so the slices exist before the work",
 				g.PodType, g.Topology, g.HostsPerSlice, rayvocab.LabelTPUWorkerID, g.NumSlices)})
 			continue
@@ -256,7 +263,7 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 				bounds = append(bounds, fmt.Sprintf("items[%d] stops at maxSlices %d", i, rs[i].item.MaxSlices))
 			}
 			last := autos[len(autos)-1]
-			pred.Findings = append(pred.Findings, Finding{Severity: SeverityError, Code: CodeMaxSlicesTooSmall, Part: part, Message: fmt.Sprintf(
+			pred.Findings = append(pred.Findings, placement.Finding{Severity: placement.SeverityError, Code: CodeMaxSlicesTooSmall, Part: part, Message: fmt.Sprintf(
 				"needs %s (%s) at once and %d more than the cluster can reach: %s; raise maxSlices of items[%d] to %d",
 				plural(g.NumSlices, g.PodType+" slice"), g.Topology, need, strings.Join(bounds, ", "), last, rs[last].item.MaxSlices+need)})
 		}
@@ -269,13 +276,13 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 			MinSlices: r.item.MinSlices, MaxSlices: r.item.MaxSlices, From: r.item.Count, To: cur[i]}
 		pred.Groups = append(pred.Groups, gs)
 		if gs.Scaled() {
-			pred.Findings = append(pred.Findings, Finding{Severity: SeverityInfo, Code: CodeScaleUp, Message: gs.String()})
+			pred.Findings = append(pred.Findings, placement.Finding{Severity: placement.SeverityInfo, Code: CodeScaleUp, Message: gs.String()})
 		}
 		if version == AutoscalerV1 && r.hostsPerItem > 1 && gs.To >= 2 {
 			pred.Findings = append(pred.Findings, noSliceScaleDown(i, r, gs))
 		}
 		if surplus := min(free[i], gs.To-gs.From); surplus > 0 {
-			pred.Findings = append(pred.Findings, Finding{Severity: SeverityWarning, Code: CodeSurplusSlices, Message: fmt.Sprintf(
+			pred.Findings = append(pred.Findings, placement.Finding{Severity: placement.SeverityWarning, Code: CodeSurplusSlices, Message: fmt.Sprintf(
 				"items[%d] %s: %d of the %d slices added stay idle until the idle timeout removes them: Ray's v1 autoscaler on KubeRay writes a group's pods plus one host as its replicas, so a multi-host group that already has a slice grows by more than one; lower maxSlices of items[%d] to %d to cap it",
 				i, r.item.PodType, surplus, gs.To-gs.From, i, gs.To-surplus)})
 		}
@@ -294,7 +301,7 @@ func PredictAutoscaling(spec Spec, p *placement.Plan, version AutoscalerVersion)
 // The group goes down when all its hosts idle out in one pass: to zero,
 // or, with a minSlices, to the hosts the autoscaler keeps (min_workers,
 // minSlices×hosts) written as replicas.
-func noSliceScaleDown(i int, r resolved, gs GroupScale) Finding {
+func noSliceScaleDown(i int, r resolved, gs GroupScale) placement.Finding {
 	kept := (gs.To - 1) * r.hostsPerItem
 	next := min(kept, gs.MaxSlices)
 	what := "starts a new slice in place of the one it deleted, which idles in turn"
@@ -306,7 +313,7 @@ func noSliceScaleDown(i int, r resolved, gs GroupScale) Finding {
 		down = fmt.Sprintf("with minSlices %d the autoscaler keeps %d of its hosts, which it writes as replicas too: the group does not go below %s",
 			gs.MinSlices, gs.MinSlices*r.hostsPerItem, plural(gs.IdleSlices(), "slice"))
 	}
-	return Finding{Severity: SeverityWarning, Code: CodeNoSliceScaleDown, Message: fmt.Sprintf(
+	return placement.Finding{Severity: placement.SeverityWarning, Code: CodeNoSliceScaleDown, Message: fmt.Sprintf(
 		"items[%d] %s: at %s the group does not give back one slice: when one slice's hosts idle out, Ray's v1 autoscaler on KubeRay writes the pods it keeps (%d) as the group's replicas, so KubeRay %s; %s",
 		i, r.item.PodType, plural(gs.To, "slice"), kept, what, down)}
 }
@@ -321,9 +328,9 @@ func sliceGroupPart(i int, g *placement.SliceGroup) string {
 }
 
 // noGroupFinding says why no autoscaled group serves slice group g.
-func noGroupFinding(rs []resolved, exact []int, g *placement.SliceGroup, part string, need int) Finding {
+func noGroupFinding(rs []resolved, exact []int, g *placement.SliceGroup, part string, need int) placement.Finding {
 	if len(exact) > 0 {
-		return Finding{Severity: SeverityError, Code: CodeNotAutoscaled, Part: part, Message: fmt.Sprintf(
+		return placement.Finding{Severity: placement.SeverityError, Code: CodeNotAutoscaled, Part: part, Message: fmt.Sprintf(
 			"needs %s more (%s) than the cluster has, and no group of them is autoscaled: give items[%d] maxSlices %d",
 			plural(need, g.PodType+" slice"), g.Topology, exact[0], rs[exact[0]].item.Count+need)}
 	}
@@ -335,7 +342,7 @@ func noGroupFinding(rs []resolved, exact []int, g *placement.SliceGroup, part st
 				}
 				return fmt.Sprintf("multi-host (%d hosts of %d chips)", hosts, chips)
 			}
-			return Finding{Severity: SeverityError, Code: CodeHostsMismatch, Part: part, Message: fmt.Sprintf(
+			return placement.Finding{Severity: placement.SeverityError, Code: CodeHostsMismatch, Part: part, Message: fmt.Sprintf(
 				"needs %s %s slices but items[%d] offers them %s: the plan's bundles and the group's pods do not line up; set the group's chips per host to %d (numOfHosts %d) or compile the plan with chips_per_host %d",
 				g.Topology, kind(g.HostsPerSlice, g.ChipsPerHost), i, kind(r.hostsPerItem, r.item.ChipsPerHost), g.ChipsPerHost, g.HostsPerSlice, r.item.ChipsPerHost)}
 		}
@@ -350,7 +357,7 @@ func noGroupFinding(rs []resolved, exact []int, g *placement.SliceGroup, part st
 	if len(offered) > 0 {
 		have = "the groups offer " + strings.Join(slices.Compact(offered), ", ")
 	}
-	return Finding{Severity: SeverityError, Code: CodeNoGroupOffers, Part: part, Message: fmt.Sprintf(
+	return placement.Finding{Severity: placement.SeverityError, Code: CodeNoGroupOffers, Part: part, Message: fmt.Sprintf(
 		"needs %s (%s) and no group offers that topology (%s); add a worker group of %s %s with maxSlices %d",
 		plural(g.NumSlices, g.PodType+" slice"), g.Topology, have, g.PodType, g.Topology, g.NumSlices)}
 }

@@ -76,7 +76,7 @@ func TestPredictAutoscaling(t *testing.T) {
 			if !slices.Equal(to, c.to) || !slices.Equal(got, c.codes) {
 				t.Errorf("groups end at %v, findings %v; want %v, %v\n%v", to, got, c.to, c.codes, pred.Findings)
 			}
-			if wantErr := slices.ContainsFunc(pred.Findings, func(f sim.Finding) bool { return f.Severity == sim.SeverityError }); wantErr != (pred.Err() != nil) {
+			if wantErr := slices.ContainsFunc(pred.Findings, func(f placement.Finding) bool { return f.Severity == placement.SeverityError }); wantErr != (pred.Err() != nil) {
 				t.Errorf("Err() = %v with findings %v", pred.Err(), pred.Findings)
 			}
 		})
@@ -325,7 +325,7 @@ func FuzzPredictAutoscaling(f *testing.F) {
 			t.Fatalf("%s on %s: no prediction error, but placing fails: %v", g, pred.Spec(spec), err)
 		}
 		for _, f := range sp.Diagnosis {
-			if f.Severity == sim.SeverityError {
+			if f.Severity == placement.SeverityError {
 				t.Fatalf("%s on %s: no prediction error, but %s: %s", g, pred.Spec(spec), f.Code, f.Message)
 			}
 		}

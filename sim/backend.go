@@ -29,7 +29,13 @@ var _ backend.Runner = (*Cluster)(nil)
 // opts.OnStatus, when set, sees the one SIMULATED status. The outcome's ID
 // is opts.SubmissionID, or the plan's name.
 func (c *Cluster) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
+	if err := c.usable("Run"); err != nil {
+		return nil, err
+	}
 	if err := backend.CheckPlan(BackendName, p, backend.RunKinds()...); err != nil {
+		return nil, err
+	}
+	if err := c.usableCtx(ctx, "Run"); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -37,11 +43,7 @@ func (c *Cluster) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 	}
 	res, err := c.Place(ctx, p)
 	if res != nil {
-		defer func() {
-			for _, sp := range res.Slices {
-				c.Release(sp)
-			}
-		}()
+		defer c.Release(res)
 	}
 	if err != nil {
 		return nil, err
@@ -71,6 +73,9 @@ func (c *Cluster) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 // slice by slice, tagged with each group's workload part. r must be the
 // result of placing p.
 func (r *Result) Landings(p *placement.Plan) []placement.Landing {
+	if r == nil || p == nil {
+		return nil
+	}
 	var out []placement.Landing
 	for gi, sp := range r.Slices {
 		var part placement.Part

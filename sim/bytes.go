@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -60,6 +61,9 @@ func (b Bytes) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
 // UnmarshalText parses with ParseBytes.
 func (b *Bytes) UnmarshalText(t []byte) error {
+	if b == nil {
+		return errors.New("sim: UnmarshalText into a nil *Bytes")
+	}
 	v, err := ParseBytes(string(t))
 	if err != nil {
 		return err

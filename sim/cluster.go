@@ -237,14 +237,27 @@ func (c *Cluster) newClass(r *resolved, worker int) *class {
 
 // Spec returns the cluster's spec with every default filled in.
 func (c *Cluster) Spec() Spec {
+	if !c.ok() {
+		return Spec{}
+	}
 	return Spec{Items: slices.Clone(c.spec.Items)}
 }
 
 // NumHosts is the number of hosts.
-func (c *Cluster) NumHosts() int { return len(c.nodes) }
+func (c *Cluster) NumHosts() int {
+	if !c.ok() {
+		return 0
+	}
+	return len(c.nodes)
+}
 
 // NumSlices is the number of TPU slices.
-func (c *Cluster) NumSlices() int { return len(c.slices) }
+func (c *Cluster) NumSlices() int {
+	if !c.ok() {
+		return 0
+	}
+	return len(c.slices)
+}
 
 // nodeName is the host name of node ni.
 func (c *Cluster) nodeName(ni int32) string {
@@ -302,6 +315,9 @@ func (c *Cluster) host(ni int32) Host {
 
 // Host returns the host with the given name.
 func (c *Cluster) Host(name string) (Host, bool) {
+	if !c.ok() {
+		return Host{}, false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ni, ok := c.lookup(name)
@@ -314,6 +330,9 @@ func (c *Cluster) Host(name string) (Host, bool) {
 // Available returns the free resources of a host (nil if there is none by
 // that name).
 func (c *Cluster) Available(name string) map[string]float64 {
+	if !c.ok() {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ni, ok := c.lookup(name)

@@ -9,38 +9,9 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
-// Severity, Finding and Diagnosis are placement's: the simulator, every
-// backend and every front end report a placement with the same types.
-type (
-	Severity  = placement.Severity
-	Finding   = placement.Finding
-	Diagnosis = placement.Diagnosis
-)
-
-// Severities.
-const (
-	SeverityError   = placement.SeverityError
-	SeverityWarning = placement.SeverityWarning
-	SeverityInfo    = placement.SeverityInfo
-)
-
-func finding(sev Severity, code, msg string) Finding {
-	return Finding{Severity: sev, Code: code, Message: msg}
+func finding(sev placement.Severity, code, msg string) placement.Finding {
+	return placement.Finding{Severity: sev, Code: code, Message: msg}
 }
-
-// Finding codes: placement's, so every backend reports in the same words.
-const (
-	CodeSpansSlices           = placement.CodeSpansSlices
-	CodePartialSlice          = placement.CodePartialSlice
-	CodeWrongPodType          = placement.CodeWrongPodType
-	CodeSpansHosts            = placement.CodeSpansHosts
-	CodeSharedSlice           = placement.CodeSharedSlice
-	CodeHeadReservationFailed = placement.CodeHeadReservationFailed
-	CodePending               = placement.CodePending
-	CodeInfeasible            = placement.CodeInfeasible
-	CodeUnpinned              = placement.CodeUnpinned
-	CodeBusySlice             = placement.CodeBusySlice
-)
 
 // snapshot is the cluster as placement's diagnosis reads it.
 type snapshot struct{ c *Cluster }
@@ -66,8 +37,8 @@ func (c *Cluster) land(bs []BundlePlacement) placement.RawLanding {
 }
 
 // groupFindings reports pending and infeasible groups.
-func groupFindings(groups []GroupRef) Diagnosis {
-	var d Diagnosis
+func groupFindings(groups []GroupRef) placement.Diagnosis {
+	var d placement.Diagnosis
 	for _, pg := range groups {
 		switch pg.State {
 		case StatePending:
@@ -79,10 +50,10 @@ func groupFindings(groups []GroupRef) Diagnosis {
 	return d
 }
 
-func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Diagnosis {
-	var d Diagnosis
+func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) placement.Diagnosis {
+	var d placement.Diagnosis
 	if sp.Error != nil {
-		d = append(d, finding(SeverityError, CodeHeadReservationFailed, fmt.Sprintf(
+		d = append(d, finding(placement.SeverityError, placement.CodeHeadReservationFailed, fmt.Sprintf(
 			"slice %d: %s; every placement group of the request was removed", sp.Error.Slice, sp.Error.Error())))
 	}
 	d = append(d, groupFindings(sp.Groups)...)
@@ -103,8 +74,8 @@ func (c *Cluster) diagnoseSlices(sp *SlicePlacement, g *placement.SliceGroup) Di
 
 // busyHeads flags slices whose head was reserved while other hosts of the
 // slice were in use, leaving the pinned workers pending.
-func (c *Cluster) busyHeads(sp *SlicePlacement) Diagnosis {
-	var d Diagnosis
+func (c *Cluster) busyHeads(sp *SlicePlacement) placement.Diagnosis {
+	var d placement.Diagnosis
 	for _, h := range sp.Heads {
 		if h.State != StateCreated {
 			continue
@@ -143,7 +114,7 @@ func (c *Cluster) busyHeads(sp *SlicePlacement) Diagnosis {
 		if idle > 0 {
 			msg += fmt.Sprintf("; %s %s idle, but Ray's reserve_tpu_slice takes the first free head without looking at the slice's other hosts", plural(idle, "other "+pt+" slice"), isAre(idle))
 		}
-		d = append(d, finding(SeverityWarning, CodeBusySlice, msg))
+		d = append(d, finding(placement.SeverityWarning, placement.CodeBusySlice, msg))
 	}
 	return d
 }
@@ -167,7 +138,7 @@ func (c *Cluster) idle(ni int32, exceptHead bool) bool {
 	return n.sliceAvail == unit
 }
 
-func (c *Cluster) diagnoseRaw(sp *SlicePlacement) Diagnosis {
+func (c *Cluster) diagnoseRaw(sp *SlicePlacement) placement.Diagnosis {
 	d := groupFindings(sp.Groups)
 	return append(d, c.land(sp.Bundles).Diagnose()...)
 }

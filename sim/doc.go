@@ -44,7 +44,7 @@
 // two steps of Ray's SlicePlacementGroup (head reservation, then worker
 // bundles pinned to the head's slice by ray.io/tpu-slice-name);
 // [Cluster.PlaceBundles] places a raw request. Both return a
-// [SlicePlacement] whose [Diagnosis] flags what the TPU guides warn about:
+// [SlicePlacement] whose [placement.Diagnosis] flags what the TPU guides warn about:
 // a multi-host request spread over several slices (no shared ICI: the
 // first collective hangs, a Serve replica stays DEPLOYING), or one landing
 // on part of a slice or on a slice of the wrong pod type. [Cluster.Place]

@@ -82,7 +82,7 @@ func ExampleCluster_PlaceSlices() {
 	// bundle 1 map[CPU:1 TPU:4] pinned to v6e-16-0: PENDING
 	// bundle 2 map[CPU:1 TPU:4] pinned to v6e-16-0: PENDING
 	// bundle 3 map[CPU:1 TPU:4] pinned to v6e-16-0: PENDING
-	// warning Pending: placement group pg-3 is PENDING: bundle 3 {CPU: 1, TPU: 4} with label selector {ray.io/tpu-slice-name: v6e-16-0}: none of the 4 nodes that can hold it has it free beside the group's other bundles; Ray leaves it waiting and its ready() does not resolve until resources are freed
+	// warning Pending: placement group pg-3 is PENDING: bundle 3 {CPU: 1, TPU: 4} with label selector {ray.io/tpu-slice-name: v6e-16-0}: none of the 4 nodes that can hold it has it free beside the group's other bundles; held by placement group pg-1; Ray leaves it waiting and its ready() does not resolve until resources are freed
 	// warning BusySlice: slice 0: the head reservation took v6e-16-0, where 1 host is in use, so its workers wait; 1 other v6e-16 slice is idle, but Ray's reserve_tpu_slice takes the first free head without looking at the slice's other hosts
 }
 
@@ -142,4 +142,33 @@ func ExampleCluster_Run() {
 	// train v6e-16 x2: 8 bundles on 8 hosts
 	// serve v6e-8 x1: 1 bundles on 1 hosts
 	// findings: 0
+}
+
+// Place keeps its groups reserved, as a running job would: placing the
+// plan again finds the slices taken and names what holds them. One
+// Release of Place's result frees them all.
+func ExampleCluster_Release() {
+	spec, _ := sim.ParseSpec("v6e-16")
+	cluster, _ := sim.NewCluster(spec)
+	train, _ := placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", Name: "train"}.Compile(nil)
+	plan := placement.NewSlicePlan("demo", train)
+	res, err := cluster.Place(context.Background(), plan)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	again, _ := cluster.Place(context.Background(), plan)
+	fmt.Println(again.Diagnosis.Codes())
+	_ = cluster.Release(again)
+	if err := cluster.Release(res); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(cluster.PlacementGroups()), "groups held after Release")
+	again, _ = cluster.Place(context.Background(), plan)
+	fmt.Print(again.Diagnosis)
+	// Output:
+	// [HeadReservationFailed]
+	// 0 groups held after Release
+	// ok: no findings
 }

@@ -57,6 +57,12 @@ type HostLoss struct {
 // released too, so that the cluster then holds only the loss: the host
 // stays gone until [Cluster.ReviveHost].
 func (c *Cluster) LoseHost(ctx context.Context, p *placement.Plan, before *Result, host string) (*HostLoss, error) {
+	if err := c.usableCtx(ctx, "LoseHost"); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errors.New("sim: LoseHost: nil plan; pass the plan that runs (what Compile returns)")
+	}
 	h, ok := c.Host(host)
 	if !ok || !h.IsTPU() {
 		return nil, fmt.Errorf("sim: LoseHost: no TPU host %q", host)
@@ -114,6 +120,9 @@ func (c *Cluster) LoseHost(ctx context.Context, p *placement.Plan, before *Resul
 
 // ReviveHost brings back a host that LoseHost removed.
 func (c *Cluster) ReviveHost(host string) error {
+	if err := c.usable("ReviveHost"); err != nil {
+		return err
+	}
 	for _, pg := range c.PlacementGroups() {
 		if pg.Name == lostGroupName(host) {
 			return c.RemovePlacementGroup(pg.ID)

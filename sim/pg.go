@@ -14,11 +14,6 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
-// ErrNotFound is returned for an unknown placement group id. It is
-// backend.ErrNotFound, the contract's neutral sentinel, kept under this
-// name for compatibility.
-var ErrNotFound = backend.ErrNotFound
-
 // State is a placement group's state.
 type State string
 
@@ -84,8 +79,8 @@ func (pg *PlacementGroup) placedBundles() []placedBundle {
 	return out
 }
 
-// Placement is what RenderSVG draws: a *PlacementGroup, a *SlicePlacement
-// or a *Result.
+// Placement is what RenderSVG draws and Cluster.Release frees: a
+// *PlacementGroup, a *SlicePlacement or a *Result.
 type Placement interface {
 	placedBundles() []placedBundle
 }
@@ -109,6 +104,9 @@ type group struct {
 	state    State
 	reason   string
 	nodes    []int32 // per bundle, when created
+	// owner says what a group without a name of its own serves (a slice
+	// head reservation), for the reasons that name what holds a node.
+	owner string
 }
 
 // validate checks a request the way ray.util.placement_group does.
@@ -156,6 +154,9 @@ func (r PlacementGroupRequest) validate() field.ErrorList {
 // requests are a field.ErrorList (paths strategy, bundles[i][RES],
 // bundleLabelSelector[i][KEY]).
 func (c *Cluster) CreatePlacementGroup(req PlacementGroupRequest) (*PlacementGroup, error) {
+	if err := c.usable("CreatePlacementGroup"); err != nil {
+		return nil, err
+	}
 	if errs := req.validate(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -253,8 +254,11 @@ func (c *Cluster) rayInfeasible(g *group) (string, bool) {
 
 // RemovePlacementGroup removes a group, frees what it holds, and retries
 // the pending groups in creation order. Removing a removed group is a
-// no-op, as in Ray; an unknown id is ErrNotFound.
+// no-op, as in Ray; an unknown id is an error matching backend.ErrNotFound.
 func (c *Cluster) RemovePlacementGroup(id string) error {
+	if err := c.usable("RemovePlacementGroup"); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.remove(id)
@@ -267,7 +271,7 @@ func (c *Cluster) remove(id string) error {
 		if n, err := strconv.Atoi(strings.TrimPrefix(id, "pg-")); err == nil && n >= 1 && n <= c.seq && "pg-"+strconv.Itoa(n) == id {
 			return nil
 		}
-		return fmt.Errorf("placement group %q: %w", id, ErrNotFound)
+		return fmt.Errorf("placement group %q: %w", id, backend.ErrNotFound)
 	}
 	freed := g.state == StateCreated
 	if freed {
@@ -291,6 +295,9 @@ func (c *Cluster) remove(id string) error {
 // PlacementGroup returns a snapshot of a live group (removed groups are
 // forgotten).
 func (c *Cluster) PlacementGroup(id string) (*PlacementGroup, bool) {
+	if !c.ok() {
+		return nil, false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.groups[id]
@@ -302,6 +309,9 @@ func (c *Cluster) PlacementGroup(id string) (*PlacementGroup, bool) {
 
 // PlacementGroups returns a snapshot of every live group, in creation order.
 func (c *Cluster) PlacementGroups() []*PlacementGroup {
+	if !c.ok() {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gs := slices.Collect(maps.Values(c.groups))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/sim"
@@ -260,7 +261,7 @@ func TestRemoveFreesAndRetriesInOrder(t *testing.T) {
 	if err := c.RemovePlacementGroup(a.ID); err != nil {
 		t.Errorf("removing a removed group: %v, want nil", err)
 	}
-	if err := c.RemovePlacementGroup("pg-99"); !errors.Is(err, sim.ErrNotFound) {
+	if err := c.RemovePlacementGroup("pg-99"); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("removing an unknown group: %v, want ErrNotFound", err)
 	}
 	if got := len(c.PlacementGroups()); got != 0 {

@@ -19,10 +19,13 @@ type Result struct {
 	// Slices holds one placement per slice group of the plan, in order.
 	Slices []*SlicePlacement `json:"slices"`
 	// Diagnosis gathers every slice group's findings, in order.
-	Diagnosis Diagnosis `json:"diagnosis"`
+	Diagnosis placement.Diagnosis `json:"diagnosis"`
 }
 
 func (r *Result) placedBundles() []placedBundle {
+	if r == nil {
+		return nil
+	}
 	var out []placedBundle
 	for _, sp := range r.Slices {
 		out = append(out, sp.placedBundles()...)
@@ -51,18 +54,22 @@ func marshalIndent(v any) ([]byte, error) {
 // Place places every slice group of a plan, in order, as the Ray backend
 // would before starting the plan's job, and returns where each bundle
 // landed with the diagnosis; each finding names the workload part of its
-// group. The groups stay placed; Release each of Result.Slices to free
-// them. [Cluster.Run] is the same as a backend.Runner.
+// group. The groups stay placed, as they would while the job runs:
+// c.Release(res) frees them all in one call. [Cluster.Run] is the same as
+// a backend.Runner, and releases them itself.
 //
 // A slice head that cannot be reserved is recorded in its SlicePlacement
 // (Error) and the diagnosis, and Place goes on with the next group, so one
 // call shows every problem. Place returns an error only for a nil or
 // malformed plan, or when ctx is done (with the result so far).
 func (c *Cluster) Place(ctx context.Context, p *placement.Plan) (*Result, error) {
+	if err := c.usableCtx(ctx, "Place"); err != nil {
+		return nil, err
+	}
 	if p == nil {
 		return nil, errors.New("sim: nil plan")
 	}
-	res := &Result{Name: p.Name, Kind: p.Kind, Slices: []*SlicePlacement{}, Diagnosis: Diagnosis{}}
+	res := &Result{Name: p.Name, Kind: p.Kind, Slices: []*SlicePlacement{}, Diagnosis: placement.Diagnosis{}}
 	for i, g := range p.Slices {
 		if err := ctx.Err(); err != nil {
 			return res, err

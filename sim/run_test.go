@@ -9,7 +9,6 @@ import (
 
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/placement"
-	"github.com/raytpu/raytpu/sim"
 )
 
 func TestRun(t *testing.T) {
@@ -25,7 +24,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{sim.CodeHeadReservationFailed}, res.Diagnosis.Codes()); diff != "" {
+	if diff := cmp.Diff([]string{placement.CodeHeadReservationFailed}, res.Diagnosis.Codes()); diff != "" {
 		t.Errorf("codes (-want +got):\n%s", diff)
 	}
 	b, err := res.MarshalIndent()

@@ -37,7 +37,13 @@ type service struct {
 // groups that could be placed stay held, as Ray would keep them while the
 // stuck replica waits.
 func (c *Cluster) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
+	if err := c.usable("Deploy"); err != nil {
+		return nil, err
+	}
 	if err := backend.CheckPlan(BackendName, p, placement.KindApplication); err != nil {
+		return nil, err
+	}
+	if err := c.usableCtx(ctx, "Deploy"); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -83,6 +89,9 @@ func (c *Cluster) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 // Wait returns the application's status at once: on the simulator an
 // application never changes after Deploy. opts.OnStatus sees it once.
 func (c *Cluster) Wait(ctx context.Context, name string, opts backend.WaitOptions) (*backend.ServiceStatus, error) {
+	if err := c.usableCtx(ctx, "Wait"); err != nil {
+		return nil, err
+	}
 	st, err := c.Status(ctx, name)
 	if err != nil {
 		return nil, err
@@ -96,6 +105,9 @@ func (c *Cluster) Wait(ctx context.Context, name string, opts backend.WaitOption
 // Status returns the application's status; backend.ErrNotFound when none
 // of that name is deployed.
 func (c *Cluster) Status(_ context.Context, name string) (*backend.ServiceStatus, error) {
+	if err := c.usable("Status"); err != nil {
+		return nil, err
+	}
 	c.svcMu.Lock()
 	defer c.svcMu.Unlock()
 	svc, ok := c.services[name]
@@ -109,6 +121,9 @@ func (c *Cluster) Status(_ context.Context, name string) (*backend.ServiceStatus
 // applications keep theirs. backend.ErrNotFound when none of that name is
 // deployed.
 func (c *Cluster) Delete(_ context.Context, name string) error {
+	if err := c.usable("Delete"); err != nil {
+		return err
+	}
 	c.svcMu.Lock()
 	defer c.svcMu.Unlock()
 	svc, ok := c.services[name]

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
 )
@@ -28,7 +29,12 @@ type ReservationError struct {
 	Message string `json:"message"`
 }
 
-func (e *ReservationError) Error() string { return e.Type + ": " + e.Message }
+func (e *ReservationError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return e.Type + ": " + e.Message
+}
 
 // Is reports whether target is ErrSliceReservation.
 func (e *ReservationError) Is(target error) bool { return target == ErrSliceReservation }
@@ -53,8 +59,8 @@ type SlicePlacement struct {
 	// Bundles are every worker bundle, slice by slice.
 	Bundles []BundlePlacement `json:"bundles"`
 	// Error is set when a head could not be reserved.
-	Error     *ReservationError `json:"error,omitempty"`
-	Diagnosis Diagnosis         `json:"diagnosis"`
+	Error     *ReservationError   `json:"error,omitempty"`
+	Diagnosis placement.Diagnosis `json:"diagnosis"`
 
 	heads []string // head group ids still held
 }
@@ -107,6 +113,9 @@ func refOf(g *group) GroupRef {
 }
 
 func (sp *SlicePlacement) placedBundles() []placedBundle {
+	if sp == nil {
+		return nil
+	}
 	out := make([]placedBundle, 0, len(sp.Bundles))
 	for _, b := range sp.Bundles {
 		if b.Group >= len(sp.Groups) {
@@ -136,6 +145,9 @@ func (sp *SlicePlacement) placedBundles() []placedBundle {
 // diagnosis, as Ray would leave them waiting. Other errors mean the slice
 // group itself is malformed.
 func (c *Cluster) PlaceSlices(g *placement.SliceGroup) (*SlicePlacement, error) {
+	if err := c.usable("PlaceSlices"); err != nil {
+		return nil, err
+	}
 	if err := checkSliceGroup(g); err != nil {
 		return nil, err
 	}
@@ -199,6 +211,12 @@ func (c *Cluster) placeSlices(g *placement.SliceGroup) *SlicePlacement {
 				Bundles:             []map[string]float64{h.Resources},
 				BundleLabelSelector: []map[string]string{h.LabelSelector},
 			})
+			hg.owner = fmt.Sprintf("head reservation of slice %d", si)
+			if g.Part != (placement.Part{}) {
+				hg.owner += " of " + g.Part.String()
+			} else if len(g.Groups) > 0 && g.Groups[0].Name != "" {
+				hg.owner += " for " + g.Groups[0].Name
+			}
 			c.schedule(hg)
 			hp := HeadPlacement{Slice: si, Group: hg.id, State: hg.state, Reason: hg.reason}
 			if hg.state == StateCreated {
@@ -269,7 +287,7 @@ func (c *Cluster) placeSlices(g *placement.SliceGroup) *SlicePlacement {
 	}
 	sp.Diagnosis = c.diagnoseSlices(sp, g)
 	if sp.Diagnosis == nil {
-		sp.Diagnosis = Diagnosis{}
+		sp.Diagnosis = placement.Diagnosis{}
 	}
 	return sp
 }
@@ -348,6 +366,9 @@ func pyFloat(v float64) string {
 // where the bundles landed with the same diagnosis as PlaceSlices: 16
 // bundles of {TPU: 1} without a topology can spread over several slices.
 func (c *Cluster) PlaceBundles(req PlacementGroupRequest) (*SlicePlacement, error) {
+	if err := c.usable("PlaceBundles"); err != nil {
+		return nil, err
+	}
 	if errs := req.validate(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -362,27 +383,59 @@ func (c *Cluster) PlaceBundles(req PlacementGroupRequest) (*SlicePlacement, erro
 	}
 	sp.Diagnosis = c.diagnoseRaw(sp)
 	if sp.Diagnosis == nil {
-		sp.Diagnosis = Diagnosis{}
+		sp.Diagnosis = placement.Diagnosis{}
 	}
 	return sp, nil
 }
 
 // Release removes every group a placement holds (worker groups and head
 // reservations), as SlicePlacementGroup.shutdown() does, and retries the
-// pending groups.
-func (c *Cluster) Release(sp *SlicePlacement) error {
-	if sp == nil {
-		return nil
+// pending groups. p is a *SlicePlacement (from PlaceSlices or
+// PlaceBundles), a *PlacementGroup, or a whole *Result of Place, whose
+// every slice group it releases in one call: after c.Release(res), a Run of the same plan finds
+// the slices free again. A nil p, and a placement already released, are no
+// error.
+func (c *Cluster) Release(p Placement) error {
+	if err := c.usable("Release"); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	switch p := p.(type) {
+	case *SlicePlacement:
+		return c.releaseSlices(p)
+	case *PlacementGroup:
+		if p == nil {
+			return nil
+		}
+		if err := c.remove(p.ID); err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return err
+		}
+	case *Result:
+		if p == nil {
+			return nil
+		}
+		for _, sp := range p.Slices {
+			if err := c.releaseSlices(sp); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// releaseSlices releases one slice placement; c.mu is held.
+func (c *Cluster) releaseSlices(sp *SlicePlacement) error {
+	if sp == nil {
+		return nil
+	}
 	ids := make([]string, 0, len(sp.Groups)+len(sp.heads))
 	for _, g := range sp.Groups {
 		ids = append(ids, g.ID)
 	}
 	ids = append(ids, sp.heads...)
 	for _, id := range ids {
-		if err := c.remove(id); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := c.remove(id); err != nil && !errors.Is(err, backend.ErrNotFound) {
 			return err
 		}
 	}

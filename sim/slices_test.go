@@ -36,7 +36,7 @@ func TestPlaceSlices(t *testing.T) {
 		{name: "head-on-busy-slice", spec: "2*v6e-16",
 			before: []sim.PlacementGroupRequest{{Bundles: repeat(1, map[string]float64{"TPU": 1})}},
 			slice:  placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", Strategy: placement.Pack},
-			codes:  []string{sim.CodePending, sim.CodeBusySlice}},
+			codes:  []string{placement.CodePending, placement.CodeBusySlice}},
 		{name: "head-taken-second-slice", spec: "2*v6e-16",
 			before: []sim.PlacementGroupRequest{{Bundles: repeat(1, map[string]float64{"TPU-v6e-16-head": 1})}},
 			slice:  placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", Strategy: placement.Pack}},
@@ -50,33 +50,33 @@ func TestPlaceSlices(t *testing.T) {
 			slice: placement.SliceSpec{Topology: "2x4", Accelerator: "v6e", NumSlices: 1}},
 		{name: "v6e-2x2-single-host-wrong-pod-type", spec: "v6e-16",
 			slice: placement.SliceSpec{Topology: "2x2", Accelerator: "v6e"},
-			codes: []string{sim.CodeWrongPodType}},
+			codes: []string{placement.CodeWrongPodType}},
 		{name: "v6e-2x4-single-host-spans-hosts", spec: "2*v6e-8",
 			slice: placement.SliceSpec{Topology: "2x4", Accelerator: "v6e", ResourcesPerBundle: map[string]float64{"TPU": 4}},
-			codes: []string{sim.CodeSpansHosts}},
+			codes: []string{placement.CodeSpansHosts}},
 		{name: "head-timeout", spec: "v6e-16",
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", NumSlices: 2},
-			codes: []string{sim.CodeHeadReservationFailed}, err: true},
+			codes: []string{placement.CodeHeadReservationFailed}, err: true},
 		{name: "head-timeout-pg-per-slice", spec: "v6e-16",
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", NumSlices: 2, PGPerSlice: true, HeadReservationTimeout: 30 * time.Second},
-			codes: []string{sim.CodeHeadReservationFailed}, err: true},
+			codes: []string{placement.CodeHeadReservationFailed}, err: true},
 		{name: "head-wait-forever", spec: "v6e-32",
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", HeadReservationTimeout: -1},
-			codes: []string{sim.CodeHeadReservationFailed}, err: true},
+			codes: []string{placement.CodeHeadReservationFailed}, err: true},
 		{name: "workers-pending", spec: "v6e-16",
 			before: []sim.PlacementGroupRequest{{Bundles: repeat(1, map[string]float64{"TPU": 4}),
 				BundleLabelSelector: []map[string]string{{rayvocab.LabelTPUWorkerID: "2"}}}},
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e"},
-			codes: []string{sim.CodePending, sim.CodeBusySlice}},
+			codes: []string{placement.CodePending, placement.CodeBusySlice}},
 		{name: "workers-infeasible", spec: "v6e-16",
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", ResourcesPerBundle: map[string]float64{"CPU": 64}},
-			codes: []string{sim.CodeInfeasible}},
+			codes: []string{placement.CodeInfeasible}},
 		{name: "user-pin-wrong-pod-type", spec: "v6e-32,v6e-16",
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", BundleLabelSelector: pinAll(4, "v6e-32-0")},
-			codes: []string{sim.CodeWrongPodType}},
+			codes: []string{placement.CodeWrongPodType}},
 		{name: "user-pin-shared-slice", spec: "v6e-32",
 			slice: placement.SliceSpec{Topology: "4x4", Accelerator: "v6e", NumSlices: 2, BundleLabelSelector: pinAll(8, "v6e-32-0")},
-			codes: []string{sim.CodeWrongPodType, sim.CodeSharedSlice, sim.CodeWrongPodType}},
+			codes: []string{placement.CodeWrongPodType, placement.CodeSharedSlice, placement.CodeWrongPodType}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +146,7 @@ func TestPinnedSlice(t *testing.T) {
 	if sp.Bundles[0].State != sim.StatePending {
 		t.Fatalf("bundles %s, want PENDING (a host of v6e-16-0 is busy)", sp.Bundles[0].State)
 	}
-	if diff := cmp.Diff([]string{sim.CodePending, sim.CodeBusySlice}, sp.Diagnosis.Codes()); diff != "" {
+	if diff := cmp.Diff([]string{placement.CodePending, placement.CodeBusySlice}, sp.Diagnosis.Codes()); diff != "" {
 		t.Errorf("codes (-want +got):\n%s", diff)
 	}
 	for _, b := range sp.Bundles {
@@ -183,7 +183,7 @@ func TestHazard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{sim.CodeSpansSlices}, sp.Diagnosis.Codes()); diff != "" {
+	if diff := cmp.Diff([]string{placement.CodeSpansSlices}, sp.Diagnosis.Codes()); diff != "" {
 		t.Errorf("raw codes (-want +got):\n%s", diff)
 	}
 	goldenJSON(t, "hazard-raw.golden.json", sp)
@@ -215,10 +215,10 @@ func TestPlaceBundlesDiagnosis(t *testing.T) {
 		codes []string
 	}{
 		{"one host", "v6e-16", sim.PlacementGroupRequest{Bundles: repeat(4, map[string]float64{"TPU": 1})}, nil},
-		{"partial slice", "v6e-32", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(4, map[string]float64{"TPU": 4})}, []string{sim.CodePartialSlice}},
-		{"whole slice by chance", "v6e-16", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(4, map[string]float64{"TPU": 4})}, []string{sim.CodeUnpinned}},
-		{"spans generations", "v6e-16,v4-16", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(6, map[string]float64{"TPU": 4})}, []string{sim.CodeSpansSlices}},
-		{"pending", "v6e-16", sim.PlacementGroupRequest{Strategy: placement.StrictPack, Bundles: repeat(2, map[string]float64{"CPU": 8})}, []string{sim.CodeInfeasible}},
+		{"partial slice", "v6e-32", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(4, map[string]float64{"TPU": 4})}, []string{placement.CodePartialSlice}},
+		{"whole slice by chance", "v6e-16", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(4, map[string]float64{"TPU": 4})}, []string{placement.CodeUnpinned}},
+		{"spans generations", "v6e-16,v4-16", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(6, map[string]float64{"TPU": 4})}, []string{placement.CodeSpansSlices}},
+		{"pending", "v6e-16", sim.PlacementGroupRequest{Strategy: placement.StrictPack, Bundles: repeat(2, map[string]float64{"CPU": 8})}, []string{placement.CodeInfeasible}},
 		{"cpu only", "cpu:2", sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(2, map[string]float64{"CPU": 1})}, nil},
 	}
 	for _, tt := range tests {
@@ -258,7 +258,7 @@ func TestLargeFleet(t *testing.T) {
 		t.Fatalf("8x8 x2: %v %+v %s", err, sp.Heads, sp.Diagnosis)
 	}
 	raw, err := c.PlaceBundles(sim.PlacementGroupRequest{Strategy: placement.Spread, Bundles: repeat(16, map[string]float64{"TPU": 1})})
-	if err != nil || !cmp.Equal(raw.Diagnosis.Codes(), []string{sim.CodeSpansSlices}) {
+	if err != nil || !cmp.Equal(raw.Diagnosis.Codes(), []string{placement.CodeSpansSlices}) {
 		t.Fatalf("raw: %v %s", err, raw.Diagnosis)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -36,6 +37,12 @@ var (
 // chips on a 2D slice, 2x2x1 on a 3D one). Bundles on CPU-only nodes are
 // not drawn. The bytes depend only on the cluster and the placements.
 func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
+	if err := c.usable("RenderSVG"); err != nil {
+		return err
+	}
+	if w == nil {
+		return errors.New("sim: RenderSVG: nil writer; pass where the SVG goes (a file, a bytes.Buffer)")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	bw := bufio.NewWriter(w)
@@ -48,7 +55,7 @@ func RenderSVG(w io.Writer, c *Cluster, placements ...Placement) error {
 	unplaced := map[string]int{}
 	offCPU := 0
 	for _, p := range placements {
-		if p == nil {
+		if p == nil || p.placedBundles() == nil {
 			continue
 		}
 		for _, b := range p.placedBundles() {

@@ -66,7 +66,7 @@ func ExampleJaxTrainer_Fit() {
 		TrainLoopPerWorker: "train_loop:train_func",
 		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2", NumSlices: 2},
 		RunConfig:          train.RunConfig{Name: "demo"},
-	}.Fit(context.Background(), cluster)
+	}.Fit(context.Background(), cluster, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/nilness"
 )
 
 // Fit mirrors trainer.fit(): it compiles t and runs it on r (the
@@ -34,17 +35,25 @@ import (
 // On the simulator nothing trains: the Result says so (Simulated) and
 // holds where every worker landed and the diagnosis. The compile warnings
 // (of the Datasets' batch prediction) are on Result.Warnings.
-func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.RunOptions) (*Result, error) {
-	if r == nil {
-		return nil, errors.New("train: Fit: nil backend")
+//
+// opts tune the run (submission id, logs, status callback); nil means
+// the defaults, as the zero RunOptions. A nil r, or an r that holds a nil
+// pointer (a nil *sim.Cluster), is an error matching
+// backend.ErrNilBackend, and so is a nil ctx; nothing is compiled or run.
+func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts *backend.RunOptions) (*Result, error) {
+	if nilness.Is(r) {
+		return nil, nilBackend(r)
+	}
+	if ctx == nil {
+		return nil, errors.New("train: Fit: nil context; pass context.Background() or a request's context")
 	}
 	plan, warnings, err := t.CompileWithWarnings()
 	if err != nil {
 		return nil, err
 	}
 	var o backend.RunOptions
-	if len(opts) > 0 {
-		o = opts[0]
+	if opts != nil {
+		o = *opts
 	}
 	out, runErr := r.Run(ctx, plan, o)
 	if out == nil {
@@ -78,4 +87,13 @@ func (t JaxTrainer) Fit(ctx context.Context, r backend.Runner, opts ...backend.R
 	res.Workers = out.Landings
 	res.Diagnosis = out.Diagnosis
 	return res, runErr
+}
+
+// nilBackend is the error for a nil backend, untyped or typed.
+func nilBackend(r backend.Runner) error {
+	what := "nil"
+	if r != nil {
+		what = fmt.Sprintf("a nil %T", r)
+	}
+	return fmt.Errorf("train: Fit: the backend is %s; pass the value its constructor returns (sim.NewCluster, raybackend.New, kuberay.New): %w", what, backend.ErrNilBackend)
 }

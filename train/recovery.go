@@ -71,6 +71,9 @@ type Recovery struct {
 // Recovery returns the run's recovery, or nil when the group started only
 // once and no host died.
 func (r *Result) Recovery() *Recovery {
+	if r == nil {
+		return nil
+	}
 	if len(r.Attempts) < 2 && len(r.LostHosts) == 0 {
 		return nil
 	}
@@ -88,6 +91,9 @@ func (r *Result) Recovery() *Recovery {
 // String says what was lost, where the group moved and from which
 // checkpoint it resumed, in one line.
 func (rec *Recovery) String() string {
+	if rec == nil {
+		return "no recovery: the group started once and lost no host"
+	}
 	var b strings.Builder
 	names := make([]string, len(rec.LostHosts))
 	for i, h := range rec.LostHosts {
@@ -135,6 +141,9 @@ type HostLossError struct {
 }
 
 func (e *HostLossError) Error() string {
+	if e == nil {
+		return "train: lost a TPU host"
+	}
 	names := make([]string, len(e.LostHosts))
 	for i, h := range e.LostHosts {
 		names[i] = h.Name()
@@ -162,7 +171,7 @@ func (e *HostLossError) Is(target error) bool { return target == ErrHostLost }
 
 // Unwrap returns the run's *RunError.
 func (e *HostLossError) Unwrap() error {
-	if e.Err == nil {
+	if e == nil || e.Err == nil {
 		return nil
 	}
 	return e.Err

@@ -79,7 +79,12 @@ type RunError struct {
 // ErrTrainingFailed matches every *RunError with errors.Is.
 var ErrTrainingFailed = errors.New("training failed")
 
-func (e *RunError) Error() string { return fmt.Sprintf("train: %s: %s", e.Type, e.Message) }
+func (e *RunError) Error() string {
+	if e == nil {
+		return "train: training failed"
+	}
+	return fmt.Sprintf("train: %s: %s", e.Type, e.Message)
+}
 
 // Is reports ErrTrainingFailed.
 func (e *RunError) Is(target error) bool { return target == ErrTrainingFailed }
@@ -87,6 +92,9 @@ func (e *RunError) Is(target error) bool { return target == ErrTrainingFailed }
 // ParseResult decodes the launcher's outcome (the JSON after RAYTPU_RESULT).
 // A failed run returns the Result and its *RunError.
 func ParseResult(raw []byte) (*Result, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("train: ParseResult: no launcher result; pass the JSON the launcher printed after RAYTPU_RESULT")
+	}
 	var r Result
 	// The launcher's warnings are strings; the result's are findings.
 	wire := struct {
@@ -105,6 +113,9 @@ func ParseResult(raw []byte) (*Result, error) {
 
 // Step returns an integer metric (such as "step"), and whether it is present.
 func (r *Result) Step(name string) (int, bool) {
+	if r == nil {
+		return 0, false
+	}
 	v, ok := r.Metrics[name].(float64)
 	return int(v), ok
 }
@@ -112,6 +123,9 @@ func (r *Result) Step(name string) (int, bool) {
 // String summarises the result in a line or, for a simulated run, one
 // line per worker and finding, starting with "simulated: no training ran".
 func (r *Result) String() string {
+	if r == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	switch {
 	case r.Simulated:

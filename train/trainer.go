@@ -17,12 +17,6 @@ import (
 // SlicePlacementGroup as the head reservation timeout.
 const WorkerGroupStartTimeout = 60 * time.Second
 
-// Launcher is the launcher entry a compiled trainer's job runs
-// (rayruntime.EntryTrain): the backend ships raytpu's launcher, which
-// builds the real JaxTrainer from the plan's launcherConfig (a
-// rayruntime.TrainConfig) and calls fit().
-const Launcher = rayruntime.EntryTrain
-
 // JaxTrainer mirrors ray.train.v2.jax.JaxTrainer.
 type JaxTrainer struct {
 	// TrainLoopPerWorker is the Python train function as "module:function"
@@ -150,7 +144,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis,
 		Job: &placement.Job{
 			RuntimeEnv:     t.jobRuntimeEnv(),
 			Metadata:       map[string]string{"raytpu.kind": string(placement.KindJaxTrainer), "raytpu.name": t.RunConfig.Name},
-			Launcher:       Launcher,
+			Launcher:       rayruntime.EntryTrain,
 			LauncherConfig: raw,
 		},
 	}

@@ -202,7 +202,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*report, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := pipeline(cfg, modelDir, in, outDir).Run(ctx, b, backend.RunOptions{
+	res, err := pipeline(cfg, modelDir, in, outDir).Run(ctx, b, &backend.RunOptions{
 		OnStatus: func(s backend.Status) {
 			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), s.ID, s.State, s.Message)
 		},

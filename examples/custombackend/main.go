@@ -87,16 +87,16 @@ func run(ctx context.Context, w io.Writer, cfg config) error {
 	fmt.Fprintf(w, "journal in %s over the simulated cluster %s\n", cfg.Dir, cfg.Cluster)
 
 	opts := backend.RunOptions{SubmissionID: "nightly-1"}
-	res, err := trainer("nightly").Fit(ctx, j, opts)
+	res, err := trainer("nightly").Fit(ctx, j, &opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "fit %s on %s: simulated %v, %d workers placed\n", res.JobID, res.Backend, res.Simulated, len(res.Workers))
-	if _, err := trainer("nightly").Fit(ctx, j, opts); err != nil {
+	if _, err := trainer("nightly").Fit(ctx, j, &opts); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "retried %s: answered from the journal, which holds %d run(s)\n", opts.SubmissionID, len(j.Runs()))
-	_, err = trainer("weekly").Fit(ctx, j, opts)
+	_, err = trainer("weekly").Fit(ctx, j, &opts)
 	if !errors.Is(err, backend.ErrAlreadyExists) {
 		return fmt.Errorf("another plan under %s: %v, want backend.ErrAlreadyExists", opts.SubmissionID, err)
 	}

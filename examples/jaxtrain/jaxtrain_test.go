@@ -21,8 +21,8 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/internal/testinfra/syncbuf"
 	"github.com/raytpu/raytpu/internal/testinfra/traintest"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/ray"
-	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -317,7 +317,7 @@ func TestSameTrainerOnTheSimulator(t *testing.T) {
 	if !errors.As(err, &pe) || !errors.Is(err, backend.ErrPlacement) {
 		t.Fatalf("3 slices on %s: err = %v, want a *backend.PlacementError", clusterSpec, err)
 	}
-	if res == nil || !res.Simulated || !slices.Contains(res.Diagnosis.Codes(), sim.CodeHeadReservationFailed) {
-		t.Errorf("result = %+v, want a simulated result whose diagnosis has %s", res, sim.CodeHeadReservationFailed)
+	if res == nil || !res.Simulated || !slices.Contains(res.Diagnosis.Codes(), placement.CodeHeadReservationFailed) {
+		t.Errorf("result = %+v, want a simulated result whose diagnosis has %s", res, placement.CodeHeadReservationFailed)
 	}
 }

@@ -214,7 +214,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*train.Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := trainer(cfg, dir).Fit(ctx, b, backend.RunOptions{
+	res, err := trainer(cfg, dir).Fit(ctx, b, &backend.RunOptions{
 		OnStatus: func(s backend.Status) {
 			fmt.Fprintf(out, "%s job %s: %s %s\n", time.Now().Format(time.TimeOnly), s.ID, s.State, s.Message)
 		},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/sim"
+	"github.com/raytpu/raytpu/placement"
 )
 
 // The program's default run, on the simulator: each replica's slice on a
@@ -46,8 +46,8 @@ func TestNoFreeSlice(t *testing.T) {
 	var out bytes.Buffer
 	_, err := run(t.Context(), cfg, &out)
 	var pe *backend.PlacementError
-	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), sim.CodeHeadReservationFailed) {
-		t.Fatalf("run = %v; want a PlacementError with %s", err, sim.CodeHeadReservationFailed)
+	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), placement.CodeHeadReservationFailed) {
+		t.Fatalf("run = %v; want a PlacementError with %s", err, placement.CodeHeadReservationFailed)
 	}
 	if !strings.Contains(err.Error(), `deployment "LLMServer:tiny" replica 1`) {
 		t.Errorf("error does not name replica 1: %v", err)

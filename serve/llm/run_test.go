@@ -73,8 +73,8 @@ func TestRunOnTheSimulator(t *testing.T) {
 
 	_, err = v4App("more", 1).Run(ctx, c)
 	var pe *backend.PlacementError
-	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), sim.CodeHeadReservationFailed) {
-		t.Fatalf("a third v4-16 replica: err = %v, want a PlacementError with %s", err, sim.CodeHeadReservationFailed)
+	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), placement.CodeHeadReservationFailed) {
+		t.Fatalf("a third v4-16 replica: err = %v, want a PlacementError with %s", err, placement.CodeHeadReservationFailed)
 	}
 	// The same words as a generic deployment's replica without a slice.
 	_, gerr := serve.Application{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/batchmodel"
 	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
@@ -43,6 +44,17 @@ type hostResult struct {
 	Error   string   `json:"error"`
 }
 
+// modelPolicy is policy's name for the model.
+func modelPolicy(name string) batchmodel.Policy {
+	switch name {
+	case "Drop":
+		return batchmodel.Drop
+	case "Pad":
+		return batchmodel.Pad
+	}
+	return batchmodel.Raise
+}
+
 func policy(name string) data.RaggedPolicy {
 	switch name {
 	case "Drop":
@@ -56,6 +68,17 @@ func policy(name string) data.RaggedPolicy {
 // expand turns the model's runs into one [rows, pad] per batch, as the
 // script prints them.
 func expand(h data.HostBatches) hostResult {
+	out := hostResult{Batches: [][2]int{}, Outcome: string(h.Outcome), Error: h.Error}
+	for _, r := range h.Runs {
+		for range r.Batches {
+			out.Batches = append(out.Batches, [2]int{r.Rows, r.Pad})
+		}
+	}
+	return out
+}
+
+// expandModel is expand for the model's own account of a host.
+func expandModel(h batchmodel.HostBatches) hostResult {
 	out := hostResult{Batches: [][2]int{}, Outcome: string(h.Outcome), Error: h.Error}
 	for _, r := range h.Runs {
 		for range r.Batches {
@@ -173,7 +196,7 @@ func TestCrossCheckRealRay(t *testing.T) {
 	}
 	for i, c := range syncs {
 		total++
-		model := data.ModelBatches(c.Shards, data.Batching{BatchSize: c.Batch, Devices: crossDevices, Policy: policy(c.Policy), Sync: true, Lookahead: max(c.Prefetch, 1)})
+		model := batchmodel.Epochs(c.Shards, batchmodel.Batching{BatchSize: c.Batch, Devices: crossDevices, Policy: modelPolicy(c.Policy), Sync: true, Lookahead: max(c.Prefetch, 1)})
 		ok := true
 		for h := range c.Shards {
 			var g *hostResult
@@ -189,7 +212,7 @@ func TestCrossCheckRealRay(t *testing.T) {
 			}
 			r := *g
 			r.Case, r.Host = 0, 0
-			want := expand(model[h])
+			want := expandModel(model[h])
 			if c.Prefetch > 1 {
 				// With prefetch_batches > 1 Ray formats batches in a thread
 				// pool, and a host's short batch was seen to come before a

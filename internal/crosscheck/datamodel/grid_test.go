@@ -11,6 +11,7 @@ import (
 
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/batchmodel"
 	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
 )
 
@@ -189,8 +190,8 @@ func TestCrossCheckGrid(t *testing.T) {
 				ok = false
 			}
 			if c.Split == 0 {
-				m := data.ModelBlocks([][]int{r.Blocks}, data.Batching{BatchSize: pr.BatchSize, Devices: c.Devices, Policy: c.policy(), Lookahead: 1, LocalShuffleBufferSize: c.Shuffle})[0]
-				if diff := cmp.Diff(expand(m), res); diff != "" {
+				m := batchmodel.EpochsOfBlocks([][]int{r.Blocks}, batchmodel.Batching{BatchSize: pr.BatchSize, Devices: c.Devices, Policy: modelPolicy(c.Policy), Lookahead: 1, LocalShuffleBufferSize: c.Shuffle})[0]
+				if diff := cmp.Diff(expandModel(m), res); diff != "" {
 					t.Errorf("case %d %+v: model over Ray's blocks %v differs (-model +ray):\n%s", i, c, r.Blocks, diff)
 					ok = false
 				}

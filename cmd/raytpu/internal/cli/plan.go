@@ -181,11 +181,11 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 
 // planError names the autoscaler prediction's error codes, the cause of
 // any placement error that follows, or else is diagnosisError.
-func planError(d sim.Diagnosis, pred *sim.AutoscalePrediction) error {
+func planError(d placement.Diagnosis, pred *sim.AutoscalePrediction) error {
 	var codes []string
 	if pred != nil {
 		for _, f := range pred.Findings {
-			if f.Severity == sim.SeverityError && !slices.Contains(codes, f.Code) {
+			if f.Severity == placement.SeverityError && !slices.Contains(codes, f.Code) {
 				codes = append(codes, f.Code)
 			}
 		}
@@ -199,10 +199,10 @@ func planError(d sim.Diagnosis, pred *sim.AutoscalePrediction) error {
 // diagnosisError fails a plan whose diagnosis has an error finding, naming
 // the codes of those findings once each, in order. Only the requested
 // placement's diagnosis counts, never the --compare illustration.
-func diagnosisError(d sim.Diagnosis) error {
+func diagnosisError(d placement.Diagnosis) error {
 	var codes []string
 	for _, f := range d {
-		if f.Severity == sim.SeverityError && !slices.Contains(codes, f.Code) {
+		if f.Severity == placement.SeverityError && !slices.Contains(codes, f.Code) {
 			codes = append(codes, f.Code)
 		}
 	}
@@ -318,7 +318,7 @@ func printSliceSummary(w io.Writer, sp *sim.SlicePlacement) {
 	tw.Flush()
 }
 
-func printDiagnosis(w io.Writer, title string, d sim.Diagnosis) {
+func printDiagnosis(w io.Writer, title string, d placement.Diagnosis) {
 	fmt.Fprintf(w, "%s:\n", title)
 	if len(d) == 0 {
 		fmt.Fprintln(w, "  ok: every slice's bundles are placed, each slice on one intact slice")
