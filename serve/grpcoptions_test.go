@@ -54,15 +54,15 @@ func TestGRPCOptionsRejects(t *testing.T) {
 		opts serve.GRPCOptions
 		want []want
 	}{
-		{"no servicer", serve.GRPCOptions{}, []want{{"grpcOptions.servicerFunctions", field.TypeRequired}}},
+		{"no servicer", serve.GRPCOptions{}, []want{{"grpc_options.grpc_servicer_functions", field.TypeRequired}}},
 		{"everything wrong", serve.GRPCOptions{Port: 70000, ServicerFunctions: []string{"", "nodots", "a:b:c"}, RequestTimeoutS: serve.Ptr(0.0)}, []want{
-			{"grpcOptions.port", field.TypeInvalid},
-			{"grpcOptions.servicerFunctions[0]", field.TypeRequired},
-			{"grpcOptions.servicerFunctions[1]", field.TypeInvalid},
-			{"grpcOptions.servicerFunctions[2]", field.TypeInvalid},
-			{"grpcOptions.requestTimeoutS", field.TypeInvalid},
+			{"grpc_options.port", field.TypeInvalid},
+			{"grpc_options.grpc_servicer_functions[0]", field.TypeRequired},
+			{"grpc_options.grpc_servicer_functions[1]", field.TypeInvalid},
+			{"grpc_options.grpc_servicer_functions[2]", field.TypeInvalid},
+			{"grpc_options.request_timeout_s", field.TypeInvalid},
 		}},
-		{"negative port", serve.GRPCOptions{Port: -1, ServicerFunctions: []string{predictorServicer}}, []want{{"grpcOptions.port", field.TypeInvalid}}},
+		{"negative port", serve.GRPCOptions{Port: -1, ServicerFunctions: []string{predictorServicer}}, []want{{"grpc_options.port", field.TypeInvalid}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

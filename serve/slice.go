@@ -7,8 +7,9 @@ import (
 
 // sliceShape runs placement's slice validation for a deployment's
 // topology, reporting every error under the deployment's own fields at p:
-// acceleratorConfig.topology and .accelerator, placementGroupBundles[0] for
-// the worker bundle, placementGroupStrategy, numReplicas. The paths are
+// accelerator_config.topology and .accelerator_type,
+// placement_group_bundles[0] for the worker bundle,
+// placement_group_strategy, num_replicas. The paths are
 // built only for an error. The returned shape builds each replica's slice
 // group; every compile resolves its own.
 func (d *Deployment) sliceShape(p *field.Path, accelType string, strategy placement.Strategy) (*placement.Shape, field.ErrorList) {
@@ -25,9 +26,11 @@ func (d *Deployment) sliceShape(p *field.Path, accelType string, strategy placem
 
 // sliceFields are the deployment's paths for placement's slice fields.
 func sliceFields(p *field.Path) placement.Fields {
-	f := placement.FieldsUnder(p.Child("acceleratorConfig"))
-	f.ResourcesPerBundle = p.Child("placementGroupBundles").Index(0)
-	f.Strategy = p.Child("placementGroupStrategy")
-	f.NumSlices = p.Child("numReplicas")
+	ap := p.Child("accelerator_config")
+	f := placement.FieldsUnder(ap)
+	f.Accelerator = ap.Child("accelerator_type")
+	f.ResourcesPerBundle = p.Child("placement_group_bundles").Index(0)
+	f.Strategy = p.Child("placement_group_strategy")
+	f.NumSlices = p.Child("num_replicas")
 	return f
 }

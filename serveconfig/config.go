@@ -37,9 +37,9 @@ type Application struct {
 // (DeploymentSchema).
 type Deployment struct {
 	Name                      string             `json:"name"`
-	NumReplicas               NumReplicas        `json:"num_replicas,omitempty"`
+	NumReplicas               Replicas           `json:"num_replicas,omitzero"`
 	MaxOngoingRequests        int                `json:"max_ongoing_requests,omitempty"`
-	MaxQueuedRequests         int                `json:"max_queued_requests,omitempty"`
+	MaxQueuedRequests         QueueLimit         `json:"max_queued_requests,omitzero"`
 	UserConfig                map[string]any     `json:"user_config,omitempty"`
 	AutoscalingConfig         *AutoscalingConfig `json:"autoscaling_config,omitempty"`
 	GracefulShutdownWaitLoopS *float64           `json:"graceful_shutdown_wait_loop_s,omitempty"`

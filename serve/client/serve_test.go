@@ -134,7 +134,7 @@ func deployTwoApps(dashboard string) (proxies, error) {
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "testdata"},
 			Args:       map[string]any{"factor": app.factor},
 		}
-		if _, err := a.Run(ctx, b, backend.WaitOptions{}); err != nil {
+		if _, err := a.Run(ctx, b, &backend.WaitOptions{}); err != nil {
 			return proxies{}, fmt.Errorf("deploying %s: %w", app.name, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // appCase is an OpenAIApp and the outcome of its Compile: the errors
@@ -45,7 +46,7 @@ func app(cs ...llm.LLMConfig) llm.OpenAIApp { return llm.OpenAIApp{Name: "llm", 
 
 func same(*llm.LLMConfig) {}
 
-const p0 = "app.llmConfigs[0]."
+const p0 = "app.llm_configs[0]."
 
 var appCases = []appCase{
 	{name: "v4 slice", app: app(model(same)), golden: "v4-slice", slices: 1},
@@ -57,7 +58,7 @@ var appCases = []appCase{
 				AcceleratorType:    "TPU-V6E",
 				AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "4x4"},
 				EngineKwargs:       map[string]any{"tensor_parallel_size": 4, "max_model_len": 2048},
-				DeploymentConfig: llm.DeploymentConfig{AutoscalingConfig: &serve.AutoscalingConfig{
+				DeploymentConfig: llm.DeploymentConfig{AutoscalingConfig: &serveconfig.AutoscalingConfig{
 					MinReplicas: serve.Ptr(1), MaxReplicas: 2, TargetOngoingRequests: 16}},
 				LoraConfig: &llm.LoraConfig{DynamicLoraLoadingPath: "gs://b/loras/", MaxNumAdaptersPerReplica: 4},
 			},
@@ -66,16 +67,16 @@ var appCases = []appCase{
 					ExtraFiles: []llm.ExtraFile{{BucketURI: "gs://b/extra.json", DestinationPath: "/tmp/extra.json"}}},
 				AcceleratorType:   "v5litepod",
 				AcceleratorConfig: &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "2x4"},
-				DeploymentConfig:  llm.DeploymentConfig{Name: "tiny-server", NumReplicas: 1},
+				DeploymentConfig:  llm.DeploymentConfig{Name: "tiny-server", NumReplicas: serveconfig.ReplicaCount(1)},
 			},
 		},
-		IngressDeploymentConfig: &llm.DeploymentConfig{NumReplicas: 2},
+		IngressDeploymentConfig: &llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(2)},
 	}},
 	{name: "cpu engine", golden: "cpu", app: app(llm.LLMConfig{
 		ModelLoadingConfig: llm.ModelLoadingConfig{ModelID: "org/tiny.v1", ModelSource: "/models/tiny"},
 		AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.CPU},
 		EngineKwargs:       map[string]any{"dtype": "float32", "max_model_len": 256},
-		DeploymentConfig:   llm.DeploymentConfig{NumReplicas: 1, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(1.0)}},
+		DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(1), RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(1.0)}},
 	})},
 	{name: "tpu without topology", golden: "tpu-no-topology", app: app(model(func(c *llm.LLMConfig) {
 		c.AcceleratorConfig = nil
@@ -83,7 +84,7 @@ var appCases = []appCase{
 	}))},
 	{name: "bundle per worker", golden: "bundle-per-worker", slices: 3, app: app(model(func(c *llm.LLMConfig) {
 		c.PlacementGroupConfig = &llm.PlacementGroupConfig{BundlePerWorker: map[string]float64{"TPU": 4, "CPU": 2}, Strategy: placement.Spread}
-		c.DeploymentConfig.NumReplicas = 3
+		c.DeploymentConfig.NumReplicas = serveconfig.ReplicaCount(3)
 	}))},
 	{name: "tp 1 reserves the whole slice", slices: 1, app: app(model(func(c *llm.LLMConfig) {
 		c.EngineKwargs = map[string]any{"tensor_parallel_size": 1}
@@ -92,11 +93,11 @@ var appCases = []appCase{
 		c.EngineKwargs = map[string]any{"tensor_parallel_size": 4, "pipeline_parallel_size": 2.0}
 	}))},
 	{name: "autoscaling max 4", slices: 4, app: app(model(func(c *llm.LLMConfig) {
-		c.DeploymentConfig.AutoscalingConfig = &serve.AutoscalingConfig{MaxReplicas: 4}
+		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: 4}
 	}))},
 	{name: "auto replicas", slices: 100, app: app(model(func(c *llm.LLMConfig) {
 		c.AcceleratorConfig.Topology = "2x2x1"
-		c.DeploymentConfig.NumReplicas = serve.Auto
+		c.DeploymentConfig.NumReplicas = serveconfig.AutoReplicas()
 	}))},
 	{name: "tpu inferred from bundles", app: app(model(func(c *llm.LLMConfig) {
 		c.AcceleratorConfig = nil
@@ -158,16 +159,16 @@ var appCases = []appCase{
 
 	// Serve's rules for the deployment options.
 	{name: "num replicas with autoscaling", app: app(model(func(c *llm.LLMConfig) {
-		c.DeploymentConfig.NumReplicas = 2
-		c.DeploymentConfig.AutoscalingConfig = &serve.AutoscalingConfig{MaxReplicas: 2}
+		c.DeploymentConfig.NumReplicas = serveconfig.ReplicaCount(2)
+		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: 2}
 	})), want: []field.Ref{ref(p0+"deploymentConfig.numReplicas", forbidden)}},
 	{name: "min above max", app: app(model(func(c *llm.LLMConfig) {
-		c.DeploymentConfig.AutoscalingConfig = &serve.AutoscalingConfig{MinReplicas: serve.Ptr(3), MaxReplicas: 2}
+		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(3), MaxReplicas: 2}
 	})), want: []field.Ref{ref(p0+"deploymentConfig.autoscalingConfig.maxReplicas", invalid)}},
 	{name: "negative health check", app: app(model(func(c *llm.LLMConfig) { c.DeploymentConfig.HealthCheckPeriodS = -1 })),
 		want: []field.Ref{ref(p0+"deploymentConfig.healthCheckPeriodS", invalid)}},
 	{name: "too many slice replicas", app: app(model(func(c *llm.LLMConfig) {
-		c.DeploymentConfig.AutoscalingConfig = &serve.AutoscalingConfig{MaxReplicas: 1025}
+		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: 1025}
 	})), want: []field.Ref{ref(p0+"deploymentConfig.autoscalingConfig.maxReplicas", tooMany)}},
 	{name: "negative router backoff", app: app(model(func(c *llm.LLMConfig) {
 		c.DeploymentConfig.RequestRouterConfig = &llm.RequestRouterConfig{InitialBackoffS: -1}
@@ -202,19 +203,19 @@ var appCases = []appCase{
 	})), want: []field.Ref{ref(p0+"experimentalConfigs[num_router_replicas]", forbidden)}},
 
 	// The application.
-	{name: "no models", app: llm.OpenAIApp{Name: "x"}, want: []field.Ref{ref("app.llmConfigs", required)}},
+	{name: "no models", app: llm.OpenAIApp{Name: "x"}, want: []field.Ref{ref("app.llm_configs", required)}},
 	{name: "duplicate model ids", app: app(model(same), model(same)),
-		want: []field.Ref{ref("app.llmConfigs[1].modelLoadingConfig.modelID", invalid)}},
+		want: []field.Ref{ref("app.llm_configs[1].model_loading_config.model_id", invalid)}},
 	{name: "colliding deployment names", app: app(model(same), model(func(c *llm.LLMConfig) {
 		c.ModelLoadingConfig.ModelID = "m2"
 		c.DeploymentConfig.Name = "m"
 	})),
-		want: []field.Ref{ref("app.llmConfigs[1].deploymentConfig.name", invalid)}},
+		want: []field.Ref{ref("app.llm_configs[1].deployment_config.name", invalid)}},
 	{name: "bad route prefix", app: llm.OpenAIApp{RoutePrefix: "v1", LLMConfigs: []llm.LLMConfig{model(same)}},
-		want: []field.Ref{ref("app.routePrefix", invalid)}},
+		want: []field.Ref{ref("app.route_prefix", invalid)}},
 	{name: "bad ingress options", app: llm.OpenAIApp{LLMConfigs: []llm.LLMConfig{model(same)},
-		IngressDeploymentConfig: &llm.DeploymentConfig{MaxQueuedRequests: -3}},
-		want: []field.Ref{ref("app.ingressDeploymentConfig.maxQueuedRequests", invalid)}},
+		IngressDeploymentConfig: &llm.DeploymentConfig{MaxQueuedRequests: serveconfig.MaxQueued(-3)}},
+		want: []field.Ref{ref("app.ingress_deployment_config.max_queued_requests", invalid)}},
 	{name: "every error at once", app: app(model(func(c *llm.LLMConfig) {
 		c.ModelLoadingConfig.ModelID = ""
 		c.AcceleratorType = ""

@@ -7,6 +7,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // A model served on TPU v6e 4x4 slices (four hosts of four chips), up to
@@ -22,7 +23,7 @@ func ExampleOpenAIApp_Compile() {
 			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "4x4"},
 			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
 			DeploymentConfig: llm.DeploymentConfig{
-				AutoscalingConfig: &serve.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 2},
+				AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 2},
 			},
 		}},
 	}.Compile()

@@ -17,6 +17,7 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -70,7 +71,7 @@ var raycheckExtra = []appCase{
 	})},
 	{name: "deployment options", app: app(model(func(c *llm.LLMConfig) {
 		c.DeploymentConfig = llm.DeploymentConfig{
-			Name: "chat-server", NumReplicas: 2, MaxOngoingRequests: 64, MaxQueuedRequests: 128,
+			Name: "chat-server", NumReplicas: serveconfig.ReplicaCount(2), MaxOngoingRequests: 64, MaxQueuedRequests: serveconfig.MaxQueued(128),
 			HealthCheckPeriodS: 5, HealthCheckTimeoutS: 30, GracefulShutdownTimeoutS: serve.Ptr(20.0),
 			UserConfig: map[string]any{"k": "v"}, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
 		}
@@ -78,7 +79,7 @@ var raycheckExtra = []appCase{
 	}))},
 	{name: "ingress options", app: llm.OpenAIApp{Name: "llm", RoutePrefix: "/api",
 		LLMConfigs:              []llm.LLMConfig{model(same)},
-		IngressDeploymentConfig: &llm.DeploymentConfig{NumReplicas: 3, MaxOngoingRequests: 1000},
+		IngressDeploymentConfig: &llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(3), MaxOngoingRequests: 1000},
 	}},
 }
 

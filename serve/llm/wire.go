@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 )
 
 // rayServingArgs is build_openai_app's LLMServingArgs.
@@ -26,9 +26,9 @@ func (a *OpenAIApp) rayArgs(cs []compiled) (map[string]any, error) {
 	for i := range a.LLMConfigs {
 		args.LLMConfigs[i] = a.LLMConfigs[i].resolved(&cs[i])
 	}
-	// Snapshot encodes and decodes the typed values: the plan's args are
+	// Copy encodes and decodes the typed values: the plan's args are
 	// plain JSON values of their own.
-	v, err := serveconfig.Snapshot(args)
+	v, err := freeform.Copy(args)
 	if err != nil {
 		return nil, err
 	}
