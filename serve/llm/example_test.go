@@ -66,6 +66,6 @@ func ExampleOpenAIApp_Compile_errors() {
 	}}}.Compile()
 	fmt.Println(err)
 	// Output:
-	// app.llmConfigs[0].acceleratorType: Required value: accelerator_type must be provided when specifying a TPU topology for TPU slice provisioning (e.g. TPU-V6E)
-	// app.llmConfigs[0].engineKwargs[tensor_parallel_size]: Invalid value: 6: num_devices (6) must be a multiple of chips_per_host (4) for TPU topologies
+	// app.llm_configs[0].accelerator_type: Required value: accelerator_type must be provided when specifying a TPU topology for TPU slice provisioning (e.g. TPU-V6E)
+	// app.llm_configs[0].engine_kwargs[tensor_parallel_size]: Invalid value: 6: num_devices (6) must be a multiple of chips_per_host (4) for TPU topologies
 }
