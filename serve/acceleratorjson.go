@@ -41,6 +41,9 @@ var maxTimeoutS = time.Duration(math.MaxInt64).Seconds()
 // unknown key is an error; the old head_reservation_timeout says what it
 // became.
 func (a *AcceleratorConfig) UnmarshalJSON(b []byte) error {
+	if a == nil {
+		return errors.New("serve: AcceleratorConfig.UnmarshalJSON into a nil pointer: pass a pointer to a value")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var in acceleratorConfigJSON

@@ -73,8 +73,12 @@ type ActorOptions struct {
 	LabelSelector   map[string]string      `json:"label_selector,omitempty"`
 }
 
-// Deployment returns the deployment of that name, or nil.
+// Deployment returns the deployment of that name, or nil (also for a nil
+// application).
 func (a *Application) Deployment(name string) *Deployment {
+	if a == nil {
+		return nil
+	}
 	for i := range a.Deployments {
 		if a.Deployments[i].Name == name {
 			return &a.Deployments[i]

@@ -3,6 +3,7 @@ package serveconfig
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -114,6 +115,9 @@ func (r Replicas) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a count or "auto", as Ray reads num_replicas; null
 // is unset.
 func (r *Replicas) UnmarshalJSON(b []byte) error {
+	if r == nil {
+		return errNilTarget
+	}
 	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		*r = Replicas{}
@@ -134,6 +138,9 @@ func (r *Replicas) UnmarshalJSON(b []byte) error {
 	*r = ReplicaCount(n)
 	return nil
 }
+
+// errNilTarget is the error of decoding into a nil pointer.
+var errNilTarget = errors.New("serveconfig: UnmarshalJSON into a nil pointer: pass a pointer to a value")
 
 // QueueLimit is a deployment's max_queued_requests: unset (the zero
 // value, which leaves Serve's default, no limit), a limit
@@ -206,6 +213,9 @@ func (q QueueLimit) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads Ray's number: -1 is no limit, any other number a
 // limit (validation refuses one below 1); null is unset.
 func (q *QueueLimit) UnmarshalJSON(b []byte) error {
+	if q == nil {
+		return errNilTarget
+	}
 	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		*q = QueueLimit{}

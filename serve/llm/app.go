@@ -8,6 +8,7 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
 )
 
 // ImportPath is the application builder every OpenAIApp deploys:
@@ -143,6 +144,11 @@ func (a OpenAIApp) Compile() (*placement.Plan, error) {
 // validateIngress checks the ingress options.
 func (a *OpenAIApp) validateIngress() field.ErrorList {
 	var errs field.ErrorList
+	if c := a.IngressClsConfig; c != nil {
+		if why := servecheck.Text(c.IngressCls); why != "" {
+			errs = append(errs, field.Invalid(appPath.Child("ingress_cls_config", "ingress_cls"), c.IngressCls, why))
+		}
+	}
 	if c := a.IngressClsConfig; c != nil && c.IngressExtraKwargs != nil {
 		errs = append(errs, checkJSON(appPath.Child("ingress_cls_config", "ingress_extra_kwargs"), c.IngressExtraKwargs)...)
 	}

@@ -109,6 +109,13 @@ func (c *LLMConfig) topology() string {
 
 func (m *ModelLoadingConfig) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	for _, s := range [...]struct {
+		name, v string
+	}{{"model_source", m.ModelSource}, {"tokenizer_source", m.TokenizerSource}} {
+		if why := servecheck.Name(s.v); why != "" {
+			errs = append(errs, field.Invalid(p.Child(s.name), s.v, why))
+		}
+	}
 	if scheme, _, ok := strings.Cut(m.ModelSource, "://"); ok && !isRemote(m.ModelSource) {
 		errs = append(errs, field.NotSupported(p.Child("model_source"), m.ModelSource, remoteSchemes()).
 			WithDetail(fmt.Sprintf("Serve LLM downloads only from buckets; %q would be read as a Hugging Face ID (give a Hugging Face ID or a local directory without a scheme)", scheme+"://")))
@@ -117,11 +124,16 @@ func (m *ModelLoadingConfig) validate(p *field.Path) field.ErrorList {
 		errs = append(errs, field.Forbidden(p.Child("extra_files"), "needs a bucket model_source (s3://, gs://, abfss:// or azure://)"))
 	}
 	for i, f := range m.ExtraFiles {
+		fp := p.Child("extra_files").Index(i)
 		if f.BucketURI == "" {
-			errs = append(errs, field.Required(p.Child("extra_files").Index(i).Child("bucket_uri"), "the file's URI"))
+			errs = append(errs, field.Required(fp.Child("bucket_uri"), "the file's URI"))
+		} else if why := servecheck.Name(f.BucketURI); why != "" {
+			errs = append(errs, field.Invalid(fp.Child("bucket_uri"), f.BucketURI, why))
 		}
 		if f.DestinationPath == "" {
-			errs = append(errs, field.Required(p.Child("extra_files").Index(i).Child("destination_path"), "where the file goes on the node"))
+			errs = append(errs, field.Required(fp.Child("destination_path"), "where the file goes on the node"))
+		} else if why := servecheck.Name(f.DestinationPath); why != "" {
+			errs = append(errs, field.Invalid(fp.Child("destination_path"), f.DestinationPath, why))
 		}
 	}
 	return errs
@@ -129,7 +141,9 @@ func (m *ModelLoadingConfig) validate(p *field.Path) field.ErrorList {
 
 func (l *LoraConfig) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if v := l.DynamicLoraLoadingPath; v != "" && !isRemote(v) {
+	if why := servecheck.Name(l.DynamicLoraLoadingPath); why != "" {
+		errs = append(errs, field.Invalid(p.Child("dynamic_lora_loading_path"), l.DynamicLoraLoadingPath, why))
+	} else if v := l.DynamicLoraLoadingPath; v != "" && !isRemote(v) {
 		errs = append(errs, field.Invalid(p.Child("dynamic_lora_loading_path"), v,
 			`Only AWS S3, Google Cloud Storage, and Azure Storage are supported: must start with "s3://", "gs://", "abfss://", or "azure://"`))
 	}
@@ -145,6 +159,9 @@ func (d *DeploymentConfig) validate(p *field.Path, name string) field.ErrorList 
 	errs := servecheck.DeploymentOptions(d.serveDeployment(name), p)
 	if r := d.RequestRouterConfig; r != nil {
 		rp := p.Child("request_router_config")
+		if why := servecheck.Text(r.RequestRouterClass); why != "" {
+			errs = append(errs, field.Invalid(rp.Child("request_router_class"), r.RequestRouterClass, why))
+		}
 		for _, f := range [...]struct {
 			name string
 			v    float64

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/raytpu/raytpu/serve/internal/freeform"
@@ -82,6 +83,9 @@ func (m ModelLoadingConfig) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads Ray's model_loading_config, model_source a string
 // or a CloudMirrorConfig.
 func (m *ModelLoadingConfig) UnmarshalJSON(b []byte) error {
+	if m == nil {
+		return errors.New("serve/llm: ModelLoadingConfig.UnmarshalJSON into a nil pointer: pass a pointer to a value")
+	}
 	var in struct {
 		modelLoadingJSON
 		ModelSource json.RawMessage `json:"model_source"`
