@@ -247,10 +247,14 @@ func moveNameErrors(errs field.ErrorList, from, to *field.Path, id string, repor
 		}
 		c := *e
 		c.Field = to.String()
-		if c.Type != field.TypeTooMany {
+		name := rayvocab.ServeLLMServerName(id, "")
+		if c.Type == field.TypeTooMany {
+			c.BadValue = len(id)
+			c.Detail = fmt.Sprintf("Serve LLM names the model's deployment after it (%s, %d characters), whose name %s; shorten the model id or set deployment_config.name", rayvocabName(id), len(name), e.Detail)
+		} else {
 			c.BadValue = id
+			c.Detail = "Serve LLM names the model's deployment after it (" + rayvocabName(id) + "): " + e.Detail
 		}
-		c.Detail = "Serve LLM names the model's deployment after it (" + rayvocabName(id) + "): " + e.Detail
 		out = append(out, &c)
 	}
 	return out
