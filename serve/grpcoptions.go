@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 )
 
 // GRPCOptions mirrors the top-level grpc_options of Serve's declarative
@@ -67,7 +67,7 @@ func (o GRPCOptions) Compile() (json.RawMessage, error) {
 	}
 	c := o
 	c.ServicerFunctions = slices.Clone(o.ServicerFunctions)
-	raw, err := serveconfig.Marshal(c)
+	raw, err := freeform.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("serve: encoding grpc_options: %w", err)
 	}

@@ -80,7 +80,7 @@ func decodeNumbers(b []byte, v any) error {
 
 // reencode decodes a value decoded into an interface once more, into v.
 func reencode(x any, v any) error {
-	b, err := Marshal(x)
+	b, err := marshal(x)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func TestConfigJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for _, bad := range []any{math.NaN(), math.Inf(1), make(chan int)} {
 		_, werr := marshalReflect(map[string]any{"k": bad})
-		_, gerr := Marshal(map[string]any{"k": bad})
+		_, gerr := marshal(map[string]any{"k": bad})
 		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
 			t.Errorf("%v: errors %v and %v, want encoding/json's", bad, gerr, werr)
 		}

@@ -17,7 +17,6 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // MaxDepth is how deeply maps and lists may nest in a free-form value
@@ -93,7 +92,7 @@ func (w *walker) walk(p *field.Path, v any) {
 		return
 	}
 	// Any other type is encoding/json's, which refuses a cycle itself.
-	if _, err := serveconfig.Marshal(v); err != nil {
+	if _, err := Marshal(v); err != nil {
 		w.errs = append(w.errs, field.Invalid(p, Describe(v), "must be JSON-serialisable: "+err.Error()))
 	}
 }
@@ -130,6 +129,19 @@ func nameKind(k reflect.Kind) string {
 		return "map"
 	}
 	return "list"
+}
+
+// Marshal encodes v compactly without HTML escaping, as Ray is sent any
+// part of a Serve config: the bytes encoding/json's Encoder writes with
+// SetEscapeHTML(false), without its trailing newline.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Describe is how an error shows a free-form value: a scalar as itself,
@@ -197,7 +209,7 @@ func copyValue(v any, depth int) (any, error) {
 		}
 		return out, nil
 	}
-	b, err := serveconfig.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return nil, err
 	}
