@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 )
 
 // Engine kwargs Serve LLM reads or sets itself.
@@ -34,12 +35,12 @@ func (c *LLMConfig) validateEngineKwargs(p *field.Path) field.ErrorList {
 	for _, k := range [...]string{kwTensorParallel, kwPipelineParallel} {
 		if v, ok := kw[k]; ok {
 			if n, ok := count(v); !ok || n < 1 {
-				errs = append(errs, field.Invalid(kp.Key(k), v, "must be a positive integer"))
+				errs = append(errs, field.Invalid(kp.Key(k), freeform.Describe(v), "must be a positive integer"))
 			}
 		}
 	}
 	if v, ok := kw[kwExecutorBackend]; ok && v != "ray" && c.inferKind() == TPU {
-		errs = append(errs, field.Invalid(kp.Key(kwExecutorBackend), v,
+		errs = append(errs, field.Invalid(kp.Key(kwExecutorBackend), freeform.Describe(v),
 			`distributed_executor_backend != "ray" is not allowed in engine_kwargs when using Ray Serve LLM Configs`))
 	}
 	if v, _ := kw[kwDisableLogStats].(bool); v && (c.LogEngineMetrics == nil || *c.LogEngineMetrics) {

@@ -28,6 +28,9 @@ func TestHostileLLMInput(t *testing.T) {
 		{name: "engine_kwargs nested cycle", app: app(model(func(c *llm.LLMConfig) {
 			c.EngineKwargs = map[string]any{"tensor_parallel_size": 4, "x": []any{self}}
 		})), want: []field.Ref{ref(p0+"engine_kwargs[x][0][self]", invalid)}},
+		{name: "tensor_parallel_size a map", app: app(model(func(c *llm.LLMConfig) {
+			c.EngineKwargs = map[string]any{"tensor_parallel_size": map[string]any{"n": 4}}
+		})), want: []field.Ref{ref(p0+"engine_kwargs[tensor_parallel_size]", invalid)}},
 		{name: "experimental_configs hold themselves", app: app(model(func(c *llm.LLMConfig) { c.ExperimentalConfigs = self })),
 			want: []field.Ref{ref(p0+"experimental_configs[self]", invalid)}},
 		{name: "user_config holds itself", app: app(model(func(c *llm.LLMConfig) { c.DeploymentConfig.UserConfig = self })),
