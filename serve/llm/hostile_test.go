@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -31,6 +32,12 @@ func TestHostileLLMInput(t *testing.T) {
 		{name: "tensor_parallel_size a map", app: app(model(func(c *llm.LLMConfig) {
 			c.EngineKwargs = map[string]any{"tensor_parallel_size": map[string]any{"n": 4}}
 		})), want: []field.Ref{ref(p0+"engine_kwargs[tensor_parallel_size]", invalid)}},
+		{name: "negative LoRA tries and timeout", app: app(model(func(c *llm.LLMConfig) {
+			c.LoraConfig = &llm.LoraConfig{MaxDownloadTries: -1, DownloadTimeoutS: new(-2.0)}
+		})), want: []field.Ref{ref(p0+"lora_config.max_download_tries", invalid), ref(p0+"lora_config.download_timeout_s", invalid)}},
+		{name: "NaN router backoff", app: app(model(func(c *llm.LLMConfig) {
+			c.DeploymentConfig.RequestRouterConfig = &llm.RequestRouterConfig{MaxBackoffS: math.NaN()}
+		})), want: []field.Ref{ref(p0+"deployment_config.request_router_config.max_backoff_s", invalid)}},
 		{name: "experimental_configs hold themselves", app: app(model(func(c *llm.LLMConfig) { c.ExperimentalConfigs = self })),
 			want: []field.Ref{ref(p0+"experimental_configs[self]", invalid)}},
 		{name: "user_config holds itself", app: app(model(func(c *llm.LLMConfig) { c.DeploymentConfig.UserConfig = self })),

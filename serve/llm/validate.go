@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +151,12 @@ func (l *LoraConfig) validate(p *field.Path) field.ErrorList {
 	if l.MaxNumAdaptersPerReplica < 0 {
 		errs = append(errs, field.Invalid(p.Child("max_num_adapters_per_replica"), l.MaxNumAdaptersPerReplica, "must be a positive integer, or 0 for 16"))
 	}
+	if l.MaxDownloadTries < 0 {
+		errs = append(errs, field.Invalid(p.Child("max_download_tries"), l.MaxDownloadTries, "must be a positive integer, or 0 for 3"))
+	}
+	if t := l.DownloadTimeoutS; t != nil && !(*t > 0 && !math.IsInf(*t, 0)) {
+		errs = append(errs, field.Invalid(p.Child("download_timeout_s"), *t, "must be a number of seconds greater than 0; leave it unset for 30"))
+	}
 	return errs
 }
 
@@ -172,7 +179,7 @@ func (d *DeploymentConfig) validate(p *field.Path, name string) field.ErrorList 
 			{"backoff_multiplier", r.BackoffMultiplier},
 			{"max_backoff_s", r.MaxBackoffS},
 		} {
-			if f.v < 0 {
+			if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 				errs = append(errs, field.Invalid(rp.Child(f.name), f.v, "must be a number greater than 0, or 0 for Serve's default"))
 			}
 		}
