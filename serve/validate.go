@@ -50,7 +50,7 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 		case n > placement.MaxReplicas:
 			errs = append(errs, field.TooMany(np(), n, placement.MaxReplicas, placement.SourceReplicas))
 		case n < 1:
-			errs = append(errs, field.Invalid(np(), n, `must be at least 1: give serveconfig.ReplicaCount(n) a count of 1 or more, use serveconfig.AutoReplicas() for Serve's autoscaling ("auto"), or leave it unset for 1 replica`))
+			errs = append(errs, field.Invalid(np(), n, `must be at least 1: a count of 1 or more (serveconfig.ReplicaCount(n)), "auto" for Serve's autoscaling (serveconfig.AutoReplicas()), or unset for 1 replica`))
 		case d.AutoscalingConfig != nil:
 			errs = append(errs, field.Forbidden(np(), `manually setting num_replicas is not allowed when autoscaling_config is provided; leave it unset or use serveconfig.AutoReplicas() ("auto")`))
 		}
@@ -65,7 +65,7 @@ func (d *Deployment) validate(p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("max_ongoing_requests"), d.MaxOngoingRequests, "must be at least 1, or 0 (unset) for Serve's default, 5"))
 	}
 	if n, ok := d.MaxQueuedRequests.Limit(); ok && n < 1 {
-		errs = append(errs, field.Invalid(p.Child("max_queued_requests"), n, "must be at least 1: give serveconfig.MaxQueued(n) a limit of 1 or more, use serveconfig.NoQueueLimit() for no limit (-1 in a file), or leave it unset"))
+		errs = append(errs, field.Invalid(p.Child("max_queued_requests"), n, "must be at least 1: a limit of 1 or more (serveconfig.MaxQueued(n)), -1 for no limit (serveconfig.NoQueueLimit()), or unset for Serve's default, no limit"))
 	}
 	if d.UserConfig != nil {
 		if _, reserved := d.UserConfig[serveconfig.SliceReservationKey]; reserved {
