@@ -37,11 +37,16 @@ type AcceleratorConfig struct {
 	// HeadReservationTimeout bounds how long a starting replica waits for
 	// a free slice (slice_placement_group's head_reservation_timeout_s);
 	// past it the replica fails to start with a "slice reservation
-	// pending" error and Serve retries it. Negative: wait indefinitely.
-	// Needs a Topology. Optional. Default: 100s (Ray's). In JSON and YAML
-	// it is head_reservation_timeout_s, seconds as a number (30, 2.5, -1),
-	// Ray's name and unit.
+	// pending" error and Serve retries it. Needs a Topology; a negative
+	// timeout is refused. Optional. Default: 0, Ray's 100s. In JSON and
+	// YAML it is head_reservation_timeout_s, seconds as a number (30,
+	// 2.5), Ray's name and unit.
 	HeadReservationTimeout time.Duration `json:"-"`
+	// NoHeadReservationTimeout makes a starting replica wait for a free
+	// slice indefinitely; exclusive with HeadReservationTimeout. Needs a
+	// Topology. In JSON and YAML it is head_reservation_timeout_s: -1.
+	// Optional. Default: false.
+	NoHeadReservationTimeout bool `json:"-"`
 }
 
 // hasTopology reports whether each replica of d owns a slice.
@@ -83,10 +88,17 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 			fmt.Sprintf("the deployment's accelerator is %s; leave accelerator_type empty or set it to %s", accelType, accelType)))
 	}
 	if a.Topology == "" {
-		if a.HeadReservationTimeout != 0 {
+		if a.HeadReservationTimeout != 0 || a.NoHeadReservationTimeout {
 			errs = append(errs, field.Forbidden(ap().Child("head_reservation_timeout_s"), "needs a topology: only a replica that owns a slice reserves one"))
 		}
 		return accelType, errs
+	}
+	switch t := a.HeadReservationTimeout; {
+	case t < 0:
+		errs = append(errs, field.Invalid(ap().Child("head_reservation_timeout_s"), t.Seconds(),
+			"must be 0 or more seconds (0: Ray's 100s); to wait indefinitely set NoHeadReservationTimeout (head_reservation_timeout_s: -1 in a file)"))
+	case t > 0 && a.NoHeadReservationTimeout:
+		errs = append(errs, field.Forbidden(ap().Child("head_reservation_timeout_s"), "NoHeadReservationTimeout is set: the replica waits indefinitely; set one of the two"))
 	}
 	if o := d.RayActorOptions; o != nil && o.Resources[rayvocab.ResourceTPU] > 0 {
 		errs = append(errs, field.Forbidden(p.Child("ray_actor_options", "resources").Key(rayvocab.ResourceTPU),

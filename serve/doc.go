@@ -98,7 +98,8 @@
 // The slice is released when Serve stops the replica (scale-down, delete,
 // redeploy of new code: the runtime's __del__) or when the replica dies;
 // a restarted replica reserves again. A replica that finds no free slice
-// within AcceleratorConfig.HeadReservationTimeout fails to start with
+// within AcceleratorConfig.HeadReservationTimeout (unless
+// NoHeadReservationTimeout, which waits indefinitely) fails to start with
 // "raytpu: slice reservation pending: ...", which Serve shows in the
 // deployment's message ("A replica failed to start with exception.
 // Retrying N more time(s)") while the application stays DEPLOYING, until

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -67,6 +68,15 @@ func TestTrapsAndHostileInput(t *testing.T) {
 			want: []field.Ref{ref("app.import_path", invalid)}},
 		{name: "working_dir with BEL", app: Application{ImportPath: "a:b", RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "gs://b/\x07"}},
 			want: []field.Ref{ref("app.runtime_env.working_dir", invalid)}},
+		{name: "negative head reservation timeout", app: one(d(func(d *Deployment) {
+			d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: -time.Second}
+		})), want: []field.Ref{ref("app.deployments[d].accelerator_config.head_reservation_timeout_s", invalid)}},
+		{name: "no head reservation timeout", app: one(d(func(d *Deployment) {
+			d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", NoHeadReservationTimeout: true}
+		}))},
+		{name: "both head reservation timeouts", app: one(d(func(d *Deployment) {
+			d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: time.Second, NoHeadReservationTimeout: true}
+		})), want: []field.Ref{ref("app.deployments[d].accelerator_config.head_reservation_timeout_s", forbidden)}},
 		{name: "nil actor options are fine", app: one(d(func(d *Deployment) { d.RayActorOptions = &RayActorOptions{} }))},
 	}
 	for _, c := range cases {
@@ -210,4 +220,23 @@ func (fakeServer) Delete(context.Context, string) error { return nil }
 type nilServer struct {
 	backend.Server
 	n int
+}
+
+// TestNoHeadReservationTimeout: waiting indefinitely reaches the slice
+// group and the reservation as placement spells it, a timeout of 0
+// seconds (the replica runtime hands Ray None).
+func TestNoHeadReservationTimeout(t *testing.T) {
+	t.Parallel()
+	plan, err := one(d(func(d *Deployment) {
+		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", NoHeadReservationTimeout: true}
+	})).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := plan.Slices[0].HeadReservationTimeoutSeconds; s != 0 {
+		t.Errorf("slice group timeout %v, want 0 (indefinitely)", s)
+	}
+	if r := plan.Serve.Config.Deployments[0].Reservation; r == nil || r.HeadReservationTimeoutS != 0 {
+		t.Errorf("reservation %+v, want timeout 0 (indefinitely)", r)
+	}
 }

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"time"
+
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 )
@@ -15,12 +17,11 @@ import (
 func (d *Deployment) sliceShape(p *field.Path, accelType string, strategy placement.Strategy) (*placement.Shape, field.ErrorList) {
 	a := d.AcceleratorConfig
 	return placement.SliceSpec{
-		Topology:           a.Topology,
-		Accelerator:        a.Accelerator,
-		ResourcesPerBundle: d.workerBundle(accelType),
-		Strategy:           strategy,
-		// A negative timeout waits indefinitely, as placement reads it.
-		HeadReservationTimeout: a.HeadReservationTimeout,
+		Topology:               a.Topology,
+		Accelerator:            a.Accelerator,
+		ResourcesPerBundle:     d.workerBundle(accelType),
+		Strategy:               strategy,
+		HeadReservationTimeout: a.headTimeout(),
 	}.ResolveFunc(func() placement.Fields { return sliceFields(p) })
 }
 
@@ -33,4 +34,13 @@ func sliceFields(p *field.Path) placement.Fields {
 	f.Strategy = p.Child("placement_group_strategy")
 	f.NumSlices = p.Child("num_replicas")
 	return f
+}
+
+// headTimeout is the timeout placement takes: a negative one (-1s) waits
+// indefinitely, which placement writes as 0 seconds.
+func (a *AcceleratorConfig) headTimeout() time.Duration {
+	if a.NoHeadReservationTimeout {
+		return -time.Second
+	}
+	return a.HeadReservationTimeout
 }
