@@ -79,7 +79,7 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 				UserConfig: map[string]any{"w": 3.0, "b": bias},
 				// One request at a time per replica: see step 3.
 				MaxOngoingRequests: 1,
-				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: new(0.0)},
 				AcceleratorConfig:  &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 			}},
 		})

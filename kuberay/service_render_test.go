@@ -34,7 +34,7 @@ func chatApp(routerReplicas int, userConfig map[string]any) serve.Application {
 		RuntimeEnv:  runtimeenv.RuntimeEnv{WorkingDir: "gs://bucket/code/chat.zip"},
 		Args:        map[string]any{"model": "gemma-2b"},
 		Deployments: []serve.Deployment{
-			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(routerReplicas), UserConfig: userConfig, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)}},
+			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(routerReplicas), UserConfig: userConfig, RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)}},
 			{Name: "LLM", NumReplicas: serveconfig.ReplicaCount(2), AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}},
 		},
 	}

@@ -205,7 +205,7 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
 			Deployments: []serve.Deployment{{
 				Name: "Hello", NumReplicas: serveconfig.ReplicaCount(1),
-				RayActorOptions:        &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				RayActorOptions:        &serve.RayActorOptions{NumCPUs: new(0.0)},
 				PlacementGroupBundles:  bundles,
 				PlacementGroupStrategy: placement.StrictSpread,
 			}},
@@ -262,7 +262,7 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
 			Deployments: []serve.Deployment{{
 				Name: "Summer", NumReplicas: serveconfig.ReplicaCount(1),
-				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x4", HeadReservationTimeout: 20 * time.Second},
 			}},
 		}

@@ -189,7 +189,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 			Deployments: []serve.Deployment{{
 				Name: "Summer", NumReplicas: serveconfig.ReplicaCount(replicas),
 				UserConfig:        map[string]any{"offset": 0.5},
-				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: topology, HeadReservationTimeout: 25 * time.Second},
 				// One request at a time per replica: see askSlices.
 				MaxOngoingRequests: 1,

@@ -21,8 +21,8 @@ func typicalApp() serve.Application {
 			{
 				Name:               "Router",
 				MaxOngoingRequests: 16,
-				AutoscalingConfig:  &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 4, TargetOngoingRequests: 8},
-				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
+				AutoscalingConfig:  &serveconfig.AutoscalingConfig{MinReplicas: new(1), MaxReplicas: 4, TargetOngoingRequests: 8},
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: new(0.5)},
 			},
 			{
 				Name:                "LLM",

@@ -53,23 +53,23 @@ var specCases = []specCase{
 	{name: "auto replicas", app: one(d(func(d *Deployment) { d.NumReplicas = serveconfig.AutoReplicas() }))},
 	{name: "auto with autoscaling", app: one(d(func(d *Deployment) {
 		d.NumReplicas = serveconfig.AutoReplicas()
-		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: Ptr(0), MaxReplicas: 4}
+		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: new(0), MaxReplicas: 4}
 	}))},
 	{name: "auto min above default max", app: one(d(func(d *Deployment) {
 		d.NumReplicas = serveconfig.AutoReplicas()
-		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: Ptr(5)}
+		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: new(5)}
 	}))},
 	{name: "autoscaling every field", app: one(d(func(d *Deployment) {
 		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{
-			MinReplicas: Ptr(1), InitialReplicas: Ptr(2), MaxReplicas: 4, TargetOngoingRequests: 3,
-			UpscaleDelayS: Ptr(0.0), DownscaleDelayS: Ptr(120.0), DownscaleToZeroDelayS: Ptr(60.0),
+			MinReplicas: new(1), InitialReplicas: new(2), MaxReplicas: 4, TargetOngoingRequests: 3,
+			UpscaleDelayS: new(0.0), DownscaleDelayS: new(120.0), DownscaleToZeroDelayS: new(60.0),
 			LookBackPeriodS: 20, UpscalingFactor: 1.5, DownscalingFactor: 0.5, AggregationFunction: "max",
 		}
 	})), golden: "autoscaling"},
 	{name: "request limits and health", app: one(d(func(d *Deployment) {
 		d.MaxOngoingRequests, d.MaxQueuedRequests = 8, serveconfig.MaxQueued(100)
 		d.HealthCheckPeriodS, d.HealthCheckTimeoutS = 5, 15
-		d.GracefulShutdownWaitLoopS, d.GracefulShutdownTimeoutS = Ptr(0.0), Ptr(60.0)
+		d.GracefulShutdownWaitLoopS, d.GracefulShutdownTimeoutS = new(0.0), new(60.0)
 	}))},
 	{name: "max queued no limit", app: one(d(func(d *Deployment) { d.MaxQueuedRequests = serveconfig.NoQueueLimit() }))},
 	{name: "user config", app: one(d(func(d *Deployment) {
@@ -77,7 +77,7 @@ var specCases = []specCase{
 	}))},
 	{name: "actor options", app: one(d(func(d *Deployment) {
 		d.RayActorOptions = &RayActorOptions{
-			NumCPUs: Ptr(0.5), Memory: 2e9, Resources: map[string]float64{"TPU": 4, "custom": 0.25},
+			NumCPUs: new(0.5), Memory: 2e9, Resources: map[string]float64{"TPU": 4, "custom": 0.25},
 			AcceleratorType: "TPU-V6E",
 			LabelSelector:   map[string]string{"ray.io/accelerator-type": "TPU-V6E", "zone": "in(us-a,us-b)", "spot": "!true"},
 			RuntimeEnv:      runtimeenv.RuntimeEnv{EnvVars: map[string]string{"JAX_PLATFORMS": "tpu"}},
@@ -98,7 +98,7 @@ var specCases = []specCase{
 	}))},
 	{name: "tpu-only bundle", app: one(d(func(d *Deployment) {
 		d.PlacementGroupBundles = []map[string]float64{{"TPU": 4}}
-		d.RayActorOptions = &RayActorOptions{NumCPUs: Ptr(0.0)}
+		d.RayActorOptions = &RayActorOptions{NumCPUs: new(0.0)}
 	}))},
 	{name: "max replicas per node", app: one(d(func(d *Deployment) { d.MaxReplicasPerNode = 2 }))},
 	{name: "app runtime env", app: Application{Name: "a", ImportPath: "app:app", RuntimeEnv: runtimeenv.RuntimeEnv{
@@ -116,7 +116,7 @@ var specCases = []specCase{
 		d.AcceleratorConfig = v4Slice
 	})), golden: "v4-slices"},
 	{name: "v6e slices autoscaling", app: one(d(func(d *Deployment) {
-		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: Ptr(1), MaxReplicas: 3}
+		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: new(1), MaxReplicas: 3}
 		d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "TPU-V6E", Topology: "4x4"}
 		d.UserConfig = map[string]any{"max_tokens": 512}
 	})), golden: "v6e-autoscaling"},
@@ -135,7 +135,7 @@ var specCases = []specCase{
 	}))},
 	{name: "two deployments", app: Application{Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build",
 		Deployments: []Deployment{
-			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(2), RayActorOptions: &RayActorOptions{NumCPUs: Ptr(0.5)}},
+			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(2), RayActorOptions: &RayActorOptions{NumCPUs: new(0.5)}},
 			{Name: "LLM", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: v4Slice, HealthCheckTimeoutS: 120},
 		}}, golden: "two-deployments"},
 
@@ -153,20 +153,20 @@ var specCases = []specCase{
 		d.NumReplicas = serveconfig.ReplicaCount(2)
 		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: 4}
 	})), want: []field.Ref{ref("app.deployments[d].num_replicas", forbidden)}},
-	{name: "min above default max", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: Ptr(3)} })),
+	{name: "min above default max", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: new(3)} })),
 		want: []field.Ref{ref("app.deployments[d].autoscaling_config.min_replicas", invalid)}},
 	{name: "max below min", app: one(d(func(d *Deployment) {
-		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: Ptr(3), MaxReplicas: 2}
+		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: new(3), MaxReplicas: 2}
 	})),
 		want: []field.Ref{ref("app.deployments[d].autoscaling_config.max_replicas", invalid)}},
 	{name: "initial above max", app: one(d(func(d *Deployment) {
-		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{InitialReplicas: Ptr(5), MaxReplicas: 4}
+		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{InitialReplicas: new(5), MaxReplicas: 4}
 	})),
 		want: []field.Ref{ref("app.deployments[d].autoscaling_config.initial_replicas", invalid)}},
 	{name: "negative max replicas", app: one(d(func(d *Deployment) { d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: -1} })),
 		want: []field.Ref{ref("app.deployments[d].autoscaling_config.max_replicas", invalid)}},
 	{name: "autoscaling ranges", app: one(d(func(d *Deployment) {
-		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{TargetOngoingRequests: -1, UpscaleDelayS: Ptr(-1.0), AggregationFunction: "median"}
+		d.AutoscalingConfig = &serveconfig.AutoscalingConfig{TargetOngoingRequests: -1, UpscaleDelayS: new(-1.0), AggregationFunction: "median"}
 	})), want: []field.Ref{
 		ref("app.deployments[d].autoscaling_config.target_ongoing_requests", invalid),
 		ref("app.deployments[d].autoscaling_config.upscale_delay_s", invalid),
@@ -176,10 +176,10 @@ var specCases = []specCase{
 		want: []field.Ref{ref("app.deployments[d].max_ongoing_requests", invalid), ref("app.deployments[d].max_queued_requests", invalid)}},
 	{name: "health and shutdown", app: one(d(func(d *Deployment) {
 		d.HealthCheckPeriodS = -1
-		d.GracefulShutdownTimeoutS = Ptr(-2.0)
+		d.GracefulShutdownTimeoutS = new(-2.0)
 	})), want: []field.Ref{ref("app.deployments[d].health_check_period_s", invalid), ref("app.deployments[d].graceful_shutdown_timeout_s", invalid)}},
 	{name: "actor resources", app: one(d(func(d *Deployment) {
-		d.RayActorOptions = &RayActorOptions{NumCPUs: Ptr(-1.0), Resources: map[string]float64{"CPU": 2, "TPU": 3}}
+		d.RayActorOptions = &RayActorOptions{NumCPUs: new(-1.0), Resources: map[string]float64{"CPU": 2, "TPU": 3}}
 	})), want: []field.Ref{
 		ref("app.deployments[d].ray_actor_options.num_cpus", invalid),
 		ref("app.deployments[d].ray_actor_options.resources[CPU]", forbidden),

@@ -105,7 +105,3 @@ type RayActorOptions struct {
 	// in(a,b), !in(a,b)). Optional.
 	LabelSelector map[string]string `json:"label_selector,omitempty"`
 }
-
-// Ptr returns a pointer to v, for the optional fields whose zero value is
-// meaningful (NumCPUs: Ptr(0.0), MinReplicas: Ptr(0)).
-func Ptr[T any](v T) *T { return &v }

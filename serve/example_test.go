@@ -18,7 +18,7 @@ func ExampleApplication_Compile() {
 		ImportPath:  "chat.app:build",
 		Args:        map[string]any{"model": "gemma-2b"},
 		Deployments: []serve.Deployment{
-			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(2), RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)}},
+			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(2), RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)}},
 			{
 				Name:              "LLM",
 				NumReplicas:       serveconfig.ReplicaCount(2),
@@ -55,7 +55,7 @@ func ExampleApplication_Compile_invalid() {
 		Deployments: []serve.Deployment{{
 			Name:              "llm",
 			NumReplicas:       serveconfig.ReplicaCount(2),
-			AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(3)},
+			AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: new(3)},
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "4x5"},
 		}},
 	}.Compile()

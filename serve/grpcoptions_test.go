@@ -23,7 +23,7 @@ var grpcAccepted = []struct {
 }{
 	{"defaults", serve.GRPCOptions{ServicerFunctions: []string{predictorServicer}},
 		`{"grpc_servicer_functions":["raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server"]}`},
-	{"everything", serve.GRPCOptions{Port: 9100, ServicerFunctions: []string{predictorServicer, "pkg.mod:add_FooServicer_to_server"}, RequestTimeoutS: serve.Ptr(2.5), EnableReflection: serve.Ptr(false)},
+	{"everything", serve.GRPCOptions{Port: 9100, ServicerFunctions: []string{predictorServicer, "pkg.mod:add_FooServicer_to_server"}, RequestTimeoutS: new(2.5), EnableReflection: new(false)},
 		`{"port":9100,"grpc_servicer_functions":["raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server","pkg.mod:add_FooServicer_to_server"],"request_timeout_s":2.5,"enable_reflection":false}`},
 }
 
@@ -55,7 +55,7 @@ func TestGRPCOptionsRejects(t *testing.T) {
 		want []want
 	}{
 		{"no servicer", serve.GRPCOptions{}, []want{{"grpc_options.grpc_servicer_functions", field.TypeRequired}}},
-		{"everything wrong", serve.GRPCOptions{Port: 70000, ServicerFunctions: []string{"", "nodots", "a:b:c"}, RequestTimeoutS: serve.Ptr(0.0)}, []want{
+		{"everything wrong", serve.GRPCOptions{Port: 70000, ServicerFunctions: []string{"", "nodots", "a:b:c"}, RequestTimeoutS: new(0.0)}, []want{
 			{"grpc_options.port", field.TypeInvalid},
 			{"grpc_options.grpc_servicer_functions[0]", field.TypeRequired},
 			{"grpc_options.grpc_servicer_functions[1]", field.TypeInvalid},

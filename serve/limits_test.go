@@ -42,7 +42,7 @@ func TestHugeReplicasLimit(t *testing.T) {
 			tc{"autoscaling maxReplicas", limitApp(serve.Deployment{Name: "llm", AutoscalingConfig: &serveconfig.AutoscalingConfig{MaxReplicas: n},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "4x4"}}),
 				[]field.Ref{{Field: "app.deployments[llm].autoscaling_config.max_replicas", Type: field.TypeTooMany}}},
-			tc{"autoscaling minReplicas", limitApp(serve.Deployment{Name: "web", AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(n), MaxReplicas: 2}}),
+			tc{"autoscaling minReplicas", limitApp(serve.Deployment{Name: "web", AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: new(n), MaxReplicas: 2}}),
 				[]field.Ref{{Field: "app.deployments[web].autoscaling_config.min_replicas", Type: field.TypeTooMany}}},
 		)
 	}
@@ -99,7 +99,7 @@ func FuzzApplicationCompile(f *testing.F) {
 		d := serve.Deployment{Name: "llm", NumReplicas: serveconfig.ReplicaCount(replicas),
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: gen, Topology: topo}}
 		if maxReplicas != 0 || minReplicas != 0 {
-			d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: maxReplicas, MinReplicas: serve.Ptr(minReplicas)}
+			d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: maxReplicas, MinReplicas: new(minReplicas)}
 		}
 		app := limitApp(d)
 		var p *placement.Plan

@@ -27,7 +27,7 @@ func TestPlanBelongsToCaller(t *testing.T) {
 			PlacementGroupBundles: []map[string]float64{{"CPU": 2, "TPU": 4}},
 			AcceleratorConfig:     &AcceleratorConfig{Accelerator: "v5p", Topology: "2x2x4"},
 			Profiler:              &serveconfig.ProfilerConfig{Port: 9999},
-			RayActorOptions: &RayActorOptions{NumCPUs: Ptr(1.0), LabelSelector: map[string]string{"zone": "a"},
+			RayActorOptions: &RayActorOptions{NumCPUs: new(1.0), LabelSelector: map[string]string{"zone": "a"},
 				RuntimeEnv: runtimeenv.RuntimeEnv{EnvVars: map[string]string{"A": "1"}, Pip: []string{"jax"}}},
 		}}},
 	}

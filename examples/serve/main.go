@@ -118,7 +118,7 @@ func application(cfg config, dir string) serve.Application {
 			UserConfig:  map[string]any{"w": 3.0, "b": 2.0},
 			// The replica only orchestrates its slice's host workers; it
 			// needs no CPU of a TPU host.
-			RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+			RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: cfg.Accelerator, Topology: cfg.Topology},
 		}},
 	}

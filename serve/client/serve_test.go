@@ -103,7 +103,7 @@ func deployTwoApps(dashboard string) (proxies, error) {
 	ip := u.Hostname()
 	httpPort, grpcPort := freePort(ip), freePort(ip)
 	grpcRaw, err := serve.GRPCOptions{Port: grpcPort, ServicerFunctions: []string{servev1.ServicerFunction},
-		RequestTimeoutS: serve.Ptr(requestTimeout)}.Compile()
+		RequestTimeoutS: new(requestTimeout)}.Compile()
 	if err != nil {
 		return proxies{}, err
 	}

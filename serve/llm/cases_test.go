@@ -59,7 +59,7 @@ var appCases = []appCase{
 				AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "4x4"},
 				EngineKwargs:       map[string]any{"tensor_parallel_size": 4, "max_model_len": 2048},
 				DeploymentConfig: llm.DeploymentConfig{AutoscalingConfig: &serveconfig.AutoscalingConfig{
-					MinReplicas: serve.Ptr(1), MaxReplicas: 2, TargetOngoingRequests: 16}},
+					MinReplicas: new(1), MaxReplicas: 2, TargetOngoingRequests: 16}},
 				LoraConfig: &llm.LoraConfig{DynamicLoraLoadingPath: "gs://b/loras/", MaxNumAdaptersPerReplica: 4},
 			},
 			{
@@ -76,7 +76,7 @@ var appCases = []appCase{
 		ModelLoadingConfig: llm.ModelLoadingConfig{ModelID: "org/tiny.v1", ModelSource: "/models/tiny"},
 		AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.CPU},
 		EngineKwargs:       map[string]any{"dtype": "float32", "max_model_len": 256},
-		DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(1), RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(1.0)}},
+		DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(1), RayActorOptions: &serve.RayActorOptions{NumCPUs: new(1.0)}},
 	})},
 	{name: "tpu without topology", golden: "tpu-no-topology", app: app(model(func(c *llm.LLMConfig) {
 		c.AcceleratorConfig = nil
@@ -163,7 +163,7 @@ var appCases = []appCase{
 		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: 2}
 	})), want: []field.Ref{ref(p0+"deployment_config.num_replicas", forbidden)}},
 	{name: "min above max", app: app(model(func(c *llm.LLMConfig) {
-		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(3), MaxReplicas: 2}
+		c.DeploymentConfig.AutoscalingConfig = &serveconfig.AutoscalingConfig{MinReplicas: new(3), MaxReplicas: 2}
 	})), want: []field.Ref{ref(p0+"deployment_config.autoscaling_config.max_replicas", invalid)}},
 	{name: "negative health check", app: app(model(func(c *llm.LLMConfig) { c.DeploymentConfig.HealthCheckPeriodS = -1 })),
 		want: []field.Ref{ref(p0+"deployment_config.health_check_period_s", invalid)}},

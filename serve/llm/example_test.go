@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
 	"github.com/raytpu/raytpu/serveconfig"
 )
@@ -23,7 +22,7 @@ func ExampleOpenAIApp_Compile() {
 			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "4x4"},
 			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
 			DeploymentConfig: llm.DeploymentConfig{
-				AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 2},
+				AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: new(1), MaxReplicas: 2},
 			},
 		}},
 	}.Compile()

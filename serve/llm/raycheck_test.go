@@ -57,7 +57,7 @@ var raycheckExtra = []appCase{
 	{name: "v5p with router and metrics off", app: app(model(func(c *llm.LLMConfig) {
 		c.AcceleratorType = "TPU-V5P"
 		c.AcceleratorConfig.Topology = "2x2x1"
-		c.LogEngineMetrics = serve.Ptr(false)
+		c.LogEngineMetrics = new(false)
 		c.EngineKwargs = map[string]any{"disable_log_stats": true}
 		c.DeploymentConfig.RequestRouterConfig = &llm.RequestRouterConfig{
 			RequestRouterClass: "ray.serve.llm.request_router:PrefixCacheAffinityRouter",
@@ -72,8 +72,8 @@ var raycheckExtra = []appCase{
 	{name: "deployment options", app: app(model(func(c *llm.LLMConfig) {
 		c.DeploymentConfig = llm.DeploymentConfig{
 			Name: "chat-server", NumReplicas: serveconfig.ReplicaCount(2), MaxOngoingRequests: 64, MaxQueuedRequests: serveconfig.MaxQueued(128),
-			HealthCheckPeriodS: 5, HealthCheckTimeoutS: 30, GracefulShutdownTimeoutS: serve.Ptr(20.0),
-			UserConfig: map[string]any{"k": "v"}, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
+			HealthCheckPeriodS: 5, HealthCheckTimeoutS: 30, GracefulShutdownTimeoutS: new(20.0),
+			UserConfig: map[string]any{"k": "v"}, RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)},
 		}
 		c.ExperimentalConfigs = map[string]any{"stream_batching_interval_ms": 50}
 	}))},

@@ -98,7 +98,7 @@ func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 
 	// The model never picks its end-of-sequence token greedily
 	// (make_tiny_model.py), so every answer is max_tokens long.
-	greedy := client.Sampling{MaxTokens: 8, Temperature: serve.Ptr(0.0)}
+	greedy := client.Sampling{MaxTokens: 8, Temperature: new(0.0)}
 	chat := client.ChatCompletionRequest{Model: "tiny", Sampling: greedy,
 		Messages: []client.ChatMessage{{Role: "user", Content: "Hello, how are you today?"}}}
 	cc, err := oa.ChatCompletion(ctx, chat)

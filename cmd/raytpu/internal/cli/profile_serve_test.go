@@ -43,7 +43,7 @@ func TestProfileServeReplicaOnRealRay(t *testing.T) {
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "testdata/profile", EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}},
 		Deployments: []serve.Deployment{{
 			Name: "Busy", NumReplicas: serveconfig.ReplicaCount(1),
-			RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+			RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: 60 * time.Second},
 			Profiler:          &serveconfig.ProfilerConfig{},
 		}},
