@@ -106,6 +106,9 @@ func (o *RayActorOptions) validate(dp *field.Path) field.ErrorList {
 	if why := quantityRule(o.Memory); why != "" {
 		errs = ruleAt(errs, dp.Child("ray_actor_options"), "memory", o.Memory, why)
 	}
+	if why := servecheck.Text(o.AcceleratorType); why != "" {
+		errs = ruleAt(errs, dp.Child("ray_actor_options"), "accelerator_type", o.AcceleratorType, why)
+	}
 	if len(o.Resources) == 0 && len(o.LabelSelector) == 0 && envEmpty(&o.RuntimeEnv) {
 		return errs
 	}
