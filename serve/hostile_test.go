@@ -77,6 +77,10 @@ func TestTrapsAndHostileInput(t *testing.T) {
 		{name: "both head reservation timeouts", app: one(d(func(d *Deployment) {
 			d.AcceleratorConfig = &AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: time.Second, NoHeadReservationTimeout: true}
 		})), want: []field.Ref{ref("app.deployments[d].accelerator_config.head_reservation_timeout_s", forbidden)}},
+		{name: "runtime_env env_vars in the file's spelling", app: Application{ImportPath: "a:b", RuntimeEnv: runtimeenv.RuntimeEnv{EnvVars: map[string]string{"1=BAD": "x"}}},
+			want: []field.Ref{ref("app.runtime_env.env_vars[1=BAD]", invalid)}},
+		{name: "ray_actor_options accelerator_type with ESC", app: one(d(func(d *Deployment) { d.RayActorOptions = &RayActorOptions{AcceleratorType: "TPU\x1b"} })),
+			want: []field.Ref{ref("app.deployments[d].ray_actor_options.accelerator_type", invalid)}},
 		{name: "nil actor options are fine", app: one(d(func(d *Deployment) { d.RayActorOptions = &RayActorOptions{} }))},
 	}
 	for _, c := range cases {
