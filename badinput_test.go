@@ -10,6 +10,7 @@ import (
 	"github.com/raytpu/raytpu/field/fieldfile"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
@@ -21,7 +22,7 @@ func TestBadInputGoEntryPoints(t *testing.T) {
 	t.Parallel()
 	tpuScaling := train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4"}
 	llm := func(acc serve.AcceleratorConfig) serve.Application {
-		return serve.Application{Name: "chat", ImportPath: "chat:app", Deployments: []serve.Deployment{{Name: "LLM", NumReplicas: 1, AcceleratorConfig: &acc}}}
+		return serve.Application{Name: "chat", ImportPath: "chat:app", Deployments: []serve.Deployment{{Name: "LLM", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: &acc}}}
 	}
 	decode := func(in string, root *field.Path, v any) func() error {
 		return func() error { return fieldfile.Decode([]byte(in), root, v).Err() }
@@ -64,21 +65,21 @@ func TestBadInputGoEntryPoints(t *testing.T) {
 		{"application without an import path", func() error {
 			_, err := serve.Application{Name: "chat"}.Compile()
 			return err
-		}, "app.importPath"},
+		}, "app.import_path"},
 		{"application topology typo", func() error {
 			_, err := llm(serve.AcceleratorConfig{Accelerator: "v4", Topology: "4x5"}).Compile()
 			return err
-		}, "app.deployments[LLM].acceleratorConfig.topology"},
+		}, "app.deployments[LLM].accelerator_config.topology"},
 		{"application without an accelerator", func() error {
 			_, err := llm(serve.AcceleratorConfig{Topology: "2x2x2"}).Compile()
 			return err
-		}, "app.deployments[LLM].acceleratorConfig"},
+		}, "app.deployments[LLM].accelerator_config"},
 		{"application too many replicas", func() error {
 			a := llm(serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"})
-			a.Deployments[0].NumReplicas = 1 << 30
+			a.Deployments[0].NumReplicas = serveconfig.ReplicaCount(1 << 30)
 			_, err := a.Compile()
 			return err
-		}, "app.deployments[LLM].numReplicas"},
+		}, "app.deployments[LLM].num_replicas"},
 		{"application duplicate deployments", func() error {
 			_, err := serve.Application{Name: "chat", ImportPath: "chat:app", Deployments: []serve.Deployment{{Name: "a"}, {Name: "a"}}}.Compile()
 			return err

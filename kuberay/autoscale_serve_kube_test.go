@@ -23,6 +23,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -106,11 +107,11 @@ func serveScalesSlices(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.Ray
 			// and window, so that the test waits on the slices, not on
 			// Serve's defaults (30 s up, 600 s down).
 			MaxOngoingRequests: 1,
-			AutoscalingConfig: &serve.AutoscalingConfig{
-				MinReplicas: serve.Ptr(1), MaxReplicas: 2, TargetOngoingRequests: 0.5,
-				UpscaleDelayS: serve.Ptr(0.0), DownscaleDelayS: serve.Ptr(5.0), LookBackPeriodS: 2,
+			AutoscalingConfig: &serveconfig.AutoscalingConfig{
+				MinReplicas: new(1), MaxReplicas: 2, TargetOngoingRequests: 0.5,
+				UpscaleDelayS: new(0.0), DownscaleDelayS: new(5.0), LookBackPeriodS: 2,
 			},
-			RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+			RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.0)},
 			// Long enough for the autoscaler to add a slice, its pods to
 			// start and their Ray nodes to join, on a loaded machine.
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: 8 * time.Minute},

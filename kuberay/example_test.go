@@ -10,6 +10,7 @@ import (
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // A Serve application becomes a RayService whose serveConfigV2 holds the
@@ -19,7 +20,7 @@ func ExampleRenderService() {
 	plan, err := serve.Application{
 		Name: "chat", ImportPath: "chat.app:build",
 		Deployments: []serve.Deployment{{
-			Name: "LLM", NumReplicas: 2,
+			Name: "LLM", NumReplicas: serveconfig.ReplicaCount(2),
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"},
 		}},
 	}.Compile()

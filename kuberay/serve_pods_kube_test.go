@@ -25,6 +25,7 @@ import (
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // sliceReply is what examples/serve's model answers.
@@ -74,11 +75,11 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 			Name: name, RoutePrefix: "/" + name, ImportPath: "linear:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work, EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}},
 			Deployments: []serve.Deployment{{
-				Name: "Linear", NumReplicas: serve.NumReplicas(replicas),
+				Name: "Linear", NumReplicas: serveconfig.ReplicaCount(replicas),
 				UserConfig: map[string]any{"w": 3.0, "b": bias},
 				// One request at a time per replica: see step 3.
 				MaxOngoingRequests: 1,
-				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: new(0.0)},
 				AcceleratorConfig:  &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 			}},
 		})

@@ -115,8 +115,9 @@ func startReplicas(d serveconfig.Deployment) int {
 		return max(*a.InitialReplicas, 1)
 	case a != nil && a.MinReplicas != nil:
 		return max(*a.MinReplicas, 1)
-	case a != nil, d.NumReplicas == serveconfig.Auto:
+	case a != nil, d.NumReplicas.IsAuto():
 		return 1
 	}
-	return max(int(d.NumReplicas), 1)
+	n, _ := d.NumReplicas.Count()
+	return max(n, 1)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // A deployment whose replicas ask for TPU without a topology owns no slice,
@@ -18,8 +19,8 @@ import (
 func TestRenderServiceHostsForTPUWithoutTopology(t *testing.T) {
 	t.Parallel()
 	app := serve.Application{Name: "embed", ImportPath: "embed:app", Deployments: []serve.Deployment{
-		{Name: "Router", NumReplicas: 1},
-		{Name: "Embed", NumReplicas: 3, AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e"},
+		{Name: "Router", NumReplicas: serveconfig.ReplicaCount(1)},
+		{Name: "Embed", NumReplicas: serveconfig.ReplicaCount(3), AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e"},
 			RayActorOptions: &serve.RayActorOptions{Resources: map[string]float64{"TPU": 4}}},
 	}}
 	svc, err := kuberay.RenderService(compileApp(t, app), kuberay.Options{})

@@ -16,6 +16,7 @@ import (
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // A compiled Serve application deployed as a RayService to the real
@@ -120,7 +121,7 @@ func TestDeployService(t *testing.T) {
 	// the pending RayCluster in place (same UID) rather than preparing a
 	// new one. That it did proves it reconciled both changes.
 	grownApp := chatApp(3, map[string]any{"greeting": "hello"})
-	grownApp.Deployments[1].NumReplicas = 3
+	grownApp.Deployments[1].NumReplicas = serveconfig.ReplicaCount(3)
 	grown := compileApp(t, grownApp)
 	if _, err := b.Deploy(t.Context(), grown); err != nil {
 		t.Fatal(err)

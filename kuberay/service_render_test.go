@@ -21,6 +21,7 @@ import (
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // chatApp is a Serve application with a CPU router and an LLM deployment
@@ -33,8 +34,8 @@ func chatApp(routerReplicas int, userConfig map[string]any) serve.Application {
 		RuntimeEnv:  runtimeenv.RuntimeEnv{WorkingDir: "gs://bucket/code/chat.zip"},
 		Args:        map[string]any{"model": "gemma-2b"},
 		Deployments: []serve.Deployment{
-			{Name: "Router", NumReplicas: serve.NumReplicas(routerReplicas), UserConfig: userConfig, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)}},
-			{Name: "LLM", NumReplicas: 2, AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}},
+			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(routerReplicas), UserConfig: userConfig, RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)}},
+			{Name: "LLM", NumReplicas: serveconfig.ReplicaCount(2), AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}},
 		},
 	}
 }

@@ -197,7 +197,7 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 func TestDeployServeConfig(t *testing.T) {
 	t.Parallel()
 	app := &serveconfig.Application{Name: "y", RoutePrefix: json.RawMessage(`"/y"`), ImportPath: "m:y",
-		Args: map[string]any{"s": "<&>"}, Deployments: []serveconfig.Deployment{{Name: "d", NumReplicas: 2}}}
+		Args: map[string]any{"s": "<&>"}, Deployments: []serveconfig.Deployment{{Name: "d", NumReplicas: serveconfig.ReplicaCount(2)}}}
 	f := &fakeServe{docs: []string{emptyDoc}}
 	if err := fakeClient(t, f).DeployServeConfig(t.Context(), app); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // The Ray backend passes the backend contract's conformance suite on a
@@ -44,7 +45,7 @@ func TestConformanceOnRealRay(t *testing.T) {
 				p, err := serve.Application{
 					Name: name, RoutePrefix: "/" + name, ImportPath: "hello:app",
 					RuntimeEnv:  runtimeenv.RuntimeEnv{WorkingDir: dir},
-					Deployments: []serve.Deployment{{Name: "Hello", NumReplicas: 1}},
+					Deployments: []serve.Deployment{{Name: "Hello", NumReplicas: serveconfig.ReplicaCount(1)}},
 				}.Compile()
 				if err != nil {
 					t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -203,8 +204,8 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			Name: "perchip", RoutePrefix: "/perchip", ImportPath: "hello:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
 			Deployments: []serve.Deployment{{
-				Name: "Hello", NumReplicas: serve.NumReplicas(1),
-				RayActorOptions:        &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				Name: "Hello", NumReplicas: serveconfig.ReplicaCount(1),
+				RayActorOptions:        &serve.RayActorOptions{NumCPUs: new(0.0)},
 				PlacementGroupBundles:  bundles,
 				PlacementGroupStrategy: placement.StrictSpread,
 			}},
@@ -212,7 +213,7 @@ func TestServeLiveDiagnosis(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
 		// Serve calls the replica RUNNING; Wait's last diagnosis does not.
-		ran, err := app.Run(ctx, b)
+		ran, err := app.Run(ctx, b, nil)
 		var se *backend.ServiceError
 		if !errors.As(err, &se) || !errors.Is(err, backend.ErrPlacement) || ran == nil || ran.State != backend.ServiceRunning {
 			t.Fatalf("Run(perchip) = %+v, %v; want the RUNNING status and a *backend.ServiceError matching ErrPlacement", ran, err)
@@ -260,15 +261,15 @@ func TestServeLiveDiagnosis(t *testing.T) {
 			Name: "toobig", RoutePrefix: "/toobig", ImportPath: "summer:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
 			Deployments: []serve.Deployment{{
-				Name: "Summer", NumReplicas: serve.NumReplicas(1),
-				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				Name: "Summer", NumReplicas: serveconfig.ReplicaCount(1),
+				RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x4", HeadReservationTimeout: 20 * time.Second},
 			}},
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
 		start := time.Now()
-		_, err := app.Run(ctx, b, backend.WaitOptions{StuckAfter: 10 * time.Second})
+		_, err := app.Run(ctx, b, &backend.WaitOptions{StuckAfter: 10 * time.Second})
 		var se *backend.ServiceError
 		if !errors.As(err, &se) || !errors.Is(err, backend.ErrPlacement) || ctx.Err() != nil {
 			t.Fatalf("Run(toobig) = %v, want a *backend.ServiceError for a stuck application, before the context ends", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 func compileSliceApp(t *testing.T, d serve.Deployment) *placement.Plan {
@@ -35,14 +36,14 @@ func TestDeployRefusesBadSlicePlans(t *testing.T) {
 	v4 := &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}
 
 	// One chip per bundle: 8 bundles for 2 hosts.
-	perChip := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4,
+	perChip := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: v4,
 		PlacementGroupBundles: []map[string]float64{{"TPU": 1}}})
-	newer := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4})
+	newer := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: v4})
 	newer.Serve.Config.Deployments[0].Reservation.Version = 2
-	noGroups := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4})
+	noGroups := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: v4})
 	noGroups.Slices = nil
-	strayGroup := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1})
-	strayGroup.Slices = compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: 1, AcceleratorConfig: v4}).Slices
+	strayGroup := compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: serveconfig.ReplicaCount(1)})
+	strayGroup.Slices = compileSliceApp(t, serve.Deployment{Name: "d", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: v4}).Slices
 	d := "plan.serve.config.deployments[d].user_config." + rayruntime.ReservationKey
 	cases := []struct {
 		name string

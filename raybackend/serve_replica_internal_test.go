@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
 	"github.com/raytpu/raytpu/serveconfig"
 )
@@ -45,7 +44,7 @@ func TestAppReservationsOfAServeLLMApplication(t *testing.T) {
 			AcceleratorType:    "v4",
 			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "2x2x2"},
 			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
-			DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serve.NumReplicas(1)},
+			DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(1)},
 		},
 		{
 			ModelLoadingConfig: llm.ModelLoadingConfig{ModelID: "small", ModelSource: "/models/small"},

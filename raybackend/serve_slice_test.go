@@ -21,6 +21,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // sliceModule is a deployment whose replicas own a TPU slice: every host
@@ -186,9 +187,9 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 			Name: name, RoutePrefix: "/" + name, ImportPath: "summer:app",
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: dir},
 			Deployments: []serve.Deployment{{
-				Name: "Summer", NumReplicas: serve.NumReplicas(replicas),
+				Name: "Summer", NumReplicas: serveconfig.ReplicaCount(replicas),
 				UserConfig:        map[string]any{"offset": 0.5},
-				RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+				RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: topology, HeadReservationTimeout: 25 * time.Second},
 				// One request at a time per replica: see askSlices.
 				MaxOngoingRequests: 1,
@@ -212,7 +213,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 		})
 		ctx, cancel := contextWithTimeout(t, 50*time.Second)
 		defer cancel()
-		_, err := app("toobig", 1, "2x2x4").Run(ctx, b)
+		_, err := app("toobig", 1, "2x2x4").Run(ctx, b, nil)
 		var se *backend.ServiceError
 		if !errors.As(err, &se) || se.Status.State != backend.ServiceDeploying || !errors.Is(err, ctx.Err()) {
 			t.Fatalf("Run(toobig) = %v, want a *backend.ServiceError for a wait cut short while DEPLOYING", err)
@@ -254,7 +255,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 	t.Run("two replicas on two slices", func(t *testing.T) {
 		// Deleting the last application shuts Serve down: start it each time.
 		proxy := raytest.StartServe(t, client, cluster.DashboardURL)
-		if _, err := app("summer", 2, "2x2x2").Run(t.Context(), b); err != nil {
+		if _, err := app("summer", 2, "2x2x2").Run(t.Context(), b, nil); err != nil {
 			t.Fatalf("Run: %v", err)
 		}
 		bySlice := map[string]string{} // replica -> slice name
@@ -322,7 +323,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 		}
 
 		// Scale to one replica: the other replica's slice is freed.
-		if _, err := app("summer", 1, "2x2x2").Run(t.Context(), b); err != nil {
+		if _, err := app("summer", 1, "2x2x2").Run(t.Context(), b, nil); err != nil {
 			t.Fatalf("Run with 1 replica: %v", err)
 		}
 		live = waitPlacementGroups(t, cluster.DashboardURL, "one slice's", func(l []placementGroup) bool { return len(l) == 2 })
@@ -359,7 +360,7 @@ func TestServeReplicasOwnSlices(t *testing.T) {
 			t.Fatalf("replicas %v, want 1", ids)
 		}
 		// The same config again changes nothing.
-		if _, err := app("summer", 1, "2x2x2").Run(t.Context(), b); err != nil {
+		if _, err := app("summer", 1, "2x2x2").Run(t.Context(), b, nil); err != nil {
 			t.Fatalf("re-Run: %v", err)
 		}
 		if again := replicaIDs(t, client, "summer", "Summer"); !slices.Equal(again, ids) {

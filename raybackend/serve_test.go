@@ -17,6 +17,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 const helloModule = `from ray import serve
@@ -51,10 +52,10 @@ func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Clien
 	hello := serve.Application{
 		Name: "hello", RoutePrefix: "/hello", ImportPath: "hello:app",
 		RuntimeEnv:  runtimeenv.RuntimeEnv{WorkingDir: dir},
-		Deployments: []serve.Deployment{{Name: "Hello", NumReplicas: 1}},
+		Deployments: []serve.Deployment{{Name: "Hello", NumReplicas: serveconfig.ReplicaCount(1)}},
 	}
 	var seen []backend.ServiceState
-	st, err := hello.Run(t.Context(), b, backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) { seen = append(seen, s.State) }})
+	st, err := hello.Run(t.Context(), b, &backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) { seen = append(seen, s.State) }})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -78,7 +79,7 @@ func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Clien
 	// A slice reservation without the plan's slice groups (a hand-edited
 	// plan) is refused before anything is sent.
 	tpuApp := serve.Application{Name: "llm", ImportPath: "hello:app", Deployments: []serve.Deployment{{
-		Name: "Hello", NumReplicas: 1, AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
+		Name: "Hello", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 	}}}
 	plan, err := tpuApp.Compile()
 	if err != nil {
@@ -95,9 +96,9 @@ func serveOnRealRay(t *testing.T, cluster *raycluster.Cluster, client *ray.Clien
 	broken := serve.Application{
 		Name: "broken", RoutePrefix: "/broken", ImportPath: "hello:broken",
 		RuntimeEnv:  runtimeenv.RuntimeEnv{WorkingDir: dir},
-		Deployments: []serve.Deployment{{Name: "Broken", NumReplicas: 1}},
+		Deployments: []serve.Deployment{{Name: "Broken", NumReplicas: serveconfig.ReplicaCount(1)}},
 	}
-	_, err = broken.Run(t.Context(), b)
+	_, err = broken.Run(t.Context(), b, nil)
 	var se *backend.ServiceError
 	if !errors.As(err, &se) || !errors.Is(err, backend.ErrDeployFailed) || !strings.Contains(se.Status.Message, "raytpu-broken-constructor") {
 		t.Errorf("Run(broken) = %v, want a *backend.ServiceError matching ErrDeployFailed with the constructor's message", err)

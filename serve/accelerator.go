@@ -9,6 +9,8 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -35,11 +37,16 @@ type AcceleratorConfig struct {
 	// HeadReservationTimeout bounds how long a starting replica waits for
 	// a free slice (slice_placement_group's head_reservation_timeout_s);
 	// past it the replica fails to start with a "slice reservation
-	// pending" error and Serve retries it. Negative: wait indefinitely.
-	// Needs a Topology. Optional. Default: 100s (Ray's). In JSON and YAML
-	// it is head_reservation_timeout_s, seconds as a number (30, 2.5, -1),
-	// Ray's name and unit.
+	// pending" error and Serve retries it. Needs a Topology; a negative
+	// timeout is refused. Optional. Default: 0, Ray's 100s. In JSON and
+	// YAML it is head_reservation_timeout_s, seconds as a number (30,
+	// 2.5), Ray's name and unit.
 	HeadReservationTimeout time.Duration `json:"-"`
+	// NoHeadReservationTimeout makes a starting replica wait for a free
+	// slice indefinitely; exclusive with HeadReservationTimeout. Needs a
+	// Topology. In JSON and YAML it is head_reservation_timeout_s: -1.
+	// Optional. Default: false.
+	NoHeadReservationTimeout bool `json:"-"`
 }
 
 // hasTopology reports whether each replica of d owns a slice.
@@ -55,8 +62,12 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 		return "", nil
 	}
 	// The path is built only for an error.
-	ap := func() *field.Path { return p.Child("acceleratorConfig") }
+	ap := func() *field.Path { return p.Child("accelerator_config") }
 	var errs field.ErrorList
+	if a.Accelerator == "" && a.Topology == "" {
+		errs = append(errs, field.Required(ap().Child("accelerator_type"),
+			"an accelerator_config without accelerator_type or topology says nothing: set accelerator_type (e.g. v6e) for TPU nodes, and topology (e.g. 4x4) for a whole slice per replica, or leave accelerator_config unset"))
+	}
 	if a.Kind != "" && a.Kind != TPU {
 		errs = append(errs, field.NotSupported(ap().Child("kind"), string(a.Kind), []string{string(TPU)}).
 			WithDetail("raytpu compiles TPU deployments only"))
@@ -64,30 +75,37 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 	var accelType string
 	if a.Accelerator == "" {
 		if a.Topology != "" {
-			errs = append(errs, field.Required(ap().Child("accelerator"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
+			errs = append(errs, field.Required(ap().Child("accelerator_type"), "accelerator_type must be provided when specifying a TPU topology (e.g. v6e or TPU-V6E)"))
 		}
 	} else if g, ok := tpu.LookupGeneration(a.Accelerator); ok {
 		accelType = g.RayAcceleratorType()
 	} else if a.Topology == "" { // with a topology, the slice compile reports it
-		_, gerr := tpu.ResolveGeneration(a.Accelerator, ap().Child("accelerator"))
+		_, gerr := tpu.ResolveGeneration(a.Accelerator, ap().Child("accelerator_type"))
 		errs = append(errs, gerr)
 	}
 	if o := d.RayActorOptions; o != nil && o.AcceleratorType != "" && accelType != "" && o.AcceleratorType != accelType {
-		errs = append(errs, field.Invalid(p.Child("rayActorOptions", "acceleratorType"), o.AcceleratorType,
-			fmt.Sprintf("the deployment's accelerator is %s; leave acceleratorType empty or set it to %s", accelType, accelType)))
+		errs = append(errs, field.Invalid(p.Child("ray_actor_options", "accelerator_type"), o.AcceleratorType,
+			fmt.Sprintf("the deployment's accelerator is %s; leave accelerator_type empty or set it to %s", accelType, accelType)))
 	}
 	if a.Topology == "" {
-		if a.HeadReservationTimeout != 0 {
-			errs = append(errs, field.Forbidden(ap().Child("headReservationTimeout"), "needs a topology: only a replica that owns a slice reserves one"))
+		if a.HeadReservationTimeout != 0 || a.NoHeadReservationTimeout {
+			errs = append(errs, field.Forbidden(ap().Child("head_reservation_timeout_s"), "needs a topology: only a replica that owns a slice reserves one"))
 		}
 		return accelType, errs
 	}
+	switch t := a.HeadReservationTimeout; {
+	case t < 0:
+		errs = append(errs, field.Invalid(ap().Child("head_reservation_timeout_s"), t.Seconds(),
+			"must be 0 or more seconds (0: Ray's 100s); to wait indefinitely set NoHeadReservationTimeout (head_reservation_timeout_s: -1 in a file)"))
+	case t > 0 && a.NoHeadReservationTimeout:
+		errs = append(errs, field.Forbidden(ap().Child("head_reservation_timeout_s"), "NoHeadReservationTimeout is set: the replica waits indefinitely; set one of the two"))
+	}
 	if o := d.RayActorOptions; o != nil && o.Resources[rayvocab.ResourceTPU] > 0 {
-		errs = append(errs, field.Forbidden(p.Child("rayActorOptions", "resources").Key(rayvocab.ResourceTPU),
+		errs = append(errs, field.Forbidden(p.Child("ray_actor_options", "resources").Key(rayvocab.ResourceTPU),
 			"with a topology the replica actor holds no TPU: the slice's bundles do"))
 	}
 	if len(d.PlacementGroupBundleLabelSelector) > 0 {
-		errs = append(errs, field.Forbidden(p.Child("placementGroupBundleLabelSelector"),
+		errs = append(errs, field.Forbidden(p.Child("placement_group_bundle_label_selector"),
 			"with a topology the replica's slice pins its bundles to one slice itself"))
 	}
 	// Serve LLM takes the first TPU bundle as the worker bundle and
@@ -100,12 +118,12 @@ func (d *Deployment) validateAccelerator(p *field.Path) (string, field.ErrorList
 		if first == nil {
 			first = b
 		} else if !maps.Equal(first, b) {
-			errs = append(errs, field.Invalid(p.Child("placementGroupBundles").Index(i), fmtBundle(b),
+			errs = append(errs, field.Invalid(p.Child("placement_group_bundles").Index(i), fmtBundle(b),
 				"heterogeneous TPU bundles are not supported when a topology is set: every TPU bundle must equal "+fmtBundle(first)))
 		}
 	}
 	if len(d.PlacementGroupBundles) > 0 && first == nil {
-		errs = append(errs, field.Invalid(p.Child("placementGroupBundles"), len(d.PlacementGroupBundles),
+		errs = append(errs, field.Invalid(p.Child("placement_group_bundles"), len(d.PlacementGroupBundles),
 			"with a topology the bundles describe the slice's worker bundle and need a positive TPU"))
 	}
 	return accelType, errs
@@ -156,20 +174,20 @@ func (d *Deployment) compileSlices(p *field.Path, accelType string, before int) 
 // buildSlices appends a slice group of shape for each of the n replicas of
 // a checked deployment to groups, and returns the reservation its replicas
 // read from user_config.
-func (d *Deployment) buildSlices(shape *placement.Shape, n int, groups []*placement.SliceGroup) ([]*placement.SliceGroup, SliceReservation, field.ErrorList) {
+func (d *Deployment) buildSlices(shape *placement.Shape, n int, groups []*placement.SliceGroup) ([]*placement.SliceGroup, serveconfig.SliceReservation, field.ErrorList) {
 	from := len(groups)
 	for i := range n {
 		// Each replica gets a group of its own.
 		g, errs := shape.Group(1)
 		if len(errs) > 0 {
-			return groups[:from], SliceReservation{}, errs
+			return groups[:from], serveconfig.SliceReservation{}, errs
 		}
 		g.Part = placement.Part{Role: placement.RoleReplica, Name: d.Name, Index: i}
 		groups = append(groups, g)
 	}
 	one := groups[from]
-	return groups, SliceReservation{
-		Version:                 SliceReservationVersion,
+	return groups, serveconfig.SliceReservation{
+		Version:                 serveconfig.SliceReservationVersion,
 		Topology:                one.Topology,
 		AcceleratorVersion:      one.AcceleratorVersion,
 		AcceleratorType:         one.AcceleratorType,
@@ -194,33 +212,13 @@ func fmtBundle(b map[string]float64) string {
 	return s + "}"
 }
 
-// sliceReplicaLimit is SliceReplicaLimit at the deployment's field that
-// set n, below p.
+// sliceReplicaLimit is servecheck.SliceReplicaLimit at the deployment's
+// field that set n, below p.
 func (d *Deployment) sliceReplicaLimit(p *field.Path, n, before, perSlice int) *field.Error {
-	return SliceReplicaLimit(func() *field.Path {
+	return servecheck.SliceReplicaLimit(func() *field.Path {
 		if d.AutoscalingConfig != nil && d.AutoscalingConfig.MaxReplicas > 0 {
-			return p.Child("autoscalingConfig", "maxReplicas")
+			return p.Child("autoscaling_config", "max_replicas")
 		}
-		return p.Child("numReplicas")
+		return p.Child("num_replicas")
 	}, n, before, perSlice)
-}
-
-// SliceReplicaLimit reports n replicas that each own a slice of perSlice
-// bundles past the limits, after before such replicas of the deployments
-// above in the same application: MaxSliceReplicas over the application,
-// MaxBundles over the deployment's slices. The error is at at(), the
-// field that set n; at is called only for an error. nil: within limits.
-func SliceReplicaLimit(at func() *field.Path, n, before, perSlice int) *field.Error {
-	switch {
-	case before+n > placement.MaxSliceReplicas:
-		src := placement.SourceSliceReplicas
-		if before > 0 {
-			src = fmt.Sprintf("%s; the deployments above hold %d", src, before)
-		}
-		return field.TooMany(at(), n, placement.MaxSliceReplicas-before, src)
-	case n*perSlice > placement.MaxBundles:
-		return field.TooMany(at(), n, placement.MaxBundles/perSlice, fmt.Sprintf(
-			"%d replicas of %d hosts are %d bundles; %s, at most %d", n, perSlice, n*perSlice, placement.SourceBundles, placement.MaxBundles))
-	}
-	return nil
 }

@@ -24,10 +24,13 @@ type acceleratorConfigJSON struct {
 func (AcceleratorConfig) FileShape() any { return acceleratorConfigJSON{} }
 
 // MarshalJSON writes the head reservation timeout as
-// head_reservation_timeout_s, in seconds.
+// head_reservation_timeout_s, in seconds; NoHeadReservationTimeout as -1.
 func (a AcceleratorConfig) MarshalJSON() ([]byte, error) {
 	out := acceleratorConfigJSON{Kind: a.Kind, Accelerator: a.Accelerator, Topology: a.Topology}
-	if a.HeadReservationTimeout != 0 {
+	if a.NoHeadReservationTimeout {
+		s := -1.0
+		out.HeadReservationTimeoutS = &s
+	} else if a.HeadReservationTimeout != 0 {
 		s := a.HeadReservationTimeout.Seconds()
 		out.HeadReservationTimeoutS = &s
 	}
@@ -37,10 +40,15 @@ func (a AcceleratorConfig) MarshalJSON() ([]byte, error) {
 // maxTimeoutS is the longest timeout a time.Duration holds, in seconds.
 var maxTimeoutS = time.Duration(math.MaxInt64).Seconds()
 
-// UnmarshalJSON reads head_reservation_timeout_s, seconds as a number. An
+// UnmarshalJSON reads head_reservation_timeout_s, seconds as a number;
+// -1 is NoHeadReservationTimeout, and any other negative number is kept
+// for Compile to refuse at the field. An
 // unknown key is an error; the old head_reservation_timeout says what it
 // became.
 func (a *AcceleratorConfig) UnmarshalJSON(b []byte) error {
+	if a == nil {
+		return errors.New("serve: AcceleratorConfig.UnmarshalJSON into a nil pointer: pass a pointer to a value")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var in acceleratorConfigJSON
@@ -57,7 +65,9 @@ func (a *AcceleratorConfig) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("serve: accelerator_config: %w", err)
 	}
 	out := AcceleratorConfig{Kind: in.Kind, Accelerator: in.Accelerator, Topology: in.Topology}
-	if s := in.HeadReservationTimeoutS; s != nil {
+	if s := in.HeadReservationTimeoutS; s != nil && *s == -1 {
+		out.NoHeadReservationTimeout = true
+	} else if s != nil {
 		if math.IsNaN(*s) || math.Abs(*s) >= maxTimeoutS {
 			return fmt.Errorf("serve: accelerator_config: head_reservation_timeout_s is %v: want seconds up to %.0f", *s, maxTimeoutS)
 		}

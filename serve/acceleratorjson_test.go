@@ -19,7 +19,7 @@ func TestHeadReservationTimeoutSeconds(t *testing.T) {
 	}{
 		{`{"topology": "4x4", "head_reservation_timeout_s": 30}`, 30 * time.Second},
 		{`{"topology": "4x4", "head_reservation_timeout_s": 2.5}`, 2500 * time.Millisecond},
-		{`{"topology": "4x4", "head_reservation_timeout_s": -1}`, -time.Second},
+		{`{"topology": "4x4", "head_reservation_timeout_s": -2}`, -2 * time.Second},
 		{`{"topology": "4x4"}`, 0},
 	} {
 		var a serve.AcceleratorConfig
@@ -42,6 +42,15 @@ func TestHeadReservationTimeoutSeconds(t *testing.T) {
 	b, _ := json.Marshal(serve.AcceleratorConfig{Accelerator: "v6e", Topology: "4x4", HeadReservationTimeout: 30 * time.Second})
 	if want := `{"accelerator_type":"v6e","topology":"4x4","head_reservation_timeout_s":30}`; string(b) != want {
 		t.Errorf("Marshal = %s, want %s", b, want)
+	}
+	// -1 waits indefinitely: its own field, not a negative duration.
+	var forever serve.AcceleratorConfig
+	if err := json.Unmarshal([]byte(`{"topology": "4x4", "head_reservation_timeout_s": -1}`), &forever); err != nil ||
+		!forever.NoHeadReservationTimeout || forever.HeadReservationTimeout != 0 {
+		t.Errorf("-1: %+v, %v", forever, err)
+	}
+	if b, _ := json.Marshal(forever); string(b) != `{"topology":"4x4","head_reservation_timeout_s":-1}` {
+		t.Errorf("Marshal of NoHeadReservationTimeout = %s", b)
 	}
 	for _, bad := range []string{
 		`{"head_reservation_timeout": 30}`,      // the old key, a Duration in nanoseconds

@@ -8,6 +8,8 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
 	"github.com/raytpu/raytpu/serveconfig"
 )
 
@@ -50,7 +52,8 @@ type Application struct {
 // exactly as Ray's Serve REST API takes it (typed, serveconfig.Application),
 // and one slice group per replica of every deployment with a topology.
 // Problems come back together as a field.ErrorList with paths under "app"
-// (app.deployments[llm].numReplicas). The plan belongs to the caller: it
+// (app.deployments[llm].num_replicas), spelled as a Serve config file
+// spells them. The plan belongs to the caller: it
 // shares no map or slice with a, with another plan or with a later
 // compile, so either may change afterwards without changing the other.
 func (a Application) Compile() (*placement.Plan, error) {
@@ -65,29 +68,32 @@ func (a Application) Compile() (*placement.Plan, error) {
 	}{}
 	out := &plan.serve.Config
 	*out = serveconfig.Application{Name: name, ImportPath: a.ImportPath}
+	if why := servecheck.Name(a.Name); why != "" {
+		errs = append(errs, field.Invalid(appPath.Child("name"), a.Name, why))
+	} else if len(a.Name) > placement.MaxNameLength {
+		errs = append(errs, field.TooMany(appPath.Child("name"), len(a.Name), placement.MaxNameLength, placement.SourceNameLength))
+	}
 	if a.ImportPath == "" {
-		errs = append(errs, field.Required(appPath.Child("importPath"), `the ingress to import, "module:app" or "module.app"`))
+		errs = append(errs, field.Required(appPath.Child("import_path"), `the ingress to import, "module:app" or "module.app"`))
 	} else if why := importPathRule(a.ImportPath); why != "" {
-		errs = append(errs, field.Invalid(appPath.Child("importPath"), a.ImportPath, why))
+		errs = append(errs, field.Invalid(appPath.Child("import_path"), a.ImportPath, why))
 	}
 	switch {
 	case a.NoRoute && a.RoutePrefix != "":
-		errs = append(errs, field.Forbidden(appPath.Child("routePrefix"), "noRoute is set: the application has no HTTP route"))
+		errs = append(errs, field.Forbidden(appPath.Child("route_prefix"), "no_route is set: the application has no HTTP route"))
 	case a.NoRoute:
 		out.RoutePrefix = json.RawMessage("null")
 	case a.RoutePrefix != "":
 		if why := routePrefixRule(a.RoutePrefix); why != "" {
-			errs = append(errs, field.Invalid(appPath.Child("routePrefix"), a.RoutePrefix, why))
+			errs = append(errs, field.Invalid(appPath.Child("route_prefix"), a.RoutePrefix, why))
 		}
 		out.RoutePrefix = strconv.AppendQuote(nil, a.RoutePrefix)
 	}
 	if !envEmpty(&a.RuntimeEnv) {
-		errs = append(errs, ValidateRuntimeEnv(appPath.Child("runtimeEnv"), &a.RuntimeEnv)...)
+		errs = append(errs, servecheck.RuntimeEnv(appPath.Child("runtime_env"), &a.RuntimeEnv)...)
 	}
 	if a.Args != nil {
-		if err := serveconfig.CheckJSON(a.Args); err != nil {
-			errs = append(errs, field.Invalid(appPath.Child("args"), fmt.Sprintf("%T", a.Args), "must be JSON-serialisable: "+err.Error()))
-		}
+		errs = append(errs, freeform.Check(appPath.Child("args"), a.Args)...)
 	}
 
 	// Every deployment is checked before any replica's slice group is
@@ -122,9 +128,9 @@ func (a Application) Compile() (*placement.Plan, error) {
 	}
 	for i := range a.Deployments {
 		d, c := &a.Deployments[i], &cs[i]
-		var res *SliceReservation
+		var res *serveconfig.SliceReservation
 		if c.shape != nil {
-			var r SliceReservation
+			var r serveconfig.SliceReservation
 			var gerrs field.ErrorList
 			if groups, r, gerrs = d.buildSlices(c.shape, c.replicas, groups); len(gerrs) > 0 {
 				return nil, gerrs
@@ -137,7 +143,7 @@ func (a Application) Compile() (*placement.Plan, error) {
 	}
 	out.RuntimeEnv = envOrNil(&a.RuntimeEnv)
 	var err error
-	if out.Args, err = serveconfig.SnapshotMap(a.Args); err != nil {
+	if out.Args, err = freeform.CopyMap(a.Args); err != nil {
 		return nil, fmt.Errorf("serve: args: %w", err)
 	}
 	plan.Plan = placement.Plan{

@@ -5,39 +5,9 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 	"github.com/raytpu/raytpu/serveconfig"
 )
-
-// The types of Serve's config that a spec sets as they are sent: one
-// type, in package serveconfig, for the spec, the plan and the backends.
-type (
-	// AutoscalingConfig mirrors ray.serve.config.AutoscalingConfig (see
-	// serveconfig.AutoscalingConfig).
-	AutoscalingConfig = serveconfig.AutoscalingConfig
-	// NumReplicas is a replica count or [Auto] (see serveconfig.NumReplicas).
-	NumReplicas = serveconfig.NumReplicas
-	// SliceReservation is what a replica runtime needs to reserve its
-	// slice when it starts (see serveconfig.SliceReservation).
-	SliceReservation = serveconfig.SliceReservation
-	// ProfilerConfig starts the JAX profiler server on every TPU host of
-	// every replica (see serveconfig.ProfilerConfig).
-	ProfilerConfig = serveconfig.ProfilerConfig
-)
-
-// Auto is Serve's num_replicas "auto": autoscaling with Serve's defaults.
-const Auto = serveconfig.Auto
-
-// SliceReservationKey is the key of the deployment's user_config under
-// which a deployment with a topology carries its [SliceReservation]. It is
-// part of raytpu's contract with its replica runtime and stays stable.
-const SliceReservationKey = serveconfig.SliceReservationKey
-
-// SliceReservationVersion is the version of the [SliceReservation] format.
-const SliceReservationVersion = serveconfig.SliceReservationVersion
-
-// ProfilerKey is the key of a slice deployment's user_config under which
-// raytpu's replica runtime finds its [ProfilerConfig]. It is reserved.
-const ProfilerKey = serveconfig.ProfilerKey
 
 // envOrNil returns a copy of e, or nil when e sets nothing.
 func envOrNil(e *runtimeenv.RuntimeEnv) *runtimeenv.RuntimeEnv {
@@ -55,8 +25,8 @@ func envEmpty(e *runtimeenv.RuntimeEnv) bool { return e.IsEmpty() }
 // none); res is its slice reservation when it has a topology. The config
 // goes into a plan, so it shares no map, slice or pointer with d: the
 // user may change d after Compile without changing the plan.
-func (d *Deployment) rayConfig(out *serveconfig.Deployment, accelType string, res *SliceReservation) error {
-	uc, err := serveconfig.SnapshotMap(d.UserConfig)
+func (d *Deployment) rayConfig(out *serveconfig.Deployment, accelType string, res *serveconfig.SliceReservation) error {
+	uc, err := freeform.CopyMap(d.UserConfig)
 	if err != nil {
 		return err
 	}
@@ -128,7 +98,7 @@ func cloneMaps[M ~map[K]V, K comparable, V any](s []M) []M {
 }
 
 // cloneAutoscaling returns a copy of a that shares no pointer with it.
-func cloneAutoscaling(a *AutoscalingConfig) *AutoscalingConfig {
+func cloneAutoscaling(a *serveconfig.AutoscalingConfig) *serveconfig.AutoscalingConfig {
 	if a == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // Deployment overrides the options of one deployment of the application, as
@@ -12,23 +13,28 @@ import (
 type Deployment struct {
 	// Name of a deployment defined in the application's code. Required.
 	Name string `json:"name"`
-	// NumReplicas is the number of replicas, or [Auto] for Serve's default
-	// autoscaling (min 1, max 100, target 2 ongoing requests, overlaid
-	// with AutoscalingConfig). Exclusive with a fixed count when
-	// AutoscalingConfig is set. Optional. Default: 1.
-	NumReplicas NumReplicas `json:"num_replicas,omitempty"`
+	// NumReplicas is the number of replicas, serveconfig.ReplicaCount(n),
+	// or serveconfig.AutoReplicas() for Serve's default autoscaling (min
+	// 1, max 100, target 2 ongoing requests, overlaid with
+	// AutoscalingConfig). A count is exclusive with AutoscalingConfig; a
+	// count below 1 is refused. Optional. Default: unset, 1 replica.
+	NumReplicas serveconfig.Replicas `json:"num_replicas,omitzero"`
 	// AutoscalingConfig scales the replica count with traffic. Optional.
 	// Default: none (a fixed NumReplicas).
-	AutoscalingConfig *AutoscalingConfig `json:"autoscaling_config,omitempty"`
+	AutoscalingConfig *serveconfig.AutoscalingConfig `json:"autoscaling_config,omitempty"`
 	// MaxOngoingRequests is the most requests one replica handles at once.
 	// Optional. Default: 5.
 	MaxOngoingRequests int `json:"max_ongoing_requests,omitempty"`
 	// MaxQueuedRequests is the most requests queued at each caller before
-	// it answers 503; -1 means no limit. Optional. Default: -1.
-	MaxQueuedRequests int `json:"max_queued_requests,omitempty"`
+	// it answers 503: serveconfig.MaxQueued(n) with n at least 1, or
+	// serveconfig.NoQueueLimit() (Ray's -1, to lift a limit set in
+	// code). Optional. Default: unset, no limit.
+	MaxQueuedRequests serveconfig.QueueLimit `json:"max_queued_requests,omitzero"`
 	// UserConfig is passed to the replica's reconfigure() and may change
 	// without restarting replicas; it must marshal to a JSON object. The
-	// key [SliceReservationKey] is reserved. Optional. Default: none.
+	// keys serveconfig.SliceReservationKey and serveconfig.ProfilerKey are
+	// reserved. It may not hold itself, and nests at most 64 levels.
+	// Optional. Default: none.
 	UserConfig map[string]any `json:"user_config,omitempty"`
 	// HealthCheckPeriodS is the seconds between health checks. Optional.
 	// Default: 10.
@@ -69,9 +75,9 @@ type Deployment struct {
 	// accelerator_type + accelerator_config. Optional.
 	AcceleratorConfig *AcceleratorConfig `json:"accelerator_config,omitempty"`
 	// Profiler starts the JAX profiler server on every TPU host of every
-	// replica (see [ProfilerConfig]); needs a topology. Optional. Default:
-	// nil, no profiler server.
-	Profiler *ProfilerConfig `json:"profiler,omitempty"`
+	// replica (see serveconfig.ProfilerConfig); needs a topology.
+	// Optional. Default: nil, no profiler server.
+	Profiler *serveconfig.ProfilerConfig `json:"profiler,omitempty"`
 }
 
 // RayActorOptions mirrors Serve's RayActorOptionsSchema: the options of a
@@ -99,7 +105,3 @@ type RayActorOptions struct {
 	// in(a,b), !in(a,b)). Optional.
 	LabelSelector map[string]string `json:"label_selector,omitempty"`
 }
-
-// Ptr returns a pointer to v, for the optional fields whose zero value is
-// meaningful (NumCPUs: Ptr(0.0), MinReplicas: Ptr(0)).
-func Ptr[T any](v T) *T { return &v }

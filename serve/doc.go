@@ -10,11 +10,32 @@
 //
 // [Application.Compile] checks every rule Ray's Serve schema and its deploy
 // step enforce, plus the TPU catalog's, reports every problem at once with
-// its field path (app.deployments[llm].autoscalingConfig.minReplicas), and
+// its field path (app.deployments[llm].autoscaling_config.min_replicas), and
 // yields a [placement.Plan] of kind Application whose Serve.Config is one
 // entry of "applications" of PUT /api/serve/applications/: a typed
 // serveconfig.Application that backends read, which marshals to the same
 // bytes from run to run.
+//
+// # Field paths
+//
+// A path names a field the way a Serve config file spells it, because
+// every type here mirrors Ray Serve's config: each segment is the field's
+// JSON tag, Ray's snake_case keyword (num_replicas, ray_actor_options,
+// accelerator_config), whether the spec came from a file or was built in
+// Go. Deployments, which Ray keys by name, are keyed by name
+// (app.deployments[LLM]); lists are indexed (placement_group_bundles[0]);
+// the root is "app" (and "grpc_options" for [GRPCOptions]).
+//
+// # Say what you mean
+//
+// No number selects a mode. num_replicas is serveconfig.ReplicaCount(n),
+// serveconfig.AutoReplicas() (Serve's "auto") or unset (1 replica); a
+// count below 1 is an error at num_replicas. max_queued_requests is
+// serveconfig.MaxQueued(n), serveconfig.NoQueueLimit() or unset. Zero
+// elsewhere means the default the field names. Free-form values (args,
+// user_config, runtime_env keys) may not hold themselves and nest at most
+// 64 levels; names, ids and route prefixes hold no control characters and
+// no "/../".
 //
 // # Slices of a deployment with a topology
 //
@@ -26,8 +47,8 @@
 //
 //   - the deployment is sent without placement_group_bundles,
 //     placement_group_strategy or a bundle label selector;
-//   - its user_config carries, under the reserved key [SliceReservationKey],
-//     a [SliceReservation]: the arguments of slice_placement_group
+//   - its user_config carries, under the reserved key
+//     serveconfig.SliceReservationKey, a serveconfig.SliceReservation: the arguments of slice_placement_group
 //     (topology, accelerator_version, resources_per_bundle, strategy) plus
 //     the shape the replica runtime needs (hosts, chips per host, pod type).
 //     Serve passes user_config to the replica's reconfigure() during
@@ -77,7 +98,8 @@
 // The slice is released when Serve stops the replica (scale-down, delete,
 // redeploy of new code: the runtime's __del__) or when the replica dies;
 // a restarted replica reserves again. A replica that finds no free slice
-// within AcceleratorConfig.HeadReservationTimeout fails to start with
+// within AcceleratorConfig.HeadReservationTimeout (unless
+// NoHeadReservationTimeout, which waits indefinitely) fails to start with
 // "raytpu: slice reservation pending: ...", which Serve shows in the
 // deployment's message ("A replica failed to start with exception.
 // Retrying N more time(s)") while the application stays DEPLOYING, until

@@ -5,6 +5,7 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // An LLM deployment whose replicas each own a v4 2x2x2 slice (two hosts),
@@ -17,10 +18,10 @@ func ExampleApplication_Compile() {
 		ImportPath:  "chat.app:build",
 		Args:        map[string]any{"model": "gemma-2b"},
 		Deployments: []serve.Deployment{
-			{Name: "Router", NumReplicas: 2, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)}},
+			{Name: "Router", NumReplicas: serveconfig.ReplicaCount(2), RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)}},
 			{
 				Name:              "LLM",
-				NumReplicas:       2,
+				NumReplicas:       serveconfig.ReplicaCount(2),
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 			},
 		},
@@ -53,8 +54,8 @@ func ExampleApplication_Compile_invalid() {
 		ImportPath: "app",
 		Deployments: []serve.Deployment{{
 			Name:              "llm",
-			NumReplicas:       2,
-			AutoscalingConfig: &serve.AutoscalingConfig{MinReplicas: serve.Ptr(3)},
+			NumReplicas:       serveconfig.ReplicaCount(2),
+			AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: new(3)},
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "4x5"},
 		}},
 	}.Compile()
@@ -62,8 +63,8 @@ func ExampleApplication_Compile_invalid() {
 		fmt.Printf("%s: %s %q\n", e.Field, e.Type, e.Suggestion)
 	}
 	// Output:
-	// app.importPath: Invalid ""
-	// app.deployments[llm].numReplicas: Forbidden ""
-	// app.deployments[llm].autoscalingConfig.minReplicas: Invalid ""
-	// app.deployments[llm].acceleratorConfig.topology: NotSupported "4x4"
+	// app.import_path: Invalid ""
+	// app.deployments[llm].num_replicas: Forbidden ""
+	// app.deployments[llm].autoscaling_config.min_replicas: Invalid ""
+	// app.deployments[llm].accelerator_config.topology: NotSupported "4x4"
 }

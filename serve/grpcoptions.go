@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 )
 
 // GRPCOptions mirrors the top-level grpc_options of Serve's declarative
@@ -36,22 +36,22 @@ type GRPCOptions struct {
 // API takes it (the value of "grpc_options" in the body of PUT
 // /api/serve/applications/), with unset options left out so that Ray's
 // defaults apply. Problems come back together as a field.ErrorList with
-// paths under "grpcOptions".
+// paths under "grpc_options", spelled as Ray's config file spells them.
 //
 // Ray's schema accepts any port and an empty servicer list, and then
 // silently starts no gRPC proxy; raytpu rejects both.
 func (o GRPCOptions) Compile() (json.RawMessage, error) {
-	root := field.NewPath("grpcOptions")
+	root := field.NewPath("grpc_options")
 	var errs field.ErrorList
 	if o.Port < 0 || o.Port > 65535 {
 		errs = append(errs, field.Invalid(root.Child("port"), o.Port, "must be a TCP port in [1, 65535] (0: Ray's default, 9000)"))
 	}
 	if len(o.ServicerFunctions) == 0 {
-		errs = append(errs, field.Required(root.Child("servicerFunctions"),
+		errs = append(errs, field.Required(root.Child("grpc_servicer_functions"),
 			`at least one add_<Service>Servicer_to_server import path, e.g. "raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server"; without one Ray starts no gRPC proxy`))
 	}
 	for i, f := range o.ServicerFunctions {
-		p := root.Child("servicerFunctions").Index(i)
+		p := root.Child("grpc_servicer_functions").Index(i)
 		switch {
 		case f == "":
 			errs = append(errs, field.Required(p, "an import path such as module.add_FooServicer_to_server"))
@@ -60,14 +60,14 @@ func (o GRPCOptions) Compile() (json.RawMessage, error) {
 		}
 	}
 	if t := o.RequestTimeoutS; t != nil && !(*t > 0) {
-		errs = append(errs, field.Invalid(root.Child("requestTimeoutS"), *t, "must be > 0 seconds; leave it unset for no timeout"))
+		errs = append(errs, field.Invalid(root.Child("request_timeout_s"), *t, "must be > 0 seconds; leave it unset for no timeout"))
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	c := o
 	c.ServicerFunctions = slices.Clone(o.ServicerFunctions)
-	raw, err := serveconfig.Marshal(c)
+	raw, err := freeform.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("serve: encoding grpc_options: %w", err)
 	}

@@ -25,5 +25,5 @@ func ExampleGRPCOptions() {
 	fmt.Println(err)
 	// Output:
 	// {"port":9000,"grpc_servicer_functions":["raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server"]}
-	// grpcOptions.servicerFunctions: Required value: at least one add_<Service>Servicer_to_server import path, e.g. "raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server"; without one Ray starts no gRPC proxy
+	// grpc_options.grpc_servicer_functions: Required value: at least one add_<Service>Servicer_to_server import path, e.g. "raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server"; without one Ray starts no gRPC proxy
 }

@@ -23,7 +23,7 @@ var grpcAccepted = []struct {
 }{
 	{"defaults", serve.GRPCOptions{ServicerFunctions: []string{predictorServicer}},
 		`{"grpc_servicer_functions":["raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server"]}`},
-	{"everything", serve.GRPCOptions{Port: 9100, ServicerFunctions: []string{predictorServicer, "pkg.mod:add_FooServicer_to_server"}, RequestTimeoutS: serve.Ptr(2.5), EnableReflection: serve.Ptr(false)},
+	{"everything", serve.GRPCOptions{Port: 9100, ServicerFunctions: []string{predictorServicer, "pkg.mod:add_FooServicer_to_server"}, RequestTimeoutS: new(2.5), EnableReflection: new(false)},
 		`{"port":9100,"grpc_servicer_functions":["raytpu.serve.v1.predictor_pb2_grpc.add_PredictorServicer_to_server","pkg.mod:add_FooServicer_to_server"],"request_timeout_s":2.5,"enable_reflection":false}`},
 }
 
@@ -54,15 +54,15 @@ func TestGRPCOptionsRejects(t *testing.T) {
 		opts serve.GRPCOptions
 		want []want
 	}{
-		{"no servicer", serve.GRPCOptions{}, []want{{"grpcOptions.servicerFunctions", field.TypeRequired}}},
-		{"everything wrong", serve.GRPCOptions{Port: 70000, ServicerFunctions: []string{"", "nodots", "a:b:c"}, RequestTimeoutS: serve.Ptr(0.0)}, []want{
-			{"grpcOptions.port", field.TypeInvalid},
-			{"grpcOptions.servicerFunctions[0]", field.TypeRequired},
-			{"grpcOptions.servicerFunctions[1]", field.TypeInvalid},
-			{"grpcOptions.servicerFunctions[2]", field.TypeInvalid},
-			{"grpcOptions.requestTimeoutS", field.TypeInvalid},
+		{"no servicer", serve.GRPCOptions{}, []want{{"grpc_options.grpc_servicer_functions", field.TypeRequired}}},
+		{"everything wrong", serve.GRPCOptions{Port: 70000, ServicerFunctions: []string{"", "nodots", "a:b:c"}, RequestTimeoutS: new(0.0)}, []want{
+			{"grpc_options.port", field.TypeInvalid},
+			{"grpc_options.grpc_servicer_functions[0]", field.TypeRequired},
+			{"grpc_options.grpc_servicer_functions[1]", field.TypeInvalid},
+			{"grpc_options.grpc_servicer_functions[2]", field.TypeInvalid},
+			{"grpc_options.request_timeout_s", field.TypeInvalid},
 		}},
-		{"negative port", serve.GRPCOptions{Port: -1, ServicerFunctions: []string{predictorServicer}}, []want{{"grpcOptions.port", field.TypeInvalid}}},
+		{"negative port", serve.GRPCOptions{Port: -1, ServicerFunctions: []string{predictorServicer}}, []want{{"grpc_options.port", field.TypeInvalid}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

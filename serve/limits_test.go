@@ -11,10 +11,11 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/alloctest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
-func tpuDeployment(name string, replicas serve.NumReplicas) serve.Deployment {
-	return serve.Deployment{Name: name, NumReplicas: replicas,
+func tpuDeployment(name string, replicas int) serve.Deployment {
+	return serve.Deployment{Name: name, NumReplicas: serveconfig.ReplicaCount(replicas),
 		AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "4x4"}}
 }
 
@@ -34,28 +35,28 @@ func TestHugeReplicasLimit(t *testing.T) {
 	var cases []tc
 	for _, n := range []int{100000000, 1 << 40, 99999999999, math.MaxInt} {
 		cases = append(cases,
-			tc{"numReplicas with topology", limitApp(tpuDeployment("llm", serve.NumReplicas(n))),
-				[]field.Ref{{Field: "app.deployments[llm].numReplicas", Type: field.TypeTooMany}}},
-			tc{"numReplicas without topology", limitApp(serve.Deployment{Name: "web", NumReplicas: serve.NumReplicas(n)}),
-				[]field.Ref{{Field: "app.deployments[web].numReplicas", Type: field.TypeTooMany}}},
-			tc{"autoscaling maxReplicas", limitApp(serve.Deployment{Name: "llm", AutoscalingConfig: &serve.AutoscalingConfig{MaxReplicas: n},
+			tc{"numReplicas with topology", limitApp(tpuDeployment("llm", n)),
+				[]field.Ref{{Field: "app.deployments[llm].num_replicas", Type: field.TypeTooMany}}},
+			tc{"numReplicas without topology", limitApp(serve.Deployment{Name: "web", NumReplicas: serveconfig.ReplicaCount(n)}),
+				[]field.Ref{{Field: "app.deployments[web].num_replicas", Type: field.TypeTooMany}}},
+			tc{"autoscaling maxReplicas", limitApp(serve.Deployment{Name: "llm", AutoscalingConfig: &serveconfig.AutoscalingConfig{MaxReplicas: n},
 				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "4x4"}}),
-				[]field.Ref{{Field: "app.deployments[llm].autoscalingConfig.maxReplicas", Type: field.TypeTooMany}}},
-			tc{"autoscaling minReplicas", limitApp(serve.Deployment{Name: "web", AutoscalingConfig: &serve.AutoscalingConfig{MinReplicas: serve.Ptr(n), MaxReplicas: 2}}),
-				[]field.Ref{{Field: "app.deployments[web].autoscalingConfig.minReplicas", Type: field.TypeTooMany}}},
+				[]field.Ref{{Field: "app.deployments[llm].autoscaling_config.max_replicas", Type: field.TypeTooMany}}},
+			tc{"autoscaling minReplicas", limitApp(serve.Deployment{Name: "web", AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: new(n), MaxReplicas: 2}}),
+				[]field.Ref{{Field: "app.deployments[web].autoscaling_config.min_replicas", Type: field.TypeTooMany}}},
 		)
 	}
 	cases = append(cases,
 		// Under MaxReplicas, past the replicas that own a slice.
 		tc{"slice replicas", limitApp(tpuDeployment("llm", placement.MaxSliceReplicas+1)),
-			[]field.Ref{{Field: "app.deployments[llm].numReplicas", Type: field.TypeTooMany}}},
+			[]field.Ref{{Field: "app.deployments[llm].num_replicas", Type: field.TypeTooMany}}},
 		// Each deployment within the limit, the application past it.
 		tc{"slice replicas over the app", limitApp(tpuDeployment("a", 1000), tpuDeployment("b", 1000)),
-			[]field.Ref{{Field: "app.deployments[b].numReplicas", Type: field.TypeTooMany}}},
+			[]field.Ref{{Field: "app.deployments[b].num_replicas", Type: field.TypeTooMany}}},
 		// Past the bundles: 300 replicas of 64 hosts.
-		tc{"bundles", limitApp(serve.Deployment{Name: "llm", NumReplicas: 300,
+		tc{"bundles", limitApp(serve.Deployment{Name: "llm", NumReplicas: serveconfig.ReplicaCount(300),
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "16x16"}}),
-			[]field.Ref{{Field: "app.deployments[llm].numReplicas", Type: field.TypeTooMany}}},
+			[]field.Ref{{Field: "app.deployments[llm].num_replicas", Type: field.TypeTooMany}}},
 		tc{"deployment name", limitApp(serve.Deployment{Name: strings.Repeat("d", placement.MaxNameLength+1)}),
 			[]field.Ref{{Field: "app.deployments[" + strings.Repeat("d", placement.MaxNameLength+1) + "].name", Type: field.TypeTooMany}}},
 	)
@@ -95,10 +96,10 @@ func FuzzApplicationCompile(f *testing.F) {
 	f.Add("v6e", "4x4", -1, -1, -1)
 	f.Add("v6e", "16", 2, 0, 0)
 	f.Fuzz(func(t *testing.T, gen, topo string, replicas, maxReplicas, minReplicas int) {
-		d := serve.Deployment{Name: "llm", NumReplicas: serve.NumReplicas(replicas),
+		d := serve.Deployment{Name: "llm", NumReplicas: serveconfig.ReplicaCount(replicas),
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: gen, Topology: topo}}
 		if maxReplicas != 0 || minReplicas != 0 {
-			d.AutoscalingConfig = &serve.AutoscalingConfig{MaxReplicas: maxReplicas, MinReplicas: serve.Ptr(minReplicas)}
+			d.AutoscalingConfig = &serveconfig.AutoscalingConfig{MaxReplicas: maxReplicas, MinReplicas: new(minReplicas)}
 		}
 		app := limitApp(d)
 		var p *placement.Plan

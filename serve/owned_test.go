@@ -6,6 +6,7 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/owntest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // TestPlanBelongsToCaller: a compiled plan shares nothing with another
@@ -21,12 +22,12 @@ func TestPlanBelongsToCaller(t *testing.T) {
 	apps := map[string]Application{
 		"profiler and a user TPU bundle": {Name: "chat", ImportPath: "chat.app:build", Deployments: []Deployment{{
 			Name:                  "LLM",
-			NumReplicas:           2,
+			NumReplicas:           serveconfig.ReplicaCount(2),
 			UserConfig:            map[string]any{"nested": map[string]any{"list": []any{1, "a"}}},
 			PlacementGroupBundles: []map[string]float64{{"CPU": 2, "TPU": 4}},
 			AcceleratorConfig:     &AcceleratorConfig{Accelerator: "v5p", Topology: "2x2x4"},
-			Profiler:              &ProfilerConfig{Port: 9999},
-			RayActorOptions: &RayActorOptions{NumCPUs: Ptr(1.0), LabelSelector: map[string]string{"zone": "a"},
+			Profiler:              &serveconfig.ProfilerConfig{Port: 9999},
+			RayActorOptions: &RayActorOptions{NumCPUs: new(1.0), LabelSelector: map[string]string{"zone": "a"},
 				RuntimeEnv: runtimeenv.RuntimeEnv{EnvVars: map[string]string{"A": "1"}, Pip: []string{"jax"}}},
 		}}},
 	}

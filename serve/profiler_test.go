@@ -10,13 +10,14 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 func profiledApp(mod func(*serve.Deployment)) serve.Application {
 	d := serve.Deployment{
 		Name:              "LLM",
 		AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
-		Profiler:          &serve.ProfilerConfig{},
+		Profiler:          &serveconfig.ProfilerConfig{},
 	}
 	if mod != nil {
 		mod(&d)
@@ -52,11 +53,11 @@ func TestProfilerValidation(t *testing.T) {
 		{name: "ok", mod: nil},
 		{name: "no topology", mod: func(d *serve.Deployment) { d.AcceleratorConfig = nil }, want: []string{"app.deployments[LLM].profiler Forbidden"}},
 		{name: "bad port", mod: func(d *serve.Deployment) { d.Profiler.Port = 65536 }, want: []string{"app.deployments[LLM].profiler.port Invalid"}},
-		{name: "reserved key", mod: func(d *serve.Deployment) { d.UserConfig = map[string]any{serve.ProfilerKey: 1} }, want: []string{"app.deployments[LLM].userConfig[raytpu_profiler] Forbidden"}},
+		{name: "reserved key", mod: func(d *serve.Deployment) { d.UserConfig = map[string]any{serveconfig.ProfilerKey: 1} }, want: []string{"app.deployments[LLM].user_config[raytpu_profiler] Forbidden"}},
 		{name: "reserved key without profiler", mod: func(d *serve.Deployment) {
 			d.Profiler = nil
-			d.UserConfig = map[string]any{serve.ProfilerKey: 1}
-		}, want: []string{"app.deployments[LLM].userConfig[raytpu_profiler] Forbidden"}},
+			d.UserConfig = map[string]any{serveconfig.ProfilerKey: 1}
+		}, want: []string{"app.deployments[LLM].user_config[raytpu_profiler] Forbidden"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -81,7 +82,7 @@ func ExampleProfilerConfig() {
 		Deployments: []serve.Deployment{{
 			Name:              "LLM",
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
-			Profiler:          &serve.ProfilerConfig{}, // each host picks a free port
+			Profiler:          &serveconfig.ProfilerConfig{}, // each host picks a free port
 		}},
 	}.Compile()
 	if err != nil {
@@ -102,7 +103,7 @@ func ExampleProfilerConfig() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(serve.ProfilerKey+":", string(cfg.Deployments[0].UserConfig[serve.ProfilerKey]))
+	fmt.Println(serveconfig.ProfilerKey+":", string(cfg.Deployments[0].UserConfig[serveconfig.ProfilerKey]))
 	// Output:
 	// raytpu_profiler: {"port":0}
 }

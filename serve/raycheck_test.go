@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/raytpu/raytpu/internal/testinfra/venvtest"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/tpu"
 )
@@ -103,7 +104,7 @@ func TestConfigsAreRays(t *testing.T) {
 		if plan, err := tc.app.Compile(); err == nil {
 			cfg, merr = plan.Serve.Config.MarshalJSON()
 		} else {
-			cfg, merr = serveconfig.Marshal(rawConfig(tc.app))
+			cfg, merr = freeform.Marshal(rawConfig(tc.app))
 		}
 		if merr != nil {
 			t.Fatalf("%s: %v", tc.name, merr)

@@ -1,13 +1,11 @@
 package serve
 
 import (
-	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/runtimeenv"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
 )
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -38,41 +36,12 @@ func ruleAt[T any](errs field.ErrorList, p *field.Path, name string, v T, why st
 	return append(errs, field.Invalid(p.Child(name), v, why))
 }
 
-// uriProtocols are the schemes Ray's parse_uri accepts in runtime_env
-// (ray/_private/runtime_env/protocol.py).
-var uriProtocols = []string{"abfss", "azure", "conda", "file", "gcs", "gs", "http", "https", "local", "pip", "s3", "uv"}
-
-// ValidateRuntimeEnv checks a Serve runtime_env at p: runtimeenv's own
-// rules, and Ray's rule that working_dir and py_modules are URIs. A plain
-// path is a local directory, which a backend uploads (to gcs://) before the
-// config reaches Ray; anything with a scheme must be one Ray knows.
-func ValidateRuntimeEnv(p *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
-	errs := env.Validate(p)
-	check := func(fp *field.Path, uri string) {
-		scheme, rest, ok := strings.Cut(uri, "://")
-		if !ok {
-			return // a local directory, uploaded by the backend
-		}
-		if !slices.Contains(uriProtocols, strings.ToLower(scheme)) {
-			errs = append(errs, field.NotSupported(fp, uri, uriProtocols).
-				WithDetail(fmt.Sprintf("unknown URI scheme %q", scheme)))
-			return
-		}
-		if strings.EqualFold(scheme, "local") && !strings.HasPrefix(rest, "/") {
-			errs = append(errs, field.Invalid(fp, uri, "a local:// URI names an absolute directory present on every node: local:///path/in/image"))
-		}
-	}
-	if env.WorkingDir != "" {
-		check(p.Child("workingDir"), env.WorkingDir)
-	}
-	for i, m := range env.PyModules {
-		check(p.Child("pyModules").Index(i), m)
-	}
-	return errs
-}
-
-// importPathRule is Ray's ServeApplicationSchema.import_path_format_valid.
+// importPathRule is Ray's ServeApplicationSchema.import_path_format_valid,
+// and no control character.
 func importPathRule(v string) string {
+	if why := servecheck.Text(v); why != "" {
+		return why
+	}
 	if strings.Contains(v, ":") {
 		switch {
 		case strings.Count(v, ":") > 1:
@@ -91,8 +60,12 @@ func importPathRule(v string) string {
 	return ""
 }
 
-// routePrefixRule is Ray's validate_route_prefix.
+// routePrefixRule is Ray's validate_route_prefix, and no control
+// character or "/../".
 func routePrefixRule(v string) string {
+	if why := servecheck.Route(v); why != "" {
+		return why
+	}
 	switch {
 	case !strings.HasPrefix(v, "/"):
 		return `must start with "/"`

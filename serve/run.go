@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"reflect"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
@@ -22,9 +23,10 @@ func (a Application) Deploy(ctx context.Context, s backend.Server) (*backend.Ser
 // is a *backend.ServiceError (errors.Is backend.ErrDeployFailed or
 // backend.ErrUnhealthy, with Ray's message); a ctx that ends first is a
 // *backend.ServiceError holding the last status, which says why the
-// application is not running yet. opts, if given, tunes the wait.
-func (a Application) Run(ctx context.Context, s backend.Server, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
-	return RunApp(ctx, s, a, opts...)
+// application is not running yet. opts tunes the wait; nil means the
+// defaults.
+func (a Application) Run(ctx context.Context, s backend.Server, opts *backend.WaitOptions) (*backend.ServiceStatus, error) {
+	return RunApp(ctx, s, a, opts)
 }
 
 // Compiler is a Serve application that compiles to a plan of kind
@@ -34,11 +36,37 @@ type Compiler interface {
 	Compile() (*placement.Plan, error)
 }
 
+// Errors of a call given nothing to work with.
+var (
+	errNilContext = errors.New("serve: nil context: pass context.Background() or a context with a deadline")
+	errNilBackend = errors.New("serve: nil backend: pass a backend.Server (sim.New, raybackend.New, kuberay.New)")
+	errNilApp     = errors.New("serve: nil application: pass a serve.Application or an llm.OpenAIApp")
+)
+
+// isNil reports whether v is nil or a nil pointer, map, slice, func or
+// channel inside an interface (a typed nil).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
 // DeployApp compiles app and deploys its plan on s: Application.Deploy
-// for any Compiler. Compile's errors come back before any request.
+// for any Compiler. Compile's errors come back before any request; a nil
+// ctx, backend or app (also a typed nil) is an error, never a panic.
 func DeployApp(ctx context.Context, s backend.Server, app Compiler) (*backend.ServiceStatus, error) {
-	if s == nil {
-		return nil, errors.New("serve: Deploy: nil backend")
+	switch {
+	case ctx == nil:
+		return nil, errNilContext
+	case isNil(s):
+		return nil, errNilBackend
+	case isNil(app):
+		return nil, errNilApp
 	}
 	plan, err := app.Compile()
 	if err != nil {
@@ -48,15 +76,15 @@ func DeployApp(ctx context.Context, s backend.Server, app Compiler) (*backend.Se
 }
 
 // RunApp deploys app on s and waits until it is RUNNING: Application.Run
-// for any Compiler.
-func RunApp(ctx context.Context, s backend.Server, app Compiler, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
+// for any Compiler. opts tunes the wait; nil means the defaults.
+func RunApp(ctx context.Context, s backend.Server, app Compiler, opts *backend.WaitOptions) (*backend.ServiceStatus, error) {
 	st, err := DeployApp(ctx, s, app)
 	if err != nil {
 		return st, err
 	}
 	var o backend.WaitOptions
-	if len(opts) > 0 {
-		o = opts[0]
+	if opts != nil {
+		o = *opts
 	}
 	return s.Wait(ctx, st.Name, o)
 }
@@ -64,8 +92,13 @@ func RunApp(ctx context.Context, s backend.Server, app Compiler, opts ...backend
 // Delete mirrors serve.delete(name): it removes the named application from
 // s and leaves every other one running.
 func Delete(ctx context.Context, s backend.Server, name string) error {
-	if s == nil {
-		return errors.New("serve: Delete: nil backend")
+	switch {
+	case ctx == nil:
+		return errNilContext
+	case isNil(s):
+		return errNilBackend
+	case name == "":
+		return errors.New(`serve: Delete: empty application name: pass the application's name ("default" when it set none)`)
 	}
 	return s.Delete(ctx, name)
 }

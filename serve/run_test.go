@@ -10,17 +10,18 @@ import (
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 )
 
-func llmApp(name string, replicas serve.NumReplicas) serve.Application {
+func llmApp(name string, replicas int) serve.Application {
 	return serve.Application{
 		Name:        name,
 		RoutePrefix: "/" + name,
 		ImportPath:  "chat.app:build",
 		Deployments: []serve.Deployment{{
 			Name:              "LLM",
-			NumReplicas:       replicas,
+			NumReplicas:       serveconfig.ReplicaCount(replicas),
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 		}},
 	}
@@ -59,7 +60,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	c := simCluster(t, "2*v4-16,v4-8,cpu:1")
 	ctx := t.Context()
 
-	st, err := llmApp("chat", 2).Run(ctx, c)
+	st, err := llmApp("chat", 2).Run(ctx, c, nil)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -81,7 +82,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 		t.Errorf("redeploy = %v, %v; want the same placement %v", again, err, bySlice)
 	}
 
-	_, err = llmApp("more", 1).Run(ctx, c)
+	_, err = llmApp("more", 1).Run(ctx, c, nil)
 	var pe *backend.PlacementError
 	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), placement.CodeHeadReservationFailed) {
 		t.Fatalf("a third v4-16 replica: err = %v, want a PlacementError with %s", err, placement.CodeHeadReservationFailed)
@@ -101,7 +102,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	if n := len(c.PlacementGroups()); n != 0 {
 		t.Errorf("%d placement groups left after deleting every application", n)
 	}
-	if _, err := llmApp("chat", 2).Run(ctx, c); err != nil {
+	if _, err := llmApp("chat", 2).Run(ctx, c, nil); err != nil {
 		t.Errorf("after the deletes both slices are free again, but Run = %v", err)
 	}
 }
@@ -113,7 +114,7 @@ func ExampleApplication_Run() {
 	cluster, _ := sim.NewCluster(spec)
 	var s backend.Server = cluster // or raybackend.New(client)
 
-	st, err := llmApp("chat", 2).Run(context.Background(), s)
+	st, err := llmApp("chat", 2).Run(context.Background(), s, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/raytpu/raytpu/field/fieldfile"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 func TestCompile(t *testing.T) {
@@ -73,12 +74,12 @@ func TestSliceGroups(t *testing.T) {
 		dep  Deployment
 		want int
 	}{
-		{"fixed", Deployment{Name: "llm", NumReplicas: 3, AcceleratorConfig: v4Slice}, 3},
+		{"fixed", Deployment{Name: "llm", NumReplicas: serveconfig.ReplicaCount(3), AcceleratorConfig: v4Slice}, 3},
 		{"default one", Deployment{Name: "llm", AcceleratorConfig: v4Slice}, 1},
-		{"autoscaling max", Deployment{Name: "llm", AutoscalingConfig: &AutoscalingConfig{MaxReplicas: 4}, AcceleratorConfig: v4Slice}, 4},
-		{"autoscaling default max", Deployment{Name: "llm", AutoscalingConfig: &AutoscalingConfig{}, AcceleratorConfig: v4Slice}, 1},
-		{"auto default max", Deployment{Name: "llm", NumReplicas: Auto, AcceleratorConfig: v4Slice}, 100},
-		{"no topology", Deployment{Name: "llm", NumReplicas: 3, AcceleratorConfig: &AcceleratorConfig{Accelerator: "v4"}}, 0},
+		{"autoscaling max", Deployment{Name: "llm", AutoscalingConfig: &serveconfig.AutoscalingConfig{MaxReplicas: 4}, AcceleratorConfig: v4Slice}, 4},
+		{"autoscaling default max", Deployment{Name: "llm", AutoscalingConfig: &serveconfig.AutoscalingConfig{}, AcceleratorConfig: v4Slice}, 1},
+		{"auto default max", Deployment{Name: "llm", NumReplicas: serveconfig.AutoReplicas(), AcceleratorConfig: v4Slice}, 100},
+		{"no topology", Deployment{Name: "llm", NumReplicas: serveconfig.ReplicaCount(3), AcceleratorConfig: &AcceleratorConfig{Accelerator: "v4"}}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -209,7 +210,7 @@ func TestSliceShapePerCompile(t *testing.T) {
 			{Name: "ok"},
 			{Name: name, AcceleratorConfig: &AcceleratorConfig{Kind: TPU, Accelerator: "v4", Topology: "2x2x3"}},
 		}}.Compile()
-		want := "app.deployments[" + name + "].acceleratorConfig.topology"
+		want := "app.deployments[" + name + "].accelerator_config.topology"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("deployment %s: error %v, want one at %s", name, err, want)
 		}
@@ -223,7 +224,7 @@ func TestCompileConcurrent(t *testing.T) {
 	t.Parallel()
 	app := func(i int) Application {
 		return Application{ImportPath: "a:b", Deployments: []Deployment{{
-			Name: "llm", NumReplicas: 2,
+			Name: "llm", NumReplicas: serveconfig.ReplicaCount(2),
 			AcceleratorConfig: &AcceleratorConfig{Kind: TPU, Accelerator: "v6e", Topology: "4x4",
 				HeadReservationTimeout: time.Duration(1000+i%4) * time.Millisecond},
 		}}}

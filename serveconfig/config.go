@@ -37,9 +37,9 @@ type Application struct {
 // (DeploymentSchema).
 type Deployment struct {
 	Name                      string             `json:"name"`
-	NumReplicas               NumReplicas        `json:"num_replicas,omitempty"`
+	NumReplicas               Replicas           `json:"num_replicas,omitzero"`
 	MaxOngoingRequests        int                `json:"max_ongoing_requests,omitempty"`
-	MaxQueuedRequests         int                `json:"max_queued_requests,omitempty"`
+	MaxQueuedRequests         QueueLimit         `json:"max_queued_requests,omitzero"`
 	UserConfig                map[string]any     `json:"user_config,omitempty"`
 	AutoscalingConfig         *AutoscalingConfig `json:"autoscaling_config,omitempty"`
 	GracefulShutdownWaitLoopS *float64           `json:"graceful_shutdown_wait_loop_s,omitempty"`
@@ -73,8 +73,12 @@ type ActorOptions struct {
 	LabelSelector   map[string]string      `json:"label_selector,omitempty"`
 }
 
-// Deployment returns the deployment of that name, or nil.
+// Deployment returns the deployment of that name, or nil (also for a nil
+// application).
 func (a *Application) Deployment(name string) *Deployment {
+	if a == nil {
+		return nil
+	}
 	for i := range a.Deployments {
 		if a.Deployments[i].Name == name {
 			return &a.Deployments[i]

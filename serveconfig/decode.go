@@ -25,6 +25,9 @@ func (Deployment) FileShape() any { return deploymentJSON{} }
 // does not know are ignored, as Serve ignores them; numbers inside args
 // and user_config decode as json.Number.
 func (a *Application) UnmarshalJSON(b []byte) error {
+	if a == nil {
+		return errNilTarget
+	}
 	var in applicationJSON
 	if err := decodeNumbers(b, &in); err != nil {
 		return err
@@ -36,6 +39,9 @@ func (a *Application) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a deployment as MarshalJSON writes it, taking its
 // slice reservation (and, with one, its profiler) out of user_config.
 func (d *Deployment) UnmarshalJSON(b []byte) error {
+	if d == nil {
+		return errNilTarget
+	}
 	var in deploymentJSON
 	if err := decodeNumbers(b, &in); err != nil {
 		return err
@@ -74,7 +80,7 @@ func decodeNumbers(b []byte, v any) error {
 
 // reencode decodes a value decoded into an interface once more, into v.
 func reencode(x any, v any) error {
-	b, err := Marshal(x)
+	b, err := marshal(x)
 	if err != nil {
 		return err
 	}

@@ -28,15 +28,15 @@ func sliceApp() serveconfig.Application {
 		Deployments: []serveconfig.Deployment{
 			{
 				Name:              "Router",
-				NumReplicas:       serveconfig.Auto,
+				NumReplicas:       serveconfig.AutoReplicas(),
 				AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: ptr(0), MaxReplicas: 4, UpscaleDelayS: ptr(0.0)},
 				RayActorOptions:   &serveconfig.ActorOptions{NumCPUs: ptr(0.0), LabelSelector: map[string]string{"zone": "in(a,b)"}},
 				UserConfig:        map[string]any{ProfilerKeyAlone: "a user's key without a reservation"},
 			},
 			{
 				Name:        "LLM",
-				NumReplicas: 2,
-				UserConfig:  map[string]any{"temperature": 0.7, "stop": []any{"\n"}},
+				NumReplicas: serveconfig.ReplicaCount(2), MaxQueuedRequests: serveconfig.NoQueueLimit(),
+				UserConfig: map[string]any{"temperature": 0.7, "stop": []any{"\n"}},
 				Reservation: &serveconfig.SliceReservation{
 					Version: 1, Topology: "2x2x2", AcceleratorVersion: "v4", AcceleratorType: "TPU-V4", PodType: "v4-16",
 					NumHosts: 2, ChipsPerHost: 4, NumBundles: 2, ResourcesPerBundle: map[string]float64{"TPU": 4, "CPU": 1},
@@ -120,31 +120,5 @@ func TestFileShapeIsStrict(t *testing.T) {
 		if len(errs) != 1 || errs[0].Field != c.path || errs[0].Type != field.TypeNotSupported {
 			t.Errorf("%s: errors %v, want one NotSupported at %s", c.path, errs, c.path)
 		}
-	}
-}
-
-// Snapshot copies maps and slices and turns other values into JSON's own
-// types, so that changing the original changes nothing in the copy and the
-// copy survives a round trip byte for byte.
-func TestSnapshot(t *testing.T) {
-	t.Parallel()
-	type opts struct {
-		Z int    `json:"z"`
-		A string `json:"a"`
-	}
-	inner := []any{1.5}
-	m := map[string]any{"list": inner, "opts": opts{Z: 1, A: "x"}, "ints": map[string]int{"b": 2}}
-	c, err := serveconfig.SnapshotMap(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner[0] = "changed"
-	m["new"] = true
-	want := map[string]any{"list": []any{1.5}, "opts": map[string]any{"z": json.Number("1"), "a": "x"}, "ints": map[string]any{"b": json.Number("2")}}
-	if diff := cmp.Diff(want, c); diff != "" {
-		t.Errorf("snapshot (-want +got):\n%s", diff)
-	}
-	if _, err := serveconfig.Snapshot(map[string]any{"c": make(chan int)}); err == nil {
-		t.Error("a channel: no error")
 	}
 }

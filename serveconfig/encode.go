@@ -43,21 +43,21 @@ func (e *jsonEnc) deployment(d *Deployment) {
 	first := true
 	e.field(&first, "name")
 	e.str(d.Name)
-	if d.NumReplicas != 0 {
+	if !d.NumReplicas.IsZero() {
 		e.field(&first, "num_replicas")
-		if d.NumReplicas == Auto {
+		if d.NumReplicas.IsAuto() {
 			e.b = append(e.b, `"auto"`...)
 		} else {
-			e.int(int(d.NumReplicas))
+			e.int(d.NumReplicas.n)
 		}
 	}
 	if d.MaxOngoingRequests != 0 {
 		e.field(&first, "max_ongoing_requests")
 		e.int(d.MaxOngoingRequests)
 	}
-	if d.MaxQueuedRequests != 0 {
+	if !d.MaxQueuedRequests.IsZero() {
 		e.field(&first, "max_queued_requests")
-		e.int(d.MaxQueuedRequests)
+		e.int(d.MaxQueuedRequests.wire())
 	}
 	if len(d.UserConfig) > 0 || d.Reservation != nil {
 		e.field(&first, "user_config")

@@ -21,6 +21,14 @@ func fill(t *testing.T, v reflect.Value, s string, f float64) {
 		v.Set(reflect.New(v.Type().Elem()))
 		fill(t, v.Elem(), s, f)
 	case reflect.Struct:
+		switch v.Type() {
+		case reflect.TypeFor[Replicas]():
+			v.Set(reflect.ValueOf(ReplicaCount(3)))
+			return
+		case reflect.TypeFor[QueueLimit]():
+			v.Set(reflect.ValueOf(MaxQueued(3)))
+			return
+		}
 		if v.Type() == reflect.TypeOf(runtimeenv.RuntimeEnv{}) {
 			v.Set(reflect.ValueOf(runtimeenv.RuntimeEnv{WorkingDir: "gcs://_ray_pkg_x.zip", EnvVars: map[string]string{"A": s}}))
 			return
@@ -124,14 +132,15 @@ func TestConfigJSONMatchesEncodingJSON(t *testing.T) {
 		for i := range a.Deployments {
 			a.Deployments[i].Reservation, a.Deployments[i].Profiler = nil, nil
 		}
-		for _, n := range []NumReplicas{3, Auto} {
+		for _, n := range []Replicas{ReplicaCount(3), AutoReplicas()} {
 			for i := range a.Deployments {
 				a.Deployments[i].NumReplicas = n
+				a.Deployments[i].MaxQueuedRequests = NoQueueLimit()
 			}
 			want, werr := reference(&a)
 			got, gerr := a.MarshalJSON()
 			if string(got) != string(want) || (werr == nil) != (gerr == nil) {
-				t.Errorf("s=%q f=%g n=%d:\n got %s (%v)\nwant %s (%v)", c.s, c.f, n, got, gerr, want, werr)
+				t.Errorf("s=%q f=%g n=%v:\n got %s (%v)\nwant %s (%v)", c.s, c.f, n, got, gerr, want, werr)
 			}
 		}
 	}
@@ -141,7 +150,7 @@ func TestConfigJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for _, bad := range []any{math.NaN(), math.Inf(1), make(chan int)} {
 		_, werr := marshalReflect(map[string]any{"k": bad})
-		_, gerr := Marshal(map[string]any{"k": bad})
+		_, gerr := marshal(map[string]any{"k": bad})
 		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
 			t.Errorf("%v: errors %v and %v, want encoding/json's", bad, gerr, werr)
 		}
@@ -156,7 +165,7 @@ func FuzzConfigJSON(f *testing.F) {
 			return
 		}
 		a := Application{Name: s, ImportPath: k, Args: map[string]any{k: s, s: x},
-			Deployments: []Deployment{{Name: k, NumReplicas: NumReplicas(n), UserConfig: map[string]any{s: []any{x, k}},
+			Deployments: []Deployment{{Name: k, NumReplicas: ReplicaCount(n), UserConfig: map[string]any{s: []any{x, k}},
 				PlacementGroupBundles: []map[string]float64{{k: x}}, PlacementGroupBundleLabelSelector: []map[string]string{{s: k}}}}}
 		want, werr := reference(&a)
 		got, gerr := a.MarshalJSON()

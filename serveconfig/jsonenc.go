@@ -3,6 +3,7 @@ package serveconfig
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -20,9 +21,19 @@ import (
 
 // jsonEnc appends JSON to b; the first error sticks.
 type jsonEnc struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	depth int // of nested maps and lists in any
 }
+
+// maxDepth is how deeply the maps and lists of a free-form value (args,
+// user_config, engine_kwargs) may nest. A value nested deeper, or one that
+// holds itself, is refused with an error instead of being walked without
+// end.
+const maxDepth = 64
+
+// errTooDeep is the error of a free-form value nested past maxDepth.
+var errTooDeep = fmt.Errorf("nests deeper than %d levels (or holds itself)", maxDepth)
 
 // field writes the separator and the key of an object member.
 func (e *jsonEnc) field(first *bool, key string) {
@@ -172,6 +183,18 @@ func (e *jsonEnc) object(m map[string]any) { members(e, m, e.any) }
 // any writes the values a user_config or args usually hold; any other
 // type goes through encoding/json.
 func (e *jsonEnc) any(v any) {
+	switch v.(type) {
+	case map[string]any, []any:
+		if e.depth >= maxDepth {
+			if e.err == nil {
+				e.err = errTooDeep
+			}
+			e.b = append(e.b, "null"...)
+			return
+		}
+		e.depth++
+		defer func() { e.depth-- }()
+	}
 	switch v := v.(type) {
 	case nil:
 		e.b = append(e.b, "null"...)

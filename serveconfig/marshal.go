@@ -6,11 +6,11 @@ import (
 	"slices"
 )
 
-// Marshal encodes v compactly without HTML escaping, as Ray is sent any
+// marshal encodes v compactly without HTML escaping, as Ray is sent any
 // part of a Serve config: the bytes encoding/json's Encoder writes with
 // SetEscapeHTML(false), without its trailing newline. An [Application], a
 // [Deployment] and a map[string]any take the hand-written encoder.
-func Marshal(v any) ([]byte, error) {
+func marshal(v any) ([]byte, error) {
 	switch v := v.(type) {
 	case Application:
 		return v.MarshalJSON()

@@ -1,14 +1,17 @@
 package serveconfig
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
 
 // AutoscalingConfig mirrors ray.serve.config.AutoscalingConfig. Unset
 // fields are not sent; Serve fills in the defaults named below, or, with
-// NumReplicas Auto, the "auto" defaults (min 1, max 100, target 2).
+// num_replicas [AutoReplicas], the "auto" defaults (min 1, max 100,
+// target 2).
 type AutoscalingConfig struct {
 	// MinReplicas is the fewest replicas; 0 allows scaling to zero.
 	// Optional. Default: 1.
@@ -17,7 +20,7 @@ type AutoscalingConfig struct {
 	// MinReplicas and MaxReplicas. Optional. Default: MinReplicas.
 	InitialReplicas *int `json:"initial_replicas,omitempty"`
 	// MaxReplicas is the most replicas. Optional. Default: 1 (100 with
-	// NumReplicas Auto).
+	// num_replicas "auto").
 	MaxReplicas int `json:"max_replicas,omitempty"`
 	// TargetOngoingRequests is the load per replica Serve scales toward.
 	// Optional. Default: 2.
@@ -43,34 +46,189 @@ type AutoscalingConfig struct {
 	AggregationFunction string `json:"aggregation_function,omitempty"`
 }
 
-// NumReplicas is a replica count or [Auto].
-type NumReplicas int
-
-// Auto is Serve's num_replicas "auto": autoscaling with Serve's defaults.
-const Auto NumReplicas = -1
-
-// MarshalJSON writes "auto" for Auto and the count otherwise.
-func (n NumReplicas) MarshalJSON() ([]byte, error) {
-	if n == Auto {
-		return []byte(`"auto"`), nil
-	}
-	return strconv.AppendInt(nil, int64(n), 10), nil
+// Replicas is a deployment's num_replicas: unset (the zero value, which
+// leaves Serve's default, 1), a count ([ReplicaCount]) or Serve's
+// "auto" ([AutoReplicas]). No number means "auto": it is said only with
+// AutoReplicas. In JSON and YAML it is a count or the string "auto", as
+// in Ray Serve's config files.
+type Replicas struct {
+	n    int
+	mode replicasMode
 }
 
-// UnmarshalJSON reads a count or "auto".
-func (n *NumReplicas) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		if s != "auto" {
-			return fmt.Errorf(`serve: num_replicas must be an int or "auto", got %q`, s)
-		}
-		*n = Auto
+type replicasMode uint8
+
+const (
+	replicasUnset replicasMode = iota
+	replicasCount
+	replicasAuto
+)
+
+// ReplicaCount is a fixed number of replicas. A count below 1 is kept as
+// given and refused by validation (at num_replicas), never read as a
+// mode.
+func ReplicaCount(n int) Replicas { return Replicas{n: n, mode: replicasCount} }
+
+// AutoReplicas is Serve's num_replicas "auto": autoscaling with Serve's
+// defaults (min 1, max 100, target 2 ongoing requests), overlaid with the
+// deployment's autoscaling_config.
+func AutoReplicas() Replicas { return Replicas{mode: replicasAuto} }
+
+// IsZero reports whether r is unset (Serve's default).
+func (r Replicas) IsZero() bool { return r.mode == replicasUnset }
+
+// IsAuto reports whether r is [AutoReplicas].
+func (r Replicas) IsAuto() bool { return r.mode == replicasAuto }
+
+// Count returns the fixed count and true, or 0 and false when r is unset
+// or "auto".
+func (r Replicas) Count() (int, bool) {
+	if r.mode != replicasCount {
+		return 0, false
+	}
+	return r.n, true
+}
+
+// String is the count, "auto", or "unset".
+func (r Replicas) String() string {
+	switch r.mode {
+	case replicasCount:
+		return strconv.Itoa(r.n)
+	case replicasAuto:
+		return "auto"
+	}
+	return "unset"
+}
+
+// MarshalJSON writes the count or "auto"; unset is null (a field of it
+// with omitzero is left out).
+func (r Replicas) MarshalJSON() ([]byte, error) {
+	switch r.mode {
+	case replicasCount:
+		return strconv.AppendInt(nil, int64(r.n), 10), nil
+	case replicasAuto:
+		return []byte(`"auto"`), nil
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON reads a count or "auto", as Ray reads num_replicas; null
+// is unset.
+func (r *Replicas) UnmarshalJSON(b []byte) error {
+	if r == nil {
+		return errNilTarget
+	}
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*r = Replicas{}
 		return nil
 	}
-	var i int
-	if err := json.Unmarshal(b, &i); err != nil {
-		return fmt.Errorf(`serve: num_replicas must be an int or "auto": %w`, err)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil || s != "auto" {
+			return fmt.Errorf(`num_replicas must be a count or "auto", got %s`, b)
+		}
+		*r = AutoReplicas()
+		return nil
 	}
-	*n = NumReplicas(i)
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf(`num_replicas must be a count or "auto", got %s`, b)
+	}
+	*r = ReplicaCount(n)
+	return nil
+}
+
+// errNilTarget is the error of decoding into a nil pointer.
+var errNilTarget = errors.New("serveconfig: UnmarshalJSON into a nil pointer: pass a pointer to a value")
+
+// QueueLimit is a deployment's max_queued_requests: unset (the zero
+// value, which leaves Serve's default, no limit), a limit
+// ([MaxQueued]) or explicitly no limit ([NoQueueLimit], which overrides
+// a limit set in code). In JSON and YAML it is Ray's number, -1 for no
+// limit.
+type QueueLimit struct {
+	n    int
+	mode queueMode
+}
+
+type queueMode uint8
+
+const (
+	queueUnset queueMode = iota
+	queueLimited
+	queueUnlimited
+)
+
+// MaxQueued is a limit of n requests queued at each caller. A limit below
+// 1 is kept as given and refused by validation, never read as "no limit".
+func MaxQueued(n int) QueueLimit { return QueueLimit{n: n, mode: queueLimited} }
+
+// NoQueueLimit queues without limit (Ray's -1).
+func NoQueueLimit() QueueLimit { return QueueLimit{mode: queueUnlimited} }
+
+// IsZero reports whether q is unset (Serve's default).
+func (q QueueLimit) IsZero() bool { return q.mode == queueUnset }
+
+// IsUnlimited reports whether q is [NoQueueLimit].
+func (q QueueLimit) IsUnlimited() bool { return q.mode == queueUnlimited }
+
+// Limit returns the limit and true, or 0 and false when q is unset or
+// unlimited.
+func (q QueueLimit) Limit() (int, bool) {
+	if q.mode != queueLimited {
+		return 0, false
+	}
+	return q.n, true
+}
+
+// String is the limit, "no limit" or "unset".
+func (q QueueLimit) String() string {
+	switch q.mode {
+	case queueLimited:
+		return strconv.Itoa(q.n)
+	case queueUnlimited:
+		return "no limit"
+	}
+	return "unset"
+}
+
+// wire is Ray's number: the limit, or -1.
+func (q QueueLimit) wire() int {
+	if q.mode == queueUnlimited {
+		return -1
+	}
+	return q.n
+}
+
+// MarshalJSON writes Ray's number: the limit, or -1 for no limit; unset
+// is null (a field of it with omitzero is left out).
+func (q QueueLimit) MarshalJSON() ([]byte, error) {
+	if q.mode == queueUnset {
+		return []byte("null"), nil
+	}
+	return strconv.AppendInt(nil, int64(q.wire()), 10), nil
+}
+
+// UnmarshalJSON reads Ray's number: -1 is no limit, any other number a
+// limit (validation refuses one below 1); null is unset.
+func (q *QueueLimit) UnmarshalJSON(b []byte) error {
+	if q == nil {
+		return errNilTarget
+	}
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*q = QueueLimit{}
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("max_queued_requests must be a whole number (-1 for no limit), got %s", b)
+	}
+	if n == -1 {
+		*q = NoQueueLimit()
+	} else {
+		*q = MaxQueued(n)
+	}
 	return nil
 }

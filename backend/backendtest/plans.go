@@ -44,7 +44,7 @@ func AppPlan(name string) *placement.Plan {
 			Name:        name,
 			RoutePrefix: strconv.AppendQuote(nil, "/"+name),
 			ImportPath:  "backendtest:app",
-			Deployments: []serveconfig.Deployment{{Name: "Echo", NumReplicas: 1}},
+			Deployments: []serveconfig.Deployment{{Name: "Echo", NumReplicas: serveconfig.ReplicaCount(1)}},
 		}},
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
-	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // Model is the model ID the application serves.
@@ -36,7 +36,7 @@ func tinyApp(dir string) llm.OpenAIApp {
 				"dtype": "float32", "enforce_eager": true, "max_model_len": 512,
 				"max_num_seqs": 4, "enable_log_requests": true,
 			},
-			DeploymentConfig: llm.DeploymentConfig{NumReplicas: serve.NumReplicas(1)},
+			DeploymentConfig: llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(1)},
 			RuntimeEnv:       runtimeenv.RuntimeEnv{EnvVars: map[string]string{"VLLM_CPU_KVCACHE_SPACE": "1"}},
 		}},
 	}
@@ -81,7 +81,7 @@ func deployApp(ctx context.Context, address, model string) error {
 	if err != nil {
 		return err
 	}
-	st, err := tinyApp(model).Run(ctx, b, backend.WaitOptions{StuckAfter: 5 * time.Minute})
+	st, err := tinyApp(model).Run(ctx, b, &backend.WaitOptions{StuckAfter: 5 * time.Minute})
 	if err != nil {
 		return fmt.Errorf("deploying the tiny model: %w (status %+v)", err, st)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/bench/cpubench"
-	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/client"
 )
 
@@ -40,7 +39,7 @@ func stream(ctx context.Context, oa *client.OpenAI, maxTokens int) (answer, erro
 	req := client.ChatCompletionRequest{
 		Model:         Model,
 		Messages:      []client.ChatMessage{{Role: "user", Content: prompt}},
-		Sampling:      client.Sampling{MaxTokens: maxTokens, Temperature: serve.Ptr(0.0)},
+		Sampling:      client.Sampling{MaxTokens: maxTokens, Temperature: new(0.0)},
 		StreamOptions: &client.StreamOptions{IncludeUsage: true},
 	}
 	s, err := oa.ChatCompletionStream(ctx, req)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/raytpu/raytpu/bench/cpubench"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // typicalApp is serve's BenchmarkCompile app (serve/bench_test.go): a CPU
@@ -37,12 +38,12 @@ func typicalApp() serve.Application {
 			{
 				Name:               "Router",
 				MaxOngoingRequests: 16,
-				AutoscalingConfig:  &serve.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 4, TargetOngoingRequests: 8},
-				RayActorOptions:    &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
+				AutoscalingConfig:  &serveconfig.AutoscalingConfig{MinReplicas: new(1), MaxReplicas: 4, TargetOngoingRequests: 8},
+				RayActorOptions:    &serve.RayActorOptions{NumCPUs: new(0.5)},
 			},
 			{
 				Name:                "LLM",
-				NumReplicas:         2,
+				NumReplicas:         serveconfig.ReplicaCount(2),
 				MaxOngoingRequests:  16,
 				HealthCheckTimeoutS: 120,
 				AcceleratorConfig:   &serve.AcceleratorConfig{Kind: serve.TPU, Accelerator: "v4", Topology: "2x2x2"},

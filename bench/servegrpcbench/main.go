@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/raycluster"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
@@ -145,7 +144,7 @@ func deployApp(ctx context.Context, address string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := app.Run(ctx, b, backend.WaitOptions{}); err != nil {
+	if _, err := app.Run(ctx, b, nil); err != nil {
 		return err
 	}
 	fmt.Println(net.JoinHostPort(u.Hostname(), strconv.Itoa(port)))

@@ -29,6 +29,7 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
@@ -103,9 +104,9 @@ func run(ctx context.Context, w io.Writer, cfg config) error {
 	fmt.Fprintf(w, "another plan under %s: %v\n", opts.SubmissionID, err)
 
 	app := serve.Application{Name: "chat", ImportPath: "chat:app", Deployments: []serve.Deployment{{
-		Name: "LLM", NumReplicas: 1, AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
+		Name: "LLM", NumReplicas: serveconfig.ReplicaCount(1), AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"},
 	}}}
-	st, err := app.Run(ctx, j)
+	st, err := app.Run(ctx, j, nil)
 	if err != nil {
 		return err
 	}

@@ -63,8 +63,8 @@ func TestBadInput(t *testing.T) {
 		field string
 		text  string
 	}{
-		{"topology", func(c *config) { c.Topology = "2x2x3" }, "app.llmConfigs[0].acceleratorConfig.topology", `"2x2x2"`},
-		{"tensor parallel", func(c *config) { c.TP = 3 }, "app.llmConfigs[0].engineKwargs[tensor_parallel_size]", "do not divide evenly"},
+		{"topology", func(c *config) { c.Topology = "2x2x3" }, "app.llm_configs[0].accelerator_config.topology", `"2x2x2"`},
+		{"tensor parallel", func(c *config) { c.TP = 3 }, "app.llm_configs[0].engine_kwargs[tensor_parallel_size]", "do not divide evenly"},
 		{"backend", func(c *config) { c.Backend = "k8s" }, "", "want sim, ray or kuberay"},
 	}
 	for _, c := range cases {

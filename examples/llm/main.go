@@ -46,6 +46,7 @@ import (
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/client"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -88,7 +89,7 @@ func application(cfg config) llm.OpenAIApp {
 			AcceleratorType:    cfg.Accelerator,
 			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: cfg.Topology},
 			EngineKwargs:       map[string]any{"tensor_parallel_size": cfg.TP},
-			DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serve.NumReplicas(cfg.Replicas)},
+			DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(cfg.Replicas)},
 		}},
 	}
 }
@@ -134,7 +135,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*backend.ServiceStatus
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	st, err := app.Run(ctx, b, backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) {
+	st, err := app.Run(ctx, b, &backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) {
 		first, _, _ := strings.Cut(s.Message, "\n")
 		fmt.Fprintf(out, "%s application %s: %s %s\n", time.Now().Format(time.TimeOnly), s.Name, s.State, first)
 	}})

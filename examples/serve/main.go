@@ -56,6 +56,7 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/servev1"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -113,11 +114,11 @@ func application(cfg config, dir string) serve.Application {
 		RuntimeEnv: env,
 		Deployments: []serve.Deployment{{
 			Name:        "Linear",
-			NumReplicas: serve.NumReplicas(cfg.Replicas),
+			NumReplicas: serveconfig.ReplicaCount(cfg.Replicas),
 			UserConfig:  map[string]any{"w": 3.0, "b": 2.0},
 			// The replica only orchestrates its slice's host workers; it
 			// needs no CPU of a TPU host.
-			RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+			RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: cfg.Accelerator, Topology: cfg.Topology},
 		}},
 	}
@@ -188,7 +189,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*backend.ServiceStatus
 			return nil, nil, fmt.Errorf("starting Serve: %w", err)
 		}
 	}
-	st, err := application(cfg, dir).Run(ctx, b, backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) {
+	st, err := application(cfg, dir).Run(ctx, b, &backend.WaitOptions{OnStatus: func(s *backend.ServiceStatus) {
 		fmt.Fprintf(out, "%s application %s: %s %s\n", time.Now().Format(time.TimeOnly), s.Name, s.State, firstLine(s.Message))
 	}})
 	if err != nil {

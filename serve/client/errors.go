@@ -43,6 +43,9 @@ type HTTPError struct {
 }
 
 func (e *HTTPError) Error() string {
+	if e == nil {
+		return "serve client: <nil HTTPError>"
+	}
 	msg := fmt.Sprintf("serve client: %s %s: %d %s", e.Method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Body != "" {
 		msg += ": " + e.Body
@@ -55,6 +58,9 @@ func (e *HTTPError) Error() string {
 
 // Is maps the status code onto the package's sentinels.
 func (e *HTTPError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	switch target {
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound
@@ -84,6 +90,9 @@ type GRPCError struct {
 }
 
 func (e *GRPCError) Error() string {
+	if e == nil {
+		return "serve client: <nil GRPCError>"
+	}
 	msg := fmt.Sprintf("serve client: %s", e.Method)
 	if e.Application != "" {
 		msg += fmt.Sprintf(" (application %q)", e.Application)
@@ -96,14 +105,27 @@ func (e *GRPCError) Error() string {
 }
 
 // GRPCStatus lets status.FromError and status.Code see the call's status.
-func (e *GRPCError) GRPCStatus() *status.Status { return e.Status }
+func (e *GRPCError) GRPCStatus() *status.Status {
+	if e == nil {
+		return nil
+	}
+	return e.Status
+}
 
 // Unwrap returns the ctx's error (context.DeadlineExceeded or
 // context.Canceled) when the caller's ctx ended the call, else nil.
-func (e *GRPCError) Unwrap() error { return e.ctxErr }
+func (e *GRPCError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.ctxErr
+}
 
 // Is maps the status code onto the package's sentinels.
 func (e *GRPCError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	switch c := e.Status.Code(); target {
 	case ErrNotFound:
 		return c == codes.NotFound

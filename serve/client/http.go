@@ -129,6 +129,9 @@ func (c *HTTP) Get(ctx context.Context, route string, out any) error {
 // [*HTTPError]; a ctx that ends first is an error wrapping ctx.Err().
 // Do never retries: a model call is not known to be idempotent.
 func (c *HTTP) Do(ctx context.Context, method, route string, in, out any) error {
+	if err := c.usable(ctx); err != nil {
+		return err
+	}
 	resp, u, err := c.send(ctx, method, route, in, "application/json")
 	if err != nil {
 		return err
@@ -146,6 +149,24 @@ func (c *HTTP) Do(ctx context.Context, method, route string, in, out any) error 
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("serve client: %s %s: the answer is not the JSON wanted (%w): %.200q", method, u.Redacted(), err, b)
+	}
+	return nil
+}
+
+// Errors of a call on a client that was never built or given no context.
+var (
+	errNilHTTP    = errors.New("serve client: nil or zero HTTP client: build one with NewHTTP")
+	errNilOpenAI  = errors.New("serve client: nil or zero OpenAI client: build one with NewOpenAI")
+	errNilContext = errors.New("serve client: nil context: pass context.Background() or a context with a deadline")
+)
+
+// usable says why c cannot send a request with ctx, or nil.
+func (c *HTTP) usable(ctx context.Context) error {
+	switch {
+	case c == nil || c.base == nil || c.hc == nil:
+		return errNilHTTP
+	case ctx == nil:
+		return errNilContext
 	}
 	return nil
 }

@@ -30,9 +30,20 @@ func NewOpenAI(baseURL string, opts ...HTTPOption) (*OpenAI, error) {
 	return &OpenAI{h: h, prefix: "/v1"}, nil
 }
 
+// usable says why c cannot make a call with ctx, or nil.
+func (c *OpenAI) usable(ctx context.Context) error {
+	if c == nil || c.h == nil {
+		return errNilOpenAI
+	}
+	return c.h.usable(ctx)
+}
+
 // ChatCompletion asks for one chat completion. A failed call is an
 // [*OpenAIError] when the server answered with an error.
 func (c *OpenAI) ChatCompletion(ctx context.Context, req ChatCompletionRequest) (*ChatCompletion, error) {
+	if err := c.usable(ctx); err != nil {
+		return nil, err
+	}
 	req.Stream, req.StreamOptions = false, nil
 	var out ChatCompletion
 	if err := c.h.Do(ctx, http.MethodPost, c.prefix+"/chat/completions", req, &out); err != nil {
@@ -44,12 +55,18 @@ func (c *OpenAI) ChatCompletion(ctx context.Context, req ChatCompletionRequest) 
 // ChatCompletionStream asks for a chat completion streamed as chunks: see
 // [Stream]. The stream must be closed.
 func (c *OpenAI) ChatCompletionStream(ctx context.Context, req ChatCompletionRequest) (*Stream[ChatCompletionChunk], error) {
+	if err := c.usable(ctx); err != nil {
+		return nil, err
+	}
 	req.Stream = true
 	return openStream[ChatCompletionChunk](ctx, c.h, c.prefix+"/chat/completions", req)
 }
 
 // Completion asks for one text completion of a prompt.
 func (c *OpenAI) Completion(ctx context.Context, req CompletionRequest) (*Completion, error) {
+	if err := c.usable(ctx); err != nil {
+		return nil, err
+	}
 	req.Stream, req.StreamOptions = false, nil
 	var out Completion
 	if err := c.h.Do(ctx, http.MethodPost, c.prefix+"/completions", req, &out); err != nil {
@@ -61,12 +78,18 @@ func (c *OpenAI) Completion(ctx context.Context, req CompletionRequest) (*Comple
 // CompletionStream asks for a text completion streamed as chunks (each a
 // Completion holding the new text). The stream must be closed.
 func (c *OpenAI) CompletionStream(ctx context.Context, req CompletionRequest) (*Stream[Completion], error) {
+	if err := c.usable(ctx); err != nil {
+		return nil, err
+	}
 	req.Stream = true
 	return openStream[Completion](ctx, c.h, c.prefix+"/completions", req)
 }
 
 // Models lists the models the application serves (GET /v1/models).
 func (c *OpenAI) Models(ctx context.Context) ([]Model, error) {
+	if err := c.usable(ctx); err != nil {
+		return nil, err
+	}
 	var out struct {
 		Data []Model `json:"data"`
 	}

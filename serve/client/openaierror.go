@@ -28,6 +28,9 @@ type OpenAIError struct {
 }
 
 func (e *OpenAIError) Error() string {
+	if e == nil {
+		return "serve client: <nil OpenAIError>"
+	}
 	msg := "serve client: OpenAI API error"
 	if e.HTTP != nil {
 		msg = fmt.Sprintf("serve client: %s %s: %d %s", e.HTTP.Method, e.HTTP.URL, e.StatusCode, http.StatusText(e.StatusCode))
@@ -44,7 +47,7 @@ func (e *OpenAIError) Error() string {
 
 // Unwrap returns the answer's [*HTTPError], if any.
 func (e *OpenAIError) Unwrap() error {
-	if e.HTTP == nil {
+	if e == nil || e.HTTP == nil {
 		return nil
 	}
 	return e.HTTP
@@ -52,7 +55,7 @@ func (e *OpenAIError) Unwrap() error {
 
 // Is maps an error event's status onto the sentinels as an HTTPError's.
 func (e *OpenAIError) Is(target error) bool {
-	return e.HTTP == nil && (&HTTPError{StatusCode: e.StatusCode}).Is(target)
+	return e != nil && e.HTTP == nil && (&HTTPError{StatusCode: e.StatusCode}).Is(target)
 }
 
 // apiBody is the OpenAI API's error body, or FastAPI's HTTPException

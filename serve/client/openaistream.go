@@ -60,7 +60,11 @@ func openStream[T any](ctx context.Context, h *HTTP, route string, in any) (*Str
 
 // Next waits for the next chunk and reports whether there is one.
 func (s *Stream[T]) Next() bool {
-	if s.done {
+	if s == nil || s.done {
+		return false
+	}
+	if s.r == nil || s.body == nil {
+		s.done, s.err = true, errZeroStream
 		return false
 	}
 	for {
@@ -88,21 +92,46 @@ func (s *Stream[T]) Next() bool {
 }
 
 // Current is the chunk Next read.
-func (s *Stream[T]) Current() T { return s.cur }
+func (s *Stream[T]) Current() T {
+	if s == nil {
+		var zero T
+		return zero
+	}
+	return s.cur
+}
+
+// errZeroStream is the error of a Stream not opened by a call.
+var errZeroStream = errors.New("serve client: nil or zero Stream: open one with OpenAI.ChatCompletionStream or CompletionStream")
 
 // Err is what ended the stream: nil after [DONE], else the ctx's error,
 // an [*OpenAIError] the server sent, or a read error.
-func (s *Stream[T]) Err() error { return s.err }
+func (s *Stream[T]) Err() error {
+	if s == nil {
+		return errZeroStream
+	}
+	return s.err
+}
 
 // Close closes the response body, ending the request on the server if it
 // is still streaming. It is safe to call more than once.
 func (s *Stream[T]) Close() error {
-	s.stop()
+	if s == nil {
+		return nil
+	}
+	if s.stop != nil {
+		s.stop()
+	}
 	s.closeBody()
 	return nil
 }
 
-func (s *Stream[T]) closeBody() { s.close.Do(func() { s.body.Close() }) }
+func (s *Stream[T]) closeBody() {
+	s.close.Do(func() {
+		if s.body != nil {
+			s.body.Close()
+		}
+	})
+}
 
 // finish ends the stream with err, preferring the ctx's error to the read
 // error closing the body caused.

@@ -103,7 +103,7 @@ func deployTwoApps(dashboard string) (proxies, error) {
 	ip := u.Hostname()
 	httpPort, grpcPort := freePort(ip), freePort(ip)
 	grpcRaw, err := serve.GRPCOptions{Port: grpcPort, ServicerFunctions: []string{servev1.ServicerFunction},
-		RequestTimeoutS: serve.Ptr(requestTimeout)}.Compile()
+		RequestTimeoutS: new(requestTimeout)}.Compile()
 	if err != nil {
 		return proxies{}, err
 	}
@@ -134,7 +134,7 @@ func deployTwoApps(dashboard string) (proxies, error) {
 			RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "testdata"},
 			Args:       map[string]any{"factor": app.factor},
 		}
-		if _, err := a.Run(ctx, b, backend.WaitOptions{}); err != nil {
+		if _, err := a.Run(ctx, b, &backend.WaitOptions{}); err != nil {
 			return proxies{}, fmt.Errorf("deploying %s: %w", app.name, err)
 		}
 	}

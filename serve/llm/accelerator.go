@@ -8,7 +8,7 @@ import (
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/rayvocab"
-	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -22,7 +22,7 @@ func (c *LLMConfig) resolveAccelerator(p *field.Path) (Kind, string, field.Error
 	var errs field.ErrorList
 	var accelType string
 	if c.AcceleratorType != "" {
-		g, err := tpu.ResolveGeneration(c.AcceleratorType, p.Child("acceleratorType"))
+		g, err := tpu.ResolveGeneration(c.AcceleratorType, p.Child("accelerator_type"))
 		if err != nil {
 			errs = append(errs, err.WithDetail("raytpu compiles TPU accelerator types (TPU-V4, TPU-V6E, ...) in any spelling"))
 		} else {
@@ -31,7 +31,7 @@ func (c *LLMConfig) resolveAccelerator(p *field.Path) (Kind, string, field.Error
 	}
 	kind := c.inferKind()
 	if a := c.AcceleratorConfig; a != nil {
-		kp := p.Child("acceleratorConfig")
+		kp := p.Child("accelerator_config")
 		switch a.Kind {
 		case TPU, CPU:
 		case "":
@@ -46,15 +46,15 @@ func (c *LLMConfig) resolveAccelerator(p *field.Path) (Kind, string, field.Error
 	}
 	switch {
 	case kind == "":
-		errs = append(errs, field.Required(p.Child("acceleratorType"),
-			"a TPU accelerator type (e.g. TPU-V6E), or acceleratorConfig kind cpu: without either Ray serves the model on a GPU"))
+		errs = append(errs, field.Required(p.Child("accelerator_type"),
+			"a TPU accelerator type (e.g. TPU-V6E), or accelerator_config kind cpu: without either Ray serves the model on a GPU"))
 	case kind == CPU && c.AcceleratorType != "":
-		errs = append(errs, field.Forbidden(p.Child("acceleratorType"),
+		errs = append(errs, field.Forbidden(p.Child("accelerator_type"),
 			"accelerator_type cannot be used with CPU-only configurations (kind cpu, or placement group bundles without TPU)"))
 	case kind == "gpu" && c.AcceleratorConfig == nil:
-		errs = append(errs, field.Invalid(p.Child("placementGroupConfig"), "GPU bundles", "raytpu compiles TPU and CPU LLM deployments, not GPU ones"))
+		errs = append(errs, field.Invalid(p.Child("placement_group_config"), "GPU bundles", "raytpu compiles TPU and CPU LLM deployments, not GPU ones"))
 	case kind == TPU && c.topology() != "" && c.AcceleratorType == "":
-		errs = append(errs, field.Required(p.Child("acceleratorType"),
+		errs = append(errs, field.Required(p.Child("accelerator_type"),
 			"accelerator_type must be provided when specifying a TPU topology for TPU slice provisioning (e.g. TPU-V6E)"))
 	}
 	return kind, accelType, errs
@@ -94,7 +94,7 @@ func (g *PlacementGroupConfig) validate(p *field.Path, topology string) field.Er
 	case g.BundlePerWorker != nil && g.Bundles != nil:
 		errs = append(errs, field.Forbidden(p.Child("bundles"), "cannot specify both bundle_per_worker and bundles"))
 	case g.BundlePerWorker == nil && g.Bundles == nil:
-		errs = append(errs, field.Required(p.Child("bundlePerWorker"), "placement_group_config must specify either bundle_per_worker or bundles"))
+		errs = append(errs, field.Required(p.Child("bundle_per_worker"), "placement_group_config must specify either bundle_per_worker or bundles"))
 	}
 	if g.Strategy != "" && !g.Strategy.Valid() {
 		errs = append(errs, field.NotSupported(p.Child("strategy"), string(g.Strategy), placement.Strategies()))
@@ -106,7 +106,7 @@ func (g *PlacementGroupConfig) validate(p *field.Path, topology string) field.Er
 			}
 		}
 	}
-	check(p.Child("bundlePerWorker"), g.BundlePerWorker)
+	check(p.Child("bundle_per_worker"), g.BundlePerWorker)
 	var first map[string]float64
 	for i, b := range g.Bundles {
 		check(p.Child("bundles").Index(i), b)
@@ -133,10 +133,10 @@ func (c *LLMConfig) compileSlice(p *field.Path, accelType string, before int) (*
 	devices, dp := c.devices(p)
 	fields := func() placement.Fields {
 		f := placement.FieldsUnder(nil)
-		f.Topology = p.Child("acceleratorConfig", "topology")
-		f.Accelerator = p.Child("acceleratorType")
-		f.Strategy = p.Child("placementGroupConfig", "strategy")
-		f.NumSlices = p.Child("deploymentConfig", "numReplicas")
+		f.Topology = p.Child("accelerator_config", "topology")
+		f.Accelerator = p.Child("accelerator_type")
+		f.Strategy = p.Child("placement_group_config", "strategy")
+		f.NumSlices = p.Child("deployment_config", "num_replicas")
 		f.ResourcesPerBundle, f.BundleTPU = c.bundlePath(p, dp)
 		return f
 	}
@@ -177,11 +177,11 @@ func (c *LLMConfig) compileSlice(p *field.Path, accelType string, before int) (*
 	if n > placement.MaxReplicas {
 		return nil, 0, nil // the deployment's validation reports it
 	}
-	if e := serve.SliceReplicaLimit(func() *field.Path {
+	if e := servecheck.SliceReplicaLimit(func() *field.Path {
 		if d.AutoscalingConfig != nil && d.AutoscalingConfig.MaxReplicas > 0 {
-			return p.Child("deploymentConfig", "autoscalingConfig", "maxReplicas")
+			return p.Child("deployment_config", "autoscaling_config", "max_replicas")
 		}
-		return p.Child("deploymentConfig", "numReplicas")
+		return p.Child("deployment_config", "num_replicas")
 	}, n, before, shape.BundlesPerSlice); e != nil {
 		return nil, 0, field.ErrorList{e}
 	}
@@ -224,15 +224,15 @@ func (c *LLMConfig) bundlePath(p, dp *field.Path) (bundle, tpuAt *field.Path) {
 	case g == nil:
 		return dp, dp
 	case g.BundlePerWorker[rayvocab.ResourceTPU] > 0:
-		bp := p.Child("placementGroupConfig", "bundlePerWorker")
+		bp := p.Child("placement_group_config", "bundle_per_worker")
 		return bp, bp.Key(rayvocab.ResourceTPU)
 	}
 	for i, b := range g.Bundles {
 		if b[rayvocab.ResourceTPU] > 0 {
-			bp := p.Child("placementGroupConfig", "bundles").Index(i)
+			bp := p.Child("placement_group_config", "bundles").Index(i)
 			return bp, bp.Key(rayvocab.ResourceTPU)
 		}
 	}
-	pp := p.Child("placementGroupConfig")
+	pp := p.Child("placement_group_config")
 	return pp, pp
 }

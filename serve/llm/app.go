@@ -8,7 +8,7 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
-	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
 )
 
 // ImportPath is the application builder every OpenAIApp deploys:
@@ -51,7 +51,7 @@ type OpenAIApp struct {
 // The paths every Compile reports under; paths are immutable.
 var (
 	appPath     = field.NewPath("app")
-	configsPath = appPath.Child("llmConfigs")
+	configsPath = appPath.Child("llm_configs")
 )
 
 // Compile validates a and returns its plan: the Serve application config
@@ -61,7 +61,8 @@ var (
 // with a topology: the whole slice Serve LLM's replica reserves, named by
 // the model's deployment (LLMServer:<name>), sized for the most replicas
 // the deployment may scale to. Problems come back together as a
-// field.ErrorList with paths under "app" (app.llmConfigs[0].acceleratorConfig.topology).
+// field.ErrorList with paths under "app" (app.llm_configs[0].accelerator_config.topology), spelled as
+// a Serve LLM config file spells them.
 // The plan belongs to the caller: it shares nothing with a.
 func (a OpenAIApp) Compile() (*placement.Plan, error) {
 	var errs field.ErrorList
@@ -80,13 +81,17 @@ func (a OpenAIApp) Compile() (*placement.Plan, error) {
 		before += cs[i].replicas
 		if id := c.ModelLoadingConfig.ModelID; id != "" {
 			if j, dup := ids[id]; dup {
-				errs = append(errs, field.Invalid(p.Child("modelLoadingConfig", "modelID"), id,
-					fmt.Sprintf("duplicate model ID; llmConfigs[%d] has it (model IDs must be unique)", j)))
+				errs = append(errs, field.Invalid(p.Child("model_loading_config", "model_id"), id,
+					fmt.Sprintf("duplicate model ID; llm_configs[%d] has it (model IDs must be unique)", j)))
 			} else {
 				ids[id] = i
 				if j, dup := names[cs[i].name]; dup {
-					errs = append(errs, field.Invalid(p.Child("deploymentConfig", "name"), cs[i].name,
-						fmt.Sprintf("duplicate deployment name; llmConfigs[%d] has it (set deploymentConfig.name)", j)))
+					at, v := p.Child("deployment_config", "name"), any(cs[i].name)
+					if c.DeploymentConfig.Name == "" {
+						at, v = p.Child("model_loading_config", "model_id"), id // the name is derived from it
+					}
+					errs = append(errs, field.Invalid(at, v,
+						fmt.Sprintf("duplicate deployment name %s; llm_configs[%d] has it (set deployment_config.name)", cs[i].name, j)))
 				} else {
 					names[cs[i].name] = i
 				}
@@ -139,18 +144,20 @@ func (a OpenAIApp) Compile() (*placement.Plan, error) {
 // validateIngress checks the ingress options.
 func (a *OpenAIApp) validateIngress() field.ErrorList {
 	var errs field.ErrorList
-	if c := a.IngressClsConfig; c != nil && c.IngressExtraKwargs != nil {
-		if err := serveconfig.CheckJSON(c.IngressExtraKwargs); err != nil {
-			errs = append(errs, field.Invalid(appPath.Child("ingressClsConfig", "ingressExtraKwargs"),
-				fmt.Sprintf("%T", c.IngressExtraKwargs), "must be JSON-serialisable: "+err.Error()))
+	if c := a.IngressClsConfig; c != nil {
+		if why := servecheck.Text(c.IngressCls); why != "" {
+			errs = append(errs, field.Invalid(appPath.Child("ingress_cls_config", "ingress_cls"), c.IngressCls, why))
 		}
+	}
+	if c := a.IngressClsConfig; c != nil && c.IngressExtraKwargs != nil {
+		errs = append(errs, checkJSON(appPath.Child("ingress_cls_config", "ingress_extra_kwargs"), c.IngressExtraKwargs)...)
 	}
 	if d := a.IngressDeploymentConfig; d != nil {
 		name := d.Name
 		if name == "" {
 			name = IngressName
 		}
-		errs = append(errs, d.validate(appPath.Child("ingressDeploymentConfig"), name)...)
+		errs = append(errs, d.validate(appPath.Child("ingress_deployment_config"), name)...)
 	}
 	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // LLMConfig mirrors ray.serve.llm.LLMConfig (Ray 2.60): one model served
@@ -156,23 +157,24 @@ type DeploymentConfig struct {
 	// as "--" and "." as "_"; Serve LLM prefixes "LLMServer:". The
 	// ingress is "OpenAiIngress".
 	Name string `json:"name,omitempty"`
-	// NumReplicas is a fixed replica count or serve.Auto; setting it
-	// drops Serve LLM's default autoscaling. Optional. Default:
-	// autoscaling between 1 and 1 replicas.
-	NumReplicas serve.NumReplicas `json:"num_replicas,omitempty"`
+	// NumReplicas is a fixed replica count, serveconfig.ReplicaCount(n),
+	// or serveconfig.AutoReplicas(); setting it drops Serve LLM's default
+	// autoscaling. Optional. Default: unset, autoscaling between 1 and 1
+	// replicas.
+	NumReplicas serveconfig.Replicas `json:"num_replicas,omitzero"`
 	// AutoscalingConfig scales the replica count, overlaid on Serve LLM's
 	// default (target_ongoing_requests 1e9). Optional.
-	AutoscalingConfig *serve.AutoscalingConfig `json:"autoscaling_config,omitempty"`
+	AutoscalingConfig *serveconfig.AutoscalingConfig `json:"autoscaling_config,omitempty"`
 	// The options below are serve.Deployment's, with Serve LLM's
 	// defaults where it has its own: max_ongoing_requests 1e9 and
 	// health_check_timeout_s 10. Each is optional.
-	MaxOngoingRequests        int            `json:"max_ongoing_requests,omitempty"`
-	MaxQueuedRequests         int            `json:"max_queued_requests,omitempty"`
-	UserConfig                map[string]any `json:"user_config,omitempty"`
-	HealthCheckPeriodS        float64        `json:"health_check_period_s,omitempty"`
-	HealthCheckTimeoutS       float64        `json:"health_check_timeout_s,omitempty"`
-	GracefulShutdownWaitLoopS *float64       `json:"graceful_shutdown_wait_loop_s,omitempty"`
-	GracefulShutdownTimeoutS  *float64       `json:"graceful_shutdown_timeout_s,omitempty"`
+	MaxOngoingRequests        int                    `json:"max_ongoing_requests,omitempty"`
+	MaxQueuedRequests         serveconfig.QueueLimit `json:"max_queued_requests,omitzero"`
+	UserConfig                map[string]any         `json:"user_config,omitempty"`
+	HealthCheckPeriodS        float64                `json:"health_check_period_s,omitempty"`
+	HealthCheckTimeoutS       float64                `json:"health_check_timeout_s,omitempty"`
+	GracefulShutdownWaitLoopS *float64               `json:"graceful_shutdown_wait_loop_s,omitempty"`
+	GracefulShutdownTimeoutS  *float64               `json:"graceful_shutdown_timeout_s,omitempty"`
 	// RayActorOptions of the replica actor (with a topology a small
 	// actor that may run on any node: the slice's bundles hold the
 	// chips). Optional. Default: {num_cpus: 1}.

@@ -9,7 +9,7 @@
 // and the builder enforce that can be known without the engine, the TPU
 // catalog's, and Serve's own rules for the deployment options (package
 // serve's, reused), reports every problem at once under
-// app.llmConfigs[i]...., and yields a [placement.Plan] of kind Application
+// app.llm_configs[i]...., and yields a [placement.Plan] of kind Application
 // whose Serve.Config is exactly the entry of a `serve deploy` config file:
 // import_path ray.serve.llm:build_openai_app and the LLMServingArgs in
 // args. What raytpu resolves is sent resolved: the accelerator type as

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 )
 
 // Engine kwargs Serve LLM reads or sets itself.
@@ -24,22 +25,22 @@ func (c *LLMConfig) validateEngineKwargs(p *field.Path) field.ErrorList {
 	if kw == nil {
 		return nil
 	}
-	kp := p.Child("engineKwargs")
+	kp := p.Child("engine_kwargs")
 	errs := checkJSON(kp, kw)
 	for _, k := range [...]string{"model", "served_model_name"} {
 		if _, ok := kw[k]; ok {
-			errs = append(errs, field.Forbidden(kp.Key(k), "model or served_model_name is not allowed in engine_kwargs when using Ray Serve LLM: use modelLoadingConfig"))
+			errs = append(errs, field.Forbidden(kp.Key(k), "model or served_model_name is not allowed in engine_kwargs when using Ray Serve LLM: use model_loading_config"))
 		}
 	}
 	for _, k := range [...]string{kwTensorParallel, kwPipelineParallel} {
 		if v, ok := kw[k]; ok {
 			if n, ok := count(v); !ok || n < 1 {
-				errs = append(errs, field.Invalid(kp.Key(k), v, "must be a positive integer"))
+				errs = append(errs, field.Invalid(kp.Key(k), freeform.Describe(v), "must be a positive integer"))
 			}
 		}
 	}
 	if v, ok := kw[kwExecutorBackend]; ok && v != "ray" && c.inferKind() == TPU {
-		errs = append(errs, field.Invalid(kp.Key(kwExecutorBackend), v,
+		errs = append(errs, field.Invalid(kp.Key(kwExecutorBackend), freeform.Describe(v),
 			`distributed_executor_backend != "ray" is not allowed in engine_kwargs when using Ray Serve LLM Configs`))
 	}
 	if v, _ := kw[kwDisableLogStats].(bool); v && (c.LogEngineMetrics == nil || *c.LogEngineMetrics) {
@@ -54,12 +55,12 @@ func (c *LLMConfig) validateEngineKwargs(p *field.Path) field.ErrorList {
 // it is reported at.
 func (c *LLMConfig) devices(p *field.Path) (int, *field.Path) {
 	n := 1
-	at := p.Child("engineKwargs").Key(kwTensorParallel)
+	at := p.Child("engine_kwargs").Key(kwTensorParallel)
 	for _, k := range [...]string{kwTensorParallel, kwPipelineParallel} {
 		if v, ok := count(c.EngineKwargs[k]); ok && v > 0 {
 			n *= v
 			if k == kwPipelineParallel && c.EngineKwargs[kwTensorParallel] == nil {
-				at = p.Child("engineKwargs").Key(k)
+				at = p.Child("engine_kwargs").Key(k)
 			}
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/raytpu/raytpu/field"
-	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // A model served on TPU v6e 4x4 slices (four hosts of four chips), up to
@@ -22,7 +22,7 @@ func ExampleOpenAIApp_Compile() {
 			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "4x4"},
 			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
 			DeploymentConfig: llm.DeploymentConfig{
-				AutoscalingConfig: &serve.AutoscalingConfig{MinReplicas: serve.Ptr(1), MaxReplicas: 2},
+				AutoscalingConfig: &serveconfig.AutoscalingConfig{MinReplicas: new(1), MaxReplicas: 2},
 			},
 		}},
 	}.Compile()
@@ -65,6 +65,6 @@ func ExampleOpenAIApp_Compile_errors() {
 	}}}.Compile()
 	fmt.Println(err)
 	// Output:
-	// app.llmConfigs[0].acceleratorType: Required value: accelerator_type must be provided when specifying a TPU topology for TPU slice provisioning (e.g. TPU-V6E)
-	// app.llmConfigs[0].engineKwargs[tensor_parallel_size]: Invalid value: 6: num_devices (6) must be a multiple of chips_per_host (4) for TPU topologies
+	// app.llm_configs[0].accelerator_type: Required value: accelerator_type must be provided when specifying a TPU topology for TPU slice provisioning (e.g. TPU-V6E)
+	// app.llm_configs[0].engine_kwargs[tensor_parallel_size]: Invalid value: 6: num_devices (6) must be a multiple of chips_per_host (4) for TPU topologies
 }

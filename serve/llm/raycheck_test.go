@@ -17,6 +17,7 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/tpu"
 )
 
@@ -56,7 +57,7 @@ var raycheckExtra = []appCase{
 	{name: "v5p with router and metrics off", app: app(model(func(c *llm.LLMConfig) {
 		c.AcceleratorType = "TPU-V5P"
 		c.AcceleratorConfig.Topology = "2x2x1"
-		c.LogEngineMetrics = serve.Ptr(false)
+		c.LogEngineMetrics = new(false)
 		c.EngineKwargs = map[string]any{"disable_log_stats": true}
 		c.DeploymentConfig.RequestRouterConfig = &llm.RequestRouterConfig{
 			RequestRouterClass: "ray.serve.llm.request_router:PrefixCacheAffinityRouter",
@@ -70,15 +71,15 @@ var raycheckExtra = []appCase{
 	})},
 	{name: "deployment options", app: app(model(func(c *llm.LLMConfig) {
 		c.DeploymentConfig = llm.DeploymentConfig{
-			Name: "chat-server", NumReplicas: 2, MaxOngoingRequests: 64, MaxQueuedRequests: 128,
-			HealthCheckPeriodS: 5, HealthCheckTimeoutS: 30, GracefulShutdownTimeoutS: serve.Ptr(20.0),
-			UserConfig: map[string]any{"k": "v"}, RayActorOptions: &serve.RayActorOptions{NumCPUs: serve.Ptr(0.5)},
+			Name: "chat-server", NumReplicas: serveconfig.ReplicaCount(2), MaxOngoingRequests: 64, MaxQueuedRequests: serveconfig.MaxQueued(128),
+			HealthCheckPeriodS: 5, HealthCheckTimeoutS: 30, GracefulShutdownTimeoutS: new(20.0),
+			UserConfig: map[string]any{"k": "v"}, RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)},
 		}
 		c.ExperimentalConfigs = map[string]any{"stream_batching_interval_ms": 50}
 	}))},
 	{name: "ingress options", app: llm.OpenAIApp{Name: "llm", RoutePrefix: "/api",
 		LLMConfigs:              []llm.LLMConfig{model(same)},
-		IngressDeploymentConfig: &llm.DeploymentConfig{NumReplicas: 3, MaxOngoingRequests: 1000},
+		IngressDeploymentConfig: &llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(3), MaxOngoingRequests: 1000},
 	}},
 }
 

@@ -23,7 +23,7 @@ func (a OpenAIApp) Deploy(ctx context.Context, s backend.Server) (*backend.Servi
 // the application has been DEPLOYING for opts' StuckAfter, whose
 // diagnosis names the replica's TPU-<pod type>-head reservation, pending
 // or offered by no node, read from the cluster's placement groups and
-// nodes. opts, if given, tunes the wait.
-func (a OpenAIApp) Run(ctx context.Context, s backend.Server, opts ...backend.WaitOptions) (*backend.ServiceStatus, error) {
-	return serve.RunApp(ctx, s, a, opts...)
+// nodes. opts tunes the wait; nil means the defaults.
+func (a OpenAIApp) Run(ctx context.Context, s backend.Server, opts *backend.WaitOptions) (*backend.ServiceStatus, error) {
+	return serve.RunApp(ctx, s, a, opts)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 	"github.com/raytpu/raytpu/sim"
 )
 
@@ -25,7 +26,7 @@ func v4App(name string, replicas int) llm.OpenAIApp {
 			AcceleratorType:    "v4",
 			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "2x2x2"},
 			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
-			DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serve.NumReplicas(replicas)},
+			DeploymentConfig:   llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(replicas)},
 		}},
 	}
 }
@@ -47,7 +48,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	}
 	ctx := t.Context()
 
-	st, err := v4App("chat", 2).Run(ctx, c)
+	st, err := v4App("chat", 2).Run(ctx, c, nil)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -71,7 +72,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 		t.Errorf("redeploy = %+v, %v; want the same %d landings", again, err, len(st.Landings))
 	}
 
-	_, err = v4App("more", 1).Run(ctx, c)
+	_, err = v4App("more", 1).Run(ctx, c, nil)
 	var pe *backend.PlacementError
 	if !errors.As(err, &pe) || !slices.Contains(pe.Diagnosis.Codes(), placement.CodeHeadReservationFailed) {
 		t.Fatalf("a third v4-16 replica: err = %v, want a PlacementError with %s", err, placement.CodeHeadReservationFailed)
@@ -79,9 +80,9 @@ func TestRunOnTheSimulator(t *testing.T) {
 	// The same words as a generic deployment's replica without a slice.
 	_, gerr := serve.Application{
 		Name: "generic", RoutePrefix: "/generic", ImportPath: "chat.app:build",
-		Deployments: []serve.Deployment{{Name: "LLMServer:more-model", NumReplicas: 1,
+		Deployments: []serve.Deployment{{Name: "LLMServer:more-model", NumReplicas: serveconfig.ReplicaCount(1),
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2"}}},
-	}.Run(ctx, c)
+	}.Run(ctx, c, nil)
 	var gpe *backend.PlacementError
 	if !errors.As(gerr, &gpe) {
 		t.Fatalf("the generic twin: err = %v, want a PlacementError", gerr)
@@ -97,7 +98,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	if n := len(c.PlacementGroups()); n != 0 {
 		t.Errorf("%d placement groups left after deleting every application", n)
 	}
-	if _, err := v4App("more", 2).Run(ctx, c); err != nil {
+	if _, err := v4App("more", 2).Run(ctx, c, nil); err != nil {
 		t.Errorf("after the deletes both slices are free again, but Run = %v", err)
 	}
 }
@@ -112,7 +113,7 @@ func TestDeployInvalidSendsNothing(t *testing.T) {
 	}
 	bad := v4App("bad", 1)
 	bad.LLMConfigs[0].AcceleratorConfig.Topology = "2x2x3"
-	if _, err := bad.Run(t.Context(), c); err == nil {
+	if _, err := bad.Run(t.Context(), c, nil); err == nil {
 		t.Fatal("Run of a bad topology succeeded")
 	}
 	if n := len(c.PlacementGroups()); n != 0 {
@@ -130,7 +131,7 @@ func ExampleOpenAIApp_Run() {
 	cluster, _ := sim.NewCluster(spec)
 	var s backend.Server = cluster // or raybackend.New(client)
 
-	st, err := v4App("chat", 2).Run(context.Background(), s)
+	st, err := v4App("chat", 2).Run(context.Background(), s, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

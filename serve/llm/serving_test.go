@@ -21,6 +21,7 @@ import (
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/client"
 	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // tinyApp serves the tiny model in dir on vLLM's CPU engine: one replica,
@@ -36,7 +37,7 @@ func tinyApp(dir string) llm.OpenAIApp {
 				"dtype": "float32", "enforce_eager": true, "max_model_len": 512,
 				"max_num_seqs": 4, "enable_log_requests": true,
 			},
-			DeploymentConfig: llm.DeploymentConfig{NumReplicas: serve.NumReplicas(1)},
+			DeploymentConfig: llm.DeploymentConfig{NumReplicas: serveconfig.ReplicaCount(1)},
 			RuntimeEnv:       runtimeenv.RuntimeEnv{EnvVars: map[string]string{"VLLM_CPU_KVCACHE_SPACE": "1"}},
 		}},
 	}
@@ -74,7 +75,7 @@ func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	started := time.Now()
-	st, err := tinyApp(model).Run(ctx, b, backend.WaitOptions{StuckAfter: 5 * time.Minute})
+	st, err := tinyApp(model).Run(ctx, b, &backend.WaitOptions{StuckAfter: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("Run: %v (status %+v)", err, st)
 	}
@@ -97,7 +98,7 @@ func TestServeTinyModelOnVLLMCPU(t *testing.T) {
 
 	// The model never picks its end-of-sequence token greedily
 	// (make_tiny_model.py), so every answer is max_tokens long.
-	greedy := client.Sampling{MaxTokens: 8, Temperature: serve.Ptr(0.0)}
+	greedy := client.Sampling{MaxTokens: 8, Temperature: new(0.0)}
 	chat := client.ChatCompletionRequest{Model: "tiny", Sampling: greedy,
 		Messages: []client.ChatMessage{{Role: "user", Content: "Hello, how are you today?"}}}
 	cc, err := oa.ChatCompletion(ctx, chat)

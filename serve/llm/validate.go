@@ -2,7 +2,9 @@ package llm
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/raytpu/raytpu/field"
@@ -10,8 +12,20 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
+	"github.com/raytpu/raytpu/serve/internal/servecheck"
 	"github.com/raytpu/raytpu/serveconfig"
 )
+
+// rayvocabName is the deployment name Serve LLM derives from a model id,
+// cut short for a message.
+func rayvocabName(id string) string {
+	n := rayvocab.ServeLLMServerName(id, "")
+	if len(n) > 60 {
+		n = n[:60] + "..."
+	}
+	return strconv.Quote(n)
+}
 
 // engineVLLM is the only llm_engine Ray 2.60 knows.
 const engineVLLM = "vLLM"
@@ -46,31 +60,40 @@ type compiled struct {
 func (c *LLMConfig) compile(p *field.Path, before int) compiled {
 	var out compiled
 	m := &c.ModelLoadingConfig
+	idPath := func() *field.Path { return p.Child("model_loading_config", "model_id") }
 	if m.ModelID == "" {
-		out.errs = append(out.errs, field.Required(p.Child("modelLoadingConfig", "modelID"), "the name clients ask for in the OpenAI API's \"model\""))
+		out.errs = append(out.errs, field.Required(idPath(), "the name clients ask for in the OpenAI API's \"model\""))
+	} else if why := servecheck.Name(m.ModelID); why != "" {
+		out.errs = append(out.errs, field.Invalid(idPath(), m.ModelID, why))
 	}
-	out.errs = append(out.errs, m.validate(p.Child("modelLoadingConfig"))...)
+	out.errs = append(out.errs, m.validate(p.Child("model_loading_config"))...)
 	if c.LLMEngine != "" && c.LLMEngine != engineVLLM {
-		out.errs = append(out.errs, field.NotSupported(p.Child("llmEngine"), c.LLMEngine, []string{engineVLLM}))
+		out.errs = append(out.errs, field.NotSupported(p.Child("llm_engine"), c.LLMEngine, []string{engineVLLM}))
 	}
 	out.name = rayvocab.ServeLLMServerName(m.ModelID, c.DeploymentConfig.Name)
-	out.errs = append(out.errs, c.DeploymentConfig.validate(p.Child("deploymentConfig"), out.name)...)
+	derrs := c.DeploymentConfig.validate(p.Child("deployment_config"), out.name)
+	if c.DeploymentConfig.Name == "" && m.ModelID != "" {
+		// The deployment's name is derived from the model id: a problem
+		// with it is the model id's, where the user wrote it.
+		derrs = moveNameErrors(derrs, p.Child("deployment_config", "name"), idPath(), m.ModelID, servecheck.Name(m.ModelID) != "")
+	}
+	out.errs = append(out.errs, derrs...)
 	out.errs = append(out.errs, c.validateEngineKwargs(p)...)
 	if l := c.LoraConfig; l != nil {
-		out.errs = append(out.errs, l.validate(p.Child("loraConfig"))...)
+		out.errs = append(out.errs, l.validate(p.Child("lora_config"))...)
 	}
-	out.errs = append(out.errs, validateEnv(p.Child("runtimeEnv"), &c.RuntimeEnv)...)
+	out.errs = append(out.errs, validateEnv(p.Child("runtime_env"), &c.RuntimeEnv)...)
 	if c.ExperimentalConfigs != nil {
 		if _, ok := c.ExperimentalConfigs["num_router_replicas"]; ok {
-			out.errs = append(out.errs, field.Forbidden(p.Child("experimentalConfigs").Key("num_router_replicas"),
+			out.errs = append(out.errs, field.Forbidden(p.Child("experimental_configs").Key("num_router_replicas"),
 				"renamed to num_ingress_replicas in Ray 2.60"))
 		}
-		out.errs = append(out.errs, checkJSON(p.Child("experimentalConfigs"), c.ExperimentalConfigs)...)
+		out.errs = append(out.errs, checkJSON(p.Child("experimental_configs"), c.ExperimentalConfigs)...)
 	}
 	var aerrs field.ErrorList
 	out.kind, out.accelType, aerrs = c.resolveAccelerator(p)
 	out.errs = append(out.errs, aerrs...)
-	out.errs = append(out.errs, c.PlacementGroupConfig.validate(p.Child("placementGroupConfig"), c.topology())...)
+	out.errs = append(out.errs, c.PlacementGroupConfig.validate(p.Child("placement_group_config"), c.topology())...)
 	if c.topology() != "" && out.accelType != "" && len(out.errs) == 0 {
 		out.shape, out.replicas, out.errs = c.compileSlice(p, out.accelType, before)
 	}
@@ -87,19 +110,31 @@ func (c *LLMConfig) topology() string {
 
 func (m *ModelLoadingConfig) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	for _, s := range [...]struct {
+		name, v string
+	}{{"model_source", m.ModelSource}, {"tokenizer_source", m.TokenizerSource}} {
+		if why := servecheck.Name(s.v); why != "" {
+			errs = append(errs, field.Invalid(p.Child(s.name), s.v, why))
+		}
+	}
 	if scheme, _, ok := strings.Cut(m.ModelSource, "://"); ok && !isRemote(m.ModelSource) {
-		errs = append(errs, field.NotSupported(p.Child("modelSource"), m.ModelSource, remoteSchemes()).
+		errs = append(errs, field.NotSupported(p.Child("model_source"), m.ModelSource, remoteSchemes()).
 			WithDetail(fmt.Sprintf("Serve LLM downloads only from buckets; %q would be read as a Hugging Face ID (give a Hugging Face ID or a local directory without a scheme)", scheme+"://")))
 	}
 	if len(m.ExtraFiles) > 0 && !isRemote(m.ModelSource) {
-		errs = append(errs, field.Forbidden(p.Child("extraFiles"), "needs a bucket modelSource (s3://, gs://, abfss:// or azure://)"))
+		errs = append(errs, field.Forbidden(p.Child("extra_files"), "needs a bucket model_source (s3://, gs://, abfss:// or azure://)"))
 	}
 	for i, f := range m.ExtraFiles {
+		fp := p.Child("extra_files").Index(i)
 		if f.BucketURI == "" {
-			errs = append(errs, field.Required(p.Child("extraFiles").Index(i).Child("bucketURI"), "the file's URI"))
+			errs = append(errs, field.Required(fp.Child("bucket_uri"), "the file's URI"))
+		} else if why := servecheck.Name(f.BucketURI); why != "" {
+			errs = append(errs, field.Invalid(fp.Child("bucket_uri"), f.BucketURI, why))
 		}
 		if f.DestinationPath == "" {
-			errs = append(errs, field.Required(p.Child("extraFiles").Index(i).Child("destinationPath"), "where the file goes on the node"))
+			errs = append(errs, field.Required(fp.Child("destination_path"), "where the file goes on the node"))
+		} else if why := servecheck.Name(f.DestinationPath); why != "" {
+			errs = append(errs, field.Invalid(fp.Child("destination_path"), f.DestinationPath, why))
 		}
 	}
 	return errs
@@ -107,12 +142,20 @@ func (m *ModelLoadingConfig) validate(p *field.Path) field.ErrorList {
 
 func (l *LoraConfig) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if v := l.DynamicLoraLoadingPath; v != "" && !isRemote(v) {
-		errs = append(errs, field.Invalid(p.Child("dynamicLoraLoadingPath"), v,
+	if why := servecheck.Name(l.DynamicLoraLoadingPath); why != "" {
+		errs = append(errs, field.Invalid(p.Child("dynamic_lora_loading_path"), l.DynamicLoraLoadingPath, why))
+	} else if v := l.DynamicLoraLoadingPath; v != "" && !isRemote(v) {
+		errs = append(errs, field.Invalid(p.Child("dynamic_lora_loading_path"), v,
 			`Only AWS S3, Google Cloud Storage, and Azure Storage are supported: must start with "s3://", "gs://", "abfss://", or "azure://"`))
 	}
 	if l.MaxNumAdaptersPerReplica < 0 {
-		errs = append(errs, field.Invalid(p.Child("maxNumAdaptersPerReplica"), l.MaxNumAdaptersPerReplica, "must be a positive integer, or 0 for 16"))
+		errs = append(errs, field.Invalid(p.Child("max_num_adapters_per_replica"), l.MaxNumAdaptersPerReplica, "must be a positive integer, or 0 for 16"))
+	}
+	if l.MaxDownloadTries < 0 {
+		errs = append(errs, field.Invalid(p.Child("max_download_tries"), l.MaxDownloadTries, "must be a positive integer, or 0 for 3"))
+	}
+	if t := l.DownloadTimeoutS; t != nil && !(*t > 0 && !math.IsInf(*t, 0)) {
+		errs = append(errs, field.Invalid(p.Child("download_timeout_s"), *t, "must be a number of seconds greater than 0; leave it unset for 30"))
 	}
 	return errs
 }
@@ -120,24 +163,27 @@ func (l *LoraConfig) validate(p *field.Path) field.ErrorList {
 // validate checks deployment options at p as Serve's own schema does,
 // for a deployment named name.
 func (d *DeploymentConfig) validate(p *field.Path, name string) field.ErrorList {
-	errs := d.serveDeployment(name).ValidateOptions(p)
+	errs := servecheck.DeploymentOptions(d.serveDeployment(name), p)
 	if r := d.RequestRouterConfig; r != nil {
-		rp := p.Child("requestRouterConfig")
+		rp := p.Child("request_router_config")
+		if why := servecheck.Text(r.RequestRouterClass); why != "" {
+			errs = append(errs, field.Invalid(rp.Child("request_router_class"), r.RequestRouterClass, why))
+		}
 		for _, f := range [...]struct {
 			name string
 			v    float64
 		}{
-			{"requestRoutingStatsPeriodS", r.RequestRoutingStatsPeriodS},
-			{"requestRoutingStatsTimeoutS", r.RequestRoutingStatsTimeoutS},
-			{"initialBackoffS", r.InitialBackoffS},
-			{"backoffMultiplier", r.BackoffMultiplier},
-			{"maxBackoffS", r.MaxBackoffS},
+			{"request_routing_stats_period_s", r.RequestRoutingStatsPeriodS},
+			{"request_routing_stats_timeout_s", r.RequestRoutingStatsTimeoutS},
+			{"initial_backoff_s", r.InitialBackoffS},
+			{"backoff_multiplier", r.BackoffMultiplier},
+			{"max_backoff_s", r.MaxBackoffS},
 		} {
-			if f.v < 0 {
+			if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 				errs = append(errs, field.Invalid(rp.Child(f.name), f.v, "must be a number greater than 0, or 0 for Serve's default"))
 			}
 		}
-		errs = append(errs, checkJSON(rp.Child("requestRouterKwargs"), r.RequestRouterKwargs)...)
+		errs = append(errs, checkJSON(rp.Child("request_router_kwargs"), r.RequestRouterKwargs)...)
 	}
 	return errs
 }
@@ -147,8 +193,8 @@ func (d *DeploymentConfig) validate(p *field.Path, name string) field.ErrorList 
 // replica count.
 func (d *DeploymentConfig) serveDeployment(name string) *serve.Deployment {
 	auto := d.AutoscalingConfig
-	if auto == nil && d.NumReplicas == 0 {
-		auto = &serve.AutoscalingConfig{} // Serve LLM's default: 1 to 1 replicas
+	if auto == nil && d.NumReplicas.IsZero() {
+		auto = &serveconfig.AutoscalingConfig{} // Serve LLM's default: 1 to 1 replicas
 	}
 	return &serve.Deployment{
 		Name:                      name,
@@ -168,27 +214,55 @@ func (d *DeploymentConfig) serveDeployment(name string) *serve.Deployment {
 // validateEnv checks an LLM config's runtime_env: serve's rules, and no
 // local directory, which no backend uploads from inside args.
 func validateEnv(p *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
-	errs := serve.ValidateRuntimeEnv(p, env)
+	errs := servecheck.RuntimeEnv(p, env)
 	local := func(uri string) bool { return uri != "" && !strings.Contains(uri, "://") }
-	const why = "Serve LLM passes an LLM config's runtime_env to Ray as it is: give a URI, or put local code in the application's runtimeEnv, which the backend uploads"
+	const why = "Serve LLM passes an LLM config's runtime_env to Ray as it is: give a URI, or put local code in the application's runtime_env, which the backend uploads"
 	if local(env.WorkingDir) {
-		errs = append(errs, field.Invalid(p.Child("workingDir"), env.WorkingDir, why))
+		errs = append(errs, field.Invalid(p.Child("working_dir"), env.WorkingDir, why))
 	}
 	for i, m := range env.PyModules {
 		if local(m) {
-			errs = append(errs, field.Invalid(p.Child("pyModules").Index(i), m, why))
+			errs = append(errs, field.Invalid(p.Child("py_modules").Index(i), m, why))
 		}
 	}
 	return errs
 }
 
-// checkJSON reports v at p when it does not marshal to JSON.
+// checkJSON reports at its own path what keeps v, a free-form value
+// below p, from being sent: a cycle, depth, size or a value JSON cannot
+// hold.
 func checkJSON(p *field.Path, v map[string]any) field.ErrorList {
 	if v == nil {
 		return nil
 	}
-	if err := serveconfig.CheckJSON(v); err != nil {
-		return field.ErrorList{field.Invalid(p, fmt.Sprintf("%T", v), "must be JSON-serialisable: "+err.Error())}
+	return freeform.Check(p, v)
+}
+
+// moveNameErrors reports the errors errs holds at from (the derived
+// deployment name) at to, the model id it is derived from; with
+// reported, the model id has an error already and they are dropped.
+func moveNameErrors(errs field.ErrorList, from, to *field.Path, id string, reported bool) field.ErrorList {
+	at := from.String()
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Field != at {
+			out = append(out, e)
+			continue
+		}
+		if reported {
+			continue
+		}
+		c := *e
+		c.Field = to.String()
+		name := rayvocab.ServeLLMServerName(id, "")
+		if c.Type == field.TypeTooMany {
+			c.BadValue = len(id)
+			c.Detail = fmt.Sprintf("Serve LLM names the model's deployment after it (%s, %d characters), whose name %s; shorten the model id or set deployment_config.name", rayvocabName(id), len(name), e.Detail)
+		} else {
+			c.BadValue = id
+			c.Detail = "Serve LLM names the model's deployment after it (" + rayvocabName(id) + "): " + e.Detail
+		}
+		out = append(out, &c)
 	}
-	return nil
+	return out
 }

@@ -3,9 +3,10 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
-	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/serve/internal/freeform"
 )
 
 // rayServingArgs is build_openai_app's LLMServingArgs.
@@ -26,9 +27,9 @@ func (a *OpenAIApp) rayArgs(cs []compiled) (map[string]any, error) {
 	for i := range a.LLMConfigs {
 		args.LLMConfigs[i] = a.LLMConfigs[i].resolved(&cs[i])
 	}
-	// Snapshot encodes and decodes the typed values: the plan's args are
+	// Copy encodes and decodes the typed values: the plan's args are
 	// plain JSON values of their own.
-	v, err := serveconfig.Snapshot(args)
+	v, err := freeform.Copy(args)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +83,9 @@ func (m ModelLoadingConfig) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads Ray's model_loading_config, model_source a string
 // or a CloudMirrorConfig.
 func (m *ModelLoadingConfig) UnmarshalJSON(b []byte) error {
+	if m == nil {
+		return errors.New("serve/llm: ModelLoadingConfig.UnmarshalJSON into a nil pointer: pass a pointer to a value")
+	}
 	var in struct {
 		modelLoadingJSON
 		ModelSource json.RawMessage `json:"model_source"`

@@ -69,6 +69,9 @@ func elements(shape []int64) (int64, error) {
 		if d < 0 {
 			return 0, fmt.Errorf("servev1: shape[%d] is %d: dimensions must be ≥ 0", i, d)
 		}
+		if d > 0 && n > math.MaxInt64/d {
+			return 0, fmt.Errorf("servev1: shape %v holds more than %d elements", shape, int64(math.MaxInt64))
+		}
 		n *= d
 	}
 	return n, nil

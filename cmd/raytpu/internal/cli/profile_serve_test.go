@@ -21,6 +21,7 @@ import (
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // TestProfileServeReplicaOnRealRay deploys a Serve application whose
@@ -41,10 +42,10 @@ func TestProfileServeReplicaOnRealRay(t *testing.T) {
 		Name: "profiled", RoutePrefix: "/profiled", ImportPath: "prof_serve:app",
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: "testdata/profile", EnvVars: map[string]string{"JAX_PLATFORMS": "cpu"}},
 		Deployments: []serve.Deployment{{
-			Name: "Busy", NumReplicas: 1,
-			RayActorOptions:   &serve.RayActorOptions{NumCPUs: serve.Ptr(0.0)},
+			Name: "Busy", NumReplicas: serveconfig.ReplicaCount(1),
+			RayActorOptions:   &serve.RayActorOptions{NumCPUs: new(0.0)},
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2x2", HeadReservationTimeout: 60 * time.Second},
-			Profiler:          &serve.ProfilerConfig{},
+			Profiler:          &serveconfig.ProfilerConfig{},
 		}},
 	}
 	b, err := raybackend.New(client, raybackend.WithPollInterval(500*time.Millisecond))
@@ -53,7 +54,7 @@ func TestProfileServeReplicaOnRealRay(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
-	if _, err := app.Run(wctx, b); err != nil {
+	if _, err := app.Run(wctx, b, nil); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 
