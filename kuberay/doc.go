@@ -7,7 +7,7 @@
 //   - a Serve plan as a RayService whose serveConfigV2 is the compiled
 //     Serve config byte for byte, with the replica runtime added to
 //     py_modules when a deployment owns TPU slices ([RenderService],
-//     [ServeConfigV2], [ReplicaRuntimeMountPath], and the
+//     [serveConfigV2], [replicaRuntimeMountPath], and the
 //     [backend.Server] methods [Backend.Deploy], [Backend.Wait],
 //     [Backend.Status] and [Backend.Delete]);
 //   - a slice plan as a plain RayCluster ([RenderCluster], [Backend.Up],
@@ -21,10 +21,10 @@
 // shipped, and a symbolic link out of the directory, a link loop or a
 // FIFO, socket or device file is refused with the same error.
 //
-// Every object is checked before anything is sent ([Validate],
-// [ValidateService], [ValidateCluster]): every rule KubeRay, its CRD
+// Every object is checked before anything is sent ([validateJob],
+// [validateService], [validateCluster]): every rule KubeRay, its CRD
 // schema or GKE's TPU webhook would enforce later comes back at once as
-// field errors with manifest paths. [MarshalYAML] and [MarshalJSON] print
+// field errors with manifest paths. [marshalYAML] and [marshalJSON] print
 // objects byte-identically from run to run. [RenderManifests] renders
 // what kubectl apply needs to run a plan (the ConfigMaps its pods mount,
 // then the object), [MarshalManifestsYAML] prints them as one stream, and
