@@ -1,8 +1,8 @@
 package kuberay
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
