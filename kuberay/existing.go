@@ -30,7 +30,7 @@ const clusterSelectorKey = "ray.io/cluster"
 // working_dir's ConfigMap mounted; KubeRay fills in the `ray job submit`
 // command and its environment.
 func submitterTemplate(o settings, job string) *corev1ac.PodTemplateSpecApplyConfiguration {
-	image := DefaultImage(o.RayVersion, o.PythonVersion)
+	image := defaultImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		image = o.Image
 	}

@@ -36,6 +36,16 @@ func marshalYAML(obj any) ([]byte, error) {
 // decodeJobYAML reads a RayJob manifest (as marshalYAML writes it) into
 // KubeRay's typed RayJob.
 func decodeJobYAML(b []byte) (*rayv1.RayJob, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: %w", err)
+	}
+	if head.APIVersion != "ray.io/v1" || head.Kind != KindRayJob {
+		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: apiVersion %q kind %q, want ray.io/v1 %s", head.APIVersion, head.Kind, KindRayJob)
+	}
 	var job rayv1.RayJob
 	if err := yaml.UnmarshalStrict(b, &job); err != nil {
 		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: %w", err)

@@ -150,3 +150,14 @@ func TestRenderManifestsShipTheLauncherWithoutWorkingDir(t *testing.T) {
 		t.Errorf("a remote working_dir: %v (%v), want the RayJob alone", objs, err)
 	}
 }
+
+// A RayJob decoder given another kind says so instead of returning an
+// empty RayJob.
+func TestDecodeJobYAMLRefusesOtherKinds(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "kind: RayJob\n", ""} {
+		if job, err := kuberay.DecodeJobYAML([]byte(in)); err == nil {
+			t.Errorf("%q: %v, want an error naming the kind", in, job)
+		}
+	}
+}

@@ -112,9 +112,11 @@ type Options struct {
 	// Namespace of every object. Default: "default" (for New, the
 	// kubeconfig's namespace is the caller's to pass).
 	Namespace string `json:"namespace,omitempty"`
-	// Image runs every Ray container; when set it wins over the defaults
-	// (DefaultImage for the head, DefaultTPUImage for TPU workers). An OCI
-	// image reference: [registry/]repository[:tag][@digest].
+	// Image runs every Ray container; when set it wins over the defaults,
+	// ImageRepository:<RayVersion>-py<PythonVersion without the dot> for
+	// the head (rayproject/ray:2.60.0-py311) and the same with -tpu for
+	// TPU workers. An OCI image reference:
+	// [registry/]repository[:tag][@digest].
 	Image string `json:"image,omitempty"`
 	// RayVersion and PythonVersion pick the default images and
 	// spec.rayClusterSpec.rayVersion: a Ray release x.y.z (2.60.0,
@@ -218,7 +220,7 @@ func (o Options) validate(root *field.Path) field.ErrorList {
 	}
 	if o.Image != "" {
 		if msg := imageError(o.Image); msg != "" {
-			errs = append(errs, field.Invalid(root.Child("image"), o.Image, msg+" (e.g. "+DefaultTPUImage(RayVersion, PythonVersion)+")"))
+			errs = append(errs, field.Invalid(root.Child("image"), o.Image, msg+" (e.g. "+defaultTPUImage(RayVersion, PythonVersion)+")"))
 		}
 	}
 	if o.RayVersion != "" && (len(o.RayVersion) > 32 || !rayVersionRE.MatchString(o.RayVersion)) {

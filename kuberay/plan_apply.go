@@ -63,15 +63,24 @@ type Ref struct {
 func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
 
 // RefOf names obj, a *rayv1.RayJob, *rayv1.RayService or *rayv1.RayCluster
-// (the zero Ref for anything else).
+// (the zero Ref for anything else, nil included).
 func RefOf(obj runtime.Object) Ref {
 	var kind string
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *rayv1.RayJob:
+		if o == nil {
+			return Ref{}
+		}
 		kind = KindRayJob
 	case *rayv1.RayService:
+		if o == nil {
+			return Ref{}
+		}
 		kind = KindRayService
 	case *rayv1.RayCluster:
+		if o == nil {
+			return Ref{}
+		}
 		kind = KindRayCluster
 	default:
 		return Ref{}

@@ -174,7 +174,7 @@ func clusterSpec(p *placement.Plan, o settings) (*rayv1ac.RayClusterSpecApplyCon
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
+	headImage := defaultImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		headImage = o.Image
 	}
@@ -266,7 +266,7 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o settings) 
 // its CPUs: see Autoscaling.WorkerCPU), with env and, when set, the Ray
 // resources to advertise beyond Ray's TPU detection.
 func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplicas int32, env []*corev1ac.EnvVarApplyConfiguration, resources map[string]string, o settings) *rayv1ac.WorkerGroupSpecApplyConfiguration {
-	image := DefaultTPUImage(o.RayVersion, o.PythonVersion)
+	image := defaultTPUImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		image = o.Image
 	}

@@ -69,11 +69,23 @@ type WorkingDir struct {
 	Flat bool
 }
 
-// Key is the ConfigMap key (and file name) of the zip.
-func (w *WorkingDir) Key() string { return "wd-" + w.SHA256[:16] + ".zip" }
+// Key is the ConfigMap key (and file name) of the zip; "" for a nil
+// WorkingDir or one PackWorkingDir did not make (no SHA256).
+func (w *WorkingDir) Key() string {
+	if w == nil || len(w.SHA256) < 16 {
+		return ""
+	}
+	return "wd-" + w.SHA256[:16] + ".zip"
+}
 
-// URI is the runtime_env working_dir that points Ray at the mounted zip.
-func (w *WorkingDir) URI() string { return "file://" + WorkingDirMountPath + "/" + w.Key() }
+// URI is the runtime_env working_dir that points Ray at the mounted zip;
+// "" when Key is.
+func (w *WorkingDir) URI() string {
+	if w.Key() == "" {
+		return ""
+	}
+	return "file://" + WorkingDirMountPath + "/" + w.Key()
+}
 
 // zipTime dates every entry of a packed working_dir, so that the same files
 // give the same zip (and the same RayJob).
@@ -91,6 +103,9 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // nothing outside dir is read. A zip beyond WorkingDirMaxSize is an error
 // matching ErrWorkingDirTooLarge naming both sizes.
 func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
+	if dir == "" {
+		return nil, errors.New("kuberay: PackWorkingDir(\"\"): pass the directory to pack")
+	}
 	return packWorkingDir(dir, excludes, nil, zipTopDir)
 }
 
