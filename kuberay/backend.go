@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
@@ -55,10 +56,16 @@ var _ backend.Runner = (*Backend)(nil)
 
 // New returns a backend that reaches the cluster through cfg.
 func New(cfg *rest.Config, opts ...Option) (*Backend, error) {
+	return newAnswering(cfg, answerTimeout, opts...)
+}
+
+// newAnswering is New whose requests fail when the apiserver has not begun
+// to answer within d.
+func newAnswering(cfg *rest.Config, d time.Duration, opts ...Option) (*Backend, error) {
 	if cfg == nil {
 		return nil, errors.New("kuberay: New(nil): pass a *rest.Config, such as LoadConfig's")
 	}
-	cfg = withAnswerTimeout(cfg, answerTimeout)
+	cfg = withAnswerTimeout(cfg, d)
 	c, err := rayclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: KubeRay client: %w", err)

@@ -37,6 +37,10 @@ var (
 	MaxObjectBytes              = maxObjectBytes
 )
 
+// NewAnswering is New whose requests fail when the apiserver has not
+// begun to answer within d.
+var NewAnswering = newAnswering
+
 // ErrAlreadyExists is backend.ErrAlreadyExists, as the tests name it.
 var ErrAlreadyExists = backend.ErrAlreadyExists
 

@@ -117,7 +117,7 @@ func hasServeConfig(p *placement.Plan) bool {
 	return p != nil && p.Serve != nil && p.Serve.Config.ImportPath != ""
 }
 
-// checkServicePlan refuses plans RenderService cannot deploy; packed says
+// checkServicePlan refuses plans renderService cannot deploy; packed says
 // whether an application-level local working_dir was packed.
 func checkServicePlan(p *placement.Plan, packed bool) error {
 	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {

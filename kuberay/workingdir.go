@@ -225,9 +225,9 @@ func mountConfigMap(t *corev1ac.PodTemplateSpecApplyConfiguration, volume, cm, p
 
 // shipsWorkingDir reports whether the RayJob of plan p carries a packed
 // working_dir in a ConfigMap (packJobWorkingDir) when rendered with a
-// Kubernetes client at hand (Backend.Apply, RenderManifests): a local
+// Kubernetes client at hand (Backend.Apply, Render): a local
 // working_dir, or none at all when p runs raytpu's launcher, whose files
-// every node must see. Render without Options.WorkingDir writes the
+// every node must see. A backend without a Kubernetes client writes the
 // launcher's files on the head only (in the entrypoint), which a job
 // whose workers run on other pods cannot use.
 func shipsWorkingDir(p *placement.Plan) bool {
