@@ -150,11 +150,17 @@ func flagErrors(err error) error {
 			return err
 		}
 		msg := fl
-		if e.Type != field.TypeForbidden && e.Type != field.TypeRequired {
-			msg += fmt.Sprintf(" %v", e.BadValue)
+		switch v := e.BadValue; {
+		case e.Type == field.TypeForbidden || e.Type == field.TypeRequired:
+		case isString(v):
+			msg += fmt.Sprintf(" %q", v)
+		default:
+			msg += fmt.Sprintf(" %v", v)
 		}
-		if path, ok := strings.CutPrefix(e.Field, "options.autoscaling.groups"); ok {
-			msg += " (group " + strings.Trim(strings.SplitN(path, "]", 2)[0], "[") + ")"
+		if path, ok := strings.CutPrefix(e.Field, "options.autoscaling.groups["); ok {
+			if group, bound, _ := strings.Cut(path, "]"); bound != "" {
+				msg += fmt.Sprintf(" (group %q, %s)", group, strings.TrimPrefix(bound, "."))
+			}
 		}
 		switch e.Type {
 		case field.TypeNotSupported:
@@ -172,6 +178,8 @@ func flagErrors(err error) error {
 	}
 	return usagef("%s", strings.Join(msgs, "\n"))
 }
+
+func isString(v any) bool { _, ok := v.(string); return ok }
 
 // readWorkload reads -f: a compiled plan (apiVersion raytpu.dev/v1alpha1),
 // a `raytpu plan -o json` report (its "plan"), or a Serve application file,
