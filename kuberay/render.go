@@ -77,7 +77,7 @@ func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration
 	if o.Cluster == "" {
 		cluster, errs = clusterSpec(p, o)
 	} else if shipsWorkingDir(p) && wd == nil {
-		errs = append(errs, field.Required(field.NewPath("input", "workingDir"),
+		errs = append(errs, field.Required(field.NewPath("plan", "job", "runtimeEnv", "workingDir"),
 			"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (Render and Backend.Apply pack it when it is nil)"))
 	}
 	if wd != nil && wd.Flat != (o.Cluster != "") {
@@ -85,7 +85,7 @@ func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration
 		if o.Cluster != "" {
 			want = "on an existing cluster the submitter uploads the zip, which Ray unpacks as it is"
 		}
-		errs = append(errs, field.Invalid(field.NewPath("input", "workingDir"), wd.Source, "packed for the other kind of RayJob ("+want+"): leave it nil and Render packs it"))
+		errs = append(errs, field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd.Source, "packed for the other kind of RayJob ("+want+"): Render and Backend.Apply pack it right"))
 	}
 	entrypoint, err := jobEntrypoint(p, wd)
 	if err != nil {

@@ -173,6 +173,30 @@ func TestRenderRefusals(t *testing.T) {
 	if err != nil || len(m.ConfigMaps) != 1 || m.Job.Spec.SubmitterPodTemplate == nil {
 		t.Errorf("launcher on a cluster: %v, want its packed working_dir in the submitter pod", err)
 	}
+	// A backend without a packed working_dir cannot run the launcher on
+	// an existing cluster, and a zip packed for the other kind of RayJob
+	// is refused: its files would land one directory too deep, or lose a
+	// top-level directory.
+	_, err = kuberay.RenderWith(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"}, "", nil)
+	if got := fields(err); !slices.Equal(got, []string{"plan.job.runtimeEnv.workingDir"}) {
+		t.Errorf("launcher on a cluster without a packed working_dir: %v, want plan.job.runtimeEnv.workingDir", err)
+	}
+	mounted, err := kuberay.PackJobWorkingDir(compile(t, noWD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kuberay.RenderWith(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"}, "", mounted)
+	if got := fields(err); !slices.Equal(got, []string{"plan.job.runtimeEnv.workingDir"}) {
+		t.Errorf("a mounted zip on an existing cluster: %v, want plan.job.runtimeEnv.workingDir", err)
+	}
+	submitted, err := kuberay.PackSubmittedWorkingDir(compile(t, noWD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kuberay.RenderWith(compile(t, noWD), kuberay.Options{}, "", submitted)
+	if got := fields(err); !slices.Equal(got, []string{"plan.job.runtimeEnv.workingDir"}) {
+		t.Errorf("a submitted zip on the RayJob's own cluster: %v, want plan.job.runtimeEnv.workingDir", err)
+	}
 }
 
 // renderGolden renders a golden RayJob with its packed working_dir, or
