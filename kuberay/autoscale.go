@@ -73,17 +73,18 @@ type Autoscaling struct {
 	// autoscaler removes it (whole seconds, spec.autoscalerOptions.
 	// idleTimeoutSeconds). A multi-host slice goes as a whole. 0: the
 	// autoscaler's default, DefaultIdleTimeout.
-	IdleTimeout time.Duration
+	IdleTimeout time.Duration `json:"idleTimeout,omitempty"`
 	// UpscalingMode is UpscalingDefault, UpscalingConservative or
 	// UpscalingAggressive; empty leaves it to the autoscaler (Default).
-	UpscalingMode string
+	UpscalingMode string `json:"upscalingMode,omitempty"`
 	// Version is AutoscalerV1 or AutoscalerV2; empty is v1 (not Ray
 	// 2.60's default under KubeRay, v2: see above).
-	Version string
+	Version string `json:"version,omitempty"`
 	// MinSlices and MaxSlices bound every TPU worker group, in slices
 	// (replicas). The group starts at MinSlices. Default: 0, and the
 	// slices the plan's group needs.
-	MinSlices, MaxSlices int
+	MinSlices int `json:"minSlices,omitempty"`
+	MaxSlices int `json:"maxSlices,omitempty"`
 	// HeadCPU and WorkerCPU are the CPUs of the head pod and of each TPU
 	// host pod, rendered as the Ray container's CPU request. Ray's
 	// autoscaler needs them: Ray 2.60's KubeRay config
@@ -92,17 +93,19 @@ type Autoscaling struct {
 	// CPU limit or request, and the autoscaler exits. KubeRay v1.5.0 also
 	// passes the request to `ray start --num-cpus`, so it is the pod's
 	// Ray CPU resource too. 0: DefaultAutoscaledCPU.
-	HeadCPU, WorkerCPU int
+	HeadCPU   int `json:"headCPU,omitempty"`
+	WorkerCPU int `json:"workerCPU,omitempty"`
 	// Groups overrides the bounds of single worker groups, by group name
 	// (as rendered: the pod type, v4-16, with -<index> when the plan has
 	// several slice groups or is a Serve application).
-	Groups map[string]SliceRange
+	Groups map[string]SliceRange `json:"groups,omitempty"`
 }
 
 // SliceRange bounds one worker group in slices; a zero Max means the
 // slices the plan's group needs.
 type SliceRange struct {
-	Min, Max int
+	Min int `json:"min"`
+	Max int `json:"max"`
 }
 
 // upscalingModes and autoscalerVersions are the values KubeRay's CRD takes.
@@ -121,31 +124,31 @@ func checkAutoscaling(a *Autoscaling, root *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case a.IdleTimeout < 0:
-		errs = append(errs, field.Invalid(root.Child("IdleTimeout"), a.IdleTimeout.String(), "must be 0 (the autoscaler's default, 60s) or positive"))
+		errs = append(errs, field.Invalid(root.Child("idleTimeout"), a.IdleTimeout.String(), "must be 0 (the autoscaler's default, 60s) or positive"))
 	case a.IdleTimeout%time.Second != 0:
-		errs = append(errs, field.Invalid(root.Child("IdleTimeout"), a.IdleTimeout.String(), "whole seconds: KubeRay takes idleTimeoutSeconds"))
+		errs = append(errs, field.Invalid(root.Child("idleTimeout"), a.IdleTimeout.String(), "whole seconds: KubeRay takes idleTimeoutSeconds"))
 	case a.IdleTimeout/time.Second > math.MaxInt32:
-		errs = append(errs, field.Invalid(root.Child("IdleTimeout"), a.IdleTimeout.String(), fmt.Sprintf("at most %d seconds (int32)", math.MaxInt32)))
+		errs = append(errs, field.Invalid(root.Child("idleTimeout"), a.IdleTimeout.String(), fmt.Sprintf("at most %d seconds (int32)", math.MaxInt32)))
 	}
 	if a.UpscalingMode != "" && !slices.Contains(upscalingModes, a.UpscalingMode) {
-		errs = append(errs, field.NotSupported(root.Child("UpscalingMode"), a.UpscalingMode, upscalingModes))
+		errs = append(errs, field.NotSupported(root.Child("upscalingMode"), a.UpscalingMode, upscalingModes))
 	}
 	if a.Version != "" && !slices.Contains(autoscalerVersions, a.Version) {
-		errs = append(errs, field.NotSupported(root.Child("Version"), a.Version, autoscalerVersions).WithDetail("or empty: v1"))
+		errs = append(errs, field.NotSupported(root.Child("version"), a.Version, autoscalerVersions).WithDetail("or empty: v1"))
 	}
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"HeadCPU", a.HeadCPU}, {"WorkerCPU", a.WorkerCPU}} {
+	}{{"headCPU", a.HeadCPU}, {"workerCPU", a.WorkerCPU}} {
 		if c.v < 0 || c.v > math.MaxInt32 {
 			errs = append(errs, field.Invalid(root.Child(c.name), c.v, fmt.Sprintf("CPUs from 1 to %d, or 0 for %d", math.MaxInt32, DefaultAutoscaledCPU)))
 		}
 	}
-	errs = append(errs, checkRange(a.MinSlices, a.MaxSlices, root.Child("MinSlices"), root.Child("MaxSlices"))...)
+	errs = append(errs, checkRange(a.MinSlices, a.MaxSlices, root.Child("minSlices"), root.Child("maxSlices"))...)
 	for _, name := range slices.Sorted(maps.Keys(a.Groups)) {
 		r := a.Groups[name]
-		p := root.Child("Groups").Key(name)
-		errs = append(errs, checkRange(r.Min, r.Max, p.Child("Min"), p.Child("Max"))...)
+		p := root.Child("groups").Key(name)
+		errs = append(errs, checkRange(r.Min, r.Max, p.Child("min"), p.Child("max"))...)
 	}
 	return errs
 }
@@ -174,11 +177,11 @@ func groupBounds(a *Autoscaling, name string, i int, g *placement.SliceGroup, ho
 		return n, n, n, nil
 	}
 	minS, maxS := a.MinSlices, a.MaxSlices
-	minPath, maxPath := field.NewPath("Options", "Autoscaling", "MinSlices"), field.NewPath("Options", "Autoscaling", "MaxSlices")
+	minPath, maxPath := field.NewPath("options", "autoscaling", "minSlices"), field.NewPath("options", "autoscaling", "maxSlices")
 	if r, ok := a.Groups[name]; ok {
 		minS, maxS = r.Min, r.Max
-		p := field.NewPath("Options", "Autoscaling", "Groups").Key(name)
-		minPath, maxPath = p.Child("Min"), p.Child("Max")
+		p := field.NewPath("options", "autoscaling", "groups").Key(name)
+		minPath, maxPath = p.Child("min"), p.Child("max")
 	}
 	if maxS == 0 {
 		maxS = g.NumSlices
@@ -203,7 +206,7 @@ func checkGroupNames(a *Autoscaling, names []string) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range slices.Sorted(maps.Keys(a.Groups)) {
 		if !slices.Contains(names, name) {
-			errs = append(errs, field.NotSupported(field.NewPath("Options", "Autoscaling", "Groups").Key(name), name, names).
+			errs = append(errs, field.NotSupported(field.NewPath("options", "autoscaling", "groups").Key(name), name, names).
 				WithDetail("the plan's TPU worker groups"))
 		}
 	}

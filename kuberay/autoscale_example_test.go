@@ -17,14 +17,14 @@ func ExampleAutoscaling() {
 		fmt.Println(err)
 		return
 	}
-	rc, err := kuberay.RenderCluster(placement.NewSlicePlan("reserve", g), kuberay.Options{
+	m, err := kuberay.Render(placement.NewSlicePlan("reserve", g), kuberay.Options{
 		Autoscaling: &kuberay.Autoscaling{MaxSlices: 2, IdleTimeout: 5 * time.Minute},
-	})
+	}, kuberay.RenderInput{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	spec := rc.Spec
+	spec := m.Cluster.Spec
 	fmt.Println("autoscaler:", *spec.EnableInTreeAutoscaling, "idle", *spec.AutoscalerOptions.IdleTimeoutSeconds, "s")
 	for _, wg := range spec.WorkerGroupSpecs {
 		fmt.Printf("%s: %d slices now, %d to %d, %d pods per slice\n", *wg.GroupName, *wg.Replicas, *wg.MinReplicas, *wg.MaxReplicas, *wg.NumOfHosts)
@@ -32,10 +32,10 @@ func ExampleAutoscaling() {
 
 	// A max below what the plan needs at once is refused.
 	two, _ := placement.SliceSpec{Accelerator: "v4", Topology: "2x2x2", NumSlices: 2}.Compile(nil)
-	_, err = kuberay.RenderCluster(placement.NewSlicePlan("reserve", two), kuberay.Options{Autoscaling: &kuberay.Autoscaling{MaxSlices: 1}})
+	_, err = kuberay.Render(placement.NewSlicePlan("reserve", two), kuberay.Options{Autoscaling: &kuberay.Autoscaling{MaxSlices: 1}}, kuberay.RenderInput{})
 	fmt.Println(err)
 	// Output:
 	// autoscaler: true idle 300 s
 	// v4-16: 0 slices now, 0 to 2, 2 pods per slice
-	// Options.Autoscaling.MaxSlices: Invalid value: 1: worker group v4-16 (plan.slices[0], v4-16 2x2x2) needs 2 slices at once: at least 2
+	// options.autoscaling.maxSlices: Invalid value: 1: worker group v4-16 (plan.slices[0], v4-16 2x2x2) needs 2 slices at once: at least 2
 }

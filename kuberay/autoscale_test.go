@@ -158,26 +158,26 @@ func TestAutoscalingOptionErrors(t *testing.T) {
 		says     []string
 		planOnly bool // an error only against a plan (New cannot see it)
 	}{
-		{"max below the plan's slices", kuberay.Autoscaling{MaxSlices: 1}, "Options.Autoscaling.MaxSlices", []string{"1", "v4-16", "needs 2 slices", "at least 2"}, true},
-		{"min above max", kuberay.Autoscaling{MinSlices: 3, MaxSlices: 2}, "Options.Autoscaling.MinSlices", []string{"3", "must not exceed", "(2)"}, false},
-		{"min above the default max", kuberay.Autoscaling{MinSlices: 3}, "Options.Autoscaling.MinSlices", []string{"3", "max slices of worker group v4-16 (2)"}, true},
-		{"negative min", kuberay.Autoscaling{MinSlices: -1}, "Options.Autoscaling.MinSlices", []string{"-1", "from 0"}, false},
-		{"max past int32", kuberay.Autoscaling{MaxSlices: math.MaxInt32 + 1}, "Options.Autoscaling.MaxSlices", []string{"2147483648", "2147483647"}, false},
-		{"more pods than int32", kuberay.Autoscaling{MaxSlices: math.MaxInt32}, "Options.Autoscaling.MaxSlices", []string{"2147483647", "2 hosts", "at most 1073741823"}, true},
-		{"negative idle timeout", kuberay.Autoscaling{IdleTimeout: -time.Second}, "Options.Autoscaling.IdleTimeout", []string{`"-1s"`, "60s"}, false},
-		{"idle timeout in milliseconds", kuberay.Autoscaling{IdleTimeout: 1500 * time.Millisecond}, "Options.Autoscaling.IdleTimeout", []string{`"1.5s"`, "whole seconds"}, false},
-		{"lower-case mode", kuberay.Autoscaling{UpscalingMode: "conservative"}, "Options.Autoscaling.UpscalingMode", []string{`"conservative"`, "Conservative", "Aggressive", "Default"}, false},
-		{"version v3", kuberay.Autoscaling{Version: "v3"}, "Options.Autoscaling.Version", []string{`"v3"`, "v1", "v2"}, false},
-		{"negative head CPUs", kuberay.Autoscaling{HeadCPU: -2}, "Options.Autoscaling.HeadCPU", []string{"-2", "from 1", "0 for 8"}, false},
-		{"worker CPUs past int32", kuberay.Autoscaling{WorkerCPU: math.MaxInt32 + 1}, "Options.Autoscaling.WorkerCPU", []string{"2147483648", "2147483647"}, false},
-		{"a group the plan lacks", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-32": {Max: 2}}}, "Options.Autoscaling.Groups[v4-32]", []string{`"v4-32"`, `"v4-16"`}, true},
-		{"a group's crossed bounds", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-16": {Min: 2, Max: 1}}}, "Options.Autoscaling.Groups[v4-16].Min", []string{"2", "(1)"}, false},
+		{"max below the plan's slices", kuberay.Autoscaling{MaxSlices: 1}, "options.autoscaling.maxSlices", []string{"1", "v4-16", "needs 2 slices", "at least 2"}, true},
+		{"min above max", kuberay.Autoscaling{MinSlices: 3, MaxSlices: 2}, "options.autoscaling.minSlices", []string{"3", "must not exceed", "(2)"}, false},
+		{"min above the default max", kuberay.Autoscaling{MinSlices: 3}, "options.autoscaling.minSlices", []string{"3", "max slices of worker group v4-16 (2)"}, true},
+		{"negative min", kuberay.Autoscaling{MinSlices: -1}, "options.autoscaling.minSlices", []string{"-1", "from 0"}, false},
+		{"max past int32", kuberay.Autoscaling{MaxSlices: math.MaxInt32 + 1}, "options.autoscaling.maxSlices", []string{"2147483648", "2147483647"}, false},
+		{"more pods than int32", kuberay.Autoscaling{MaxSlices: math.MaxInt32}, "options.autoscaling.maxSlices", []string{"2147483647", "2 hosts", "at most 1073741823"}, true},
+		{"negative idle timeout", kuberay.Autoscaling{IdleTimeout: -time.Second}, "options.autoscaling.idleTimeout", []string{`"-1s"`, "60s"}, false},
+		{"idle timeout in milliseconds", kuberay.Autoscaling{IdleTimeout: 1500 * time.Millisecond}, "options.autoscaling.idleTimeout", []string{`"1.5s"`, "whole seconds"}, false},
+		{"lower-case mode", kuberay.Autoscaling{UpscalingMode: "conservative"}, "options.autoscaling.upscalingMode", []string{`"conservative"`, "Conservative", "Aggressive", "Default"}, false},
+		{"version v3", kuberay.Autoscaling{Version: "v3"}, "options.autoscaling.version", []string{`"v3"`, "v1", "v2"}, false},
+		{"negative head CPUs", kuberay.Autoscaling{HeadCPU: -2}, "options.autoscaling.headCPU", []string{"-2", "from 1", "0 for 8"}, false},
+		{"worker CPUs past int32", kuberay.Autoscaling{WorkerCPU: math.MaxInt32 + 1}, "options.autoscaling.workerCPU", []string{"2147483648", "2147483647"}, false},
+		{"a group the plan lacks", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-32": {Max: 2}}}, "options.autoscaling.groups[v4-32]", []string{`"v4-32"`, `"v4-16"`}, true},
+		{"a group's crossed bounds", kuberay.Autoscaling{Groups: map[string]kuberay.SliceRange{"v4-16": {Min: 2, Max: 1}}}, "options.autoscaling.groups[v4-16].min", []string{"2", "(1)"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			a := c.a
-			job, err := kuberay.Render(two, kuberay.Options{Autoscaling: &a})
+			job, err := kuberay.RenderJob(two, kuberay.Options{Autoscaling: &a})
 			if job != nil || err == nil {
 				t.Fatalf("Render = %v; want an error", err)
 			}
@@ -251,7 +251,7 @@ func TestValidateAutoscalerRules(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			job, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{Autoscaling: &kuberay.Autoscaling{
+			job, err := kuberay.RenderJob(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{Autoscaling: &kuberay.Autoscaling{
 				MaxSlices: 3, Version: kuberay.AutoscalerV1, IdleTimeout: time.Minute}})
 			if err != nil {
 				t.Fatal(err)
@@ -290,10 +290,10 @@ func FuzzAutoscalingOptions(f *testing.F) {
 		if group != "" {
 			a.Groups = map[string]kuberay.SliceRange{group: {Min: lo, Max: hi + 1}}
 		}
-		job, err := kuberay.Render(p, kuberay.Options{Autoscaling: a})
+		job, err := kuberay.RenderJob(p, kuberay.Options{Autoscaling: a})
 		if err != nil {
 			for _, e := range field.Errors(err) {
-				if !strings.HasPrefix(e.Field, "Options.Autoscaling") {
+				if !strings.HasPrefix(e.Field, "options.autoscaling") {
 					t.Fatalf("error outside Options.Autoscaling: %v", e)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
@@ -21,13 +22,23 @@ import (
 // Name is the name the backend gives itself in a backend.Outcome.
 const Name = "kuberay"
 
-// ErrAlreadyExists means the RayJob name is taken by a RayJob that runs
-// another plan. It is backend.ErrAlreadyExists, the contract's neutral
-// sentinel, kept under this name for compatibility.
-var ErrAlreadyExists = backend.ErrAlreadyExists
+// errNilBackend is the error of every method called on a nil *Backend.
+var errNilBackend = errors.New("kuberay: nil *Backend: make one with New or NewWithClient")
+
+// usable is the error of a call on a nil *Backend or with a nil context.
+func (b *Backend) usable(ctx context.Context) error {
+	if b == nil {
+		return errNilBackend
+	}
+	if ctx == nil {
+		return errors.New("kuberay: nil context.Context: pass context.Background() or a request's context")
+	}
+	return nil
+}
 
 // Backend runs plans as KubeRay RayJobs in one namespace. It is safe for
 // concurrent use.
+
 type Backend struct {
 	client rayclient.Interface
 	// kube writes ConfigMaps (a packed working_dir); nil with
@@ -45,6 +56,16 @@ var _ backend.Runner = (*Backend)(nil)
 
 // New returns a backend that reaches the cluster through cfg.
 func New(cfg *rest.Config, opts ...Option) (*Backend, error) {
+	return newAnswering(cfg, answerTimeout, opts...)
+}
+
+// newAnswering is New whose requests fail when the apiserver has not begun
+// to answer within d.
+func newAnswering(cfg *rest.Config, d time.Duration, opts ...Option) (*Backend, error) {
+	if cfg == nil {
+		return nil, errors.New("kuberay: New(nil): pass a *rest.Config, such as LoadConfig's")
+	}
+	cfg = withAnswerTimeout(cfg, d)
 	c, err := rayclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: KubeRay client: %w", err)
@@ -63,9 +84,9 @@ func NewWithClient(c rayclient.Interface, opts ...Option) (*Backend, error) {
 		return nil, errors.New("kuberay: NewWithClient(nil): a KubeRay clientset is required")
 	}
 	b := &Backend{client: c, logger: slog.New(slog.DiscardHandler)}
-	for _, o := range opts {
+	for i, o := range opts {
 		if o == nil {
-			continue
+			return nil, fmt.Errorf("kuberay: nil Option (option %d): pass WithOptions, WithLogger, ... or leave it out", i)
 		}
 		if err := o.apply(b); err != nil {
 			return nil, err
@@ -85,9 +106,12 @@ func NewWithClient(c rayclient.Interface, opts ...Option) (*Backend, error) {
 // the launcher's result from the submitter pod's log; opts.Logs is not
 // written yet.
 func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOptions) (*backend.Outcome, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
 	name := opts.SubmissionID
 	if name == "" && p != nil {
-		name = NewName(p.Name)
+		name = newName(p.Name)
 	}
 	if _, err := b.Apply(ctx, p, name); err != nil {
 		return nil, err
@@ -104,27 +128,32 @@ func (b *Backend) Run(ctx context.Context, p *placement.Plan, opts backend.RunOp
 // backend.ErrUnsupported, a malformed one a *backend.InvalidPlanError, and
 // neither is packed or sent.
 //
-// A local working_dir is packed (PackJobWorkingDir: with the runtime_env's
+// A local working_dir is packed (packJobWorkingDir: with the runtime_env's
 // excludes, and the launcher's files) into ConfigMap
-// WorkingDirConfigMapName(name), owned by the RayJob, which mounts it; see
+// workingDirConfigMapName(name), owned by the RayJob, which mounts it; see
 // WorkingDirMountPath. A plan that runs raytpu's launcher without a
-// working_dir gets one holding the launcher's files (ShipsWorkingDir).
+// working_dir gets one holding the launcher's files (shipsWorkingDir).
 func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*rayv1.RayJob, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := b.opts
-	o.Name = name
+	if name == "" {
+		name = NameFor(p.Name)
+	}
+	o := settings{Options: b.opts, Name: name}
 	if isLocal(p.Job.RuntimeEnv.WorkingDir) && b.kube == nil {
 		return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 	}
-	if ShipsWorkingDir(p) && b.kube != nil {
-		pack := PackJobWorkingDir
+	if shipsWorkingDir(p) && b.kube != nil {
+		pack := packJobWorkingDir
 		if o.Cluster != "" {
-			pack = PackSubmittedWorkingDir
+			pack = packSubmittedWorkingDir
 		}
 		wd, err := pack(p)
 		if err != nil {
@@ -132,7 +161,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		}
 		o.WorkingDir = wd
 	}
-	job, err := Render(p, o)
+	job, err := renderJob(p, o)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +174,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		return nil, fmt.Errorf("kuberay: reading RayJob %s/%s: %w", o.Namespace, name, err)
 	case cur.Annotations[AnnotationPlanDigest] != digest:
 		return nil, fmt.Errorf("kuberay: RayJob %s/%s: %w (digest %q, want %q); choose another submission id",
-			o.Namespace, name, ErrAlreadyExists, cur.Annotations[AnnotationPlanDigest], digest)
+			o.Namespace, name, backend.ErrAlreadyExists, cur.Annotations[AnnotationPlanDigest], digest)
 	}
 	out := cur
 	if apierrors.IsNotFound(err) {
@@ -167,7 +196,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		// Pods that mount a ConfigMap not yet written wait for it.
 		owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayJob).
 			WithName(out.Name).WithUID(out.UID)
-		cm := WorkingDirConfigMap(name, o.Namespace, o.WorkingDir, labels(p), owner)
+		cm := workingDirConfigMap(name, o.Namespace, o.WorkingDir, labels(p), owner)
 		if _, err := b.kube.CoreV1().ConfigMaps(o.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 			return nil, fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayJob %s: %w", o.Namespace, deref(cm.Name), name, err)
 		}

@@ -50,7 +50,7 @@ func BenchmarkRender(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := kuberay.Render(plans[i%len(plans)], kuberay.Options{}); err != nil {
+		if _, err := kuberay.RenderJob(plans[i%len(plans)], kuberay.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -63,7 +63,7 @@ func BenchmarkRenderYAML(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		job, err := kuberay.Render(plans[i%len(plans)], kuberay.Options{})
+		job, err := kuberay.RenderJob(plans[i%len(plans)], kuberay.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func BenchmarkKubectlApplyToFirstStatus(b *testing.B) {
 	for b.Loop() {
 		name := fmt.Sprintf("kubectl-%d", i)
 		i++
-		job, err := kuberay.Render(p, kuberay.Options{Name: name, Namespace: ns})
+		job, err := kuberay.RenderJob(p, kuberay.Options{Namespace: ns}, kuberay.RenderInput{Name: name})
 		if err != nil {
 			b.Fatal(err)
 		}

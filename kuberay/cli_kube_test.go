@@ -9,7 +9,6 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
@@ -54,11 +53,7 @@ func TestRenderedByTheCommandApply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range objs {
-			want, ok := o.(*corev1ac.ConfigMapApplyConfiguration)
-			if !ok {
-				continue
-			}
+		for _, want := range objs.ConfigMaps {
 			var cm corev1.ConfigMap
 			if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: *want.Name}, &cm); err != nil {
 				t.Errorf("%s: ConfigMap %s: %v", filepath.Base(f), *want.Name, err)

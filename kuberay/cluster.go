@@ -13,20 +13,23 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-// RenderCluster turns a slice plan (placement.KindSlicePlacementGroup:
+// renderCluster turns a slice plan (placement.KindSlicePlacementGroup:
 // slices reserved, nothing run) into a plain RayCluster: a head without
-// TPUs and one TPU worker group per slice group, as Render builds the
-// RayCluster of a RayJob. The result passed ValidateCluster.
-func RenderCluster(p *placement.Plan, o Options) (*rayv1ac.RayClusterApplyConfiguration, error) {
+// TPUs and one TPU worker group per slice group, as renderJob builds the
+// RayCluster of a RayJob. The result passed validateCluster.
+func renderCluster(p *placement.Plan, o settings) (*rayv1ac.RayClusterApplyConfiguration, error) {
 	if err := backend.CheckPlan(Name, p, placement.KindSlicePlacementGroup); err != nil {
-		return nil, err // jobs run as RayJobs (Render), Serve applications as RayServices (RenderService)
+		return nil, err // jobs run as RayJobs, Serve applications as RayServices
+	}
+	if errs := o.validate(); len(errs) > 0 {
+		return nil, errs
 	}
 	o = o.withDefaults(p)
 	spec, errs := clusterSpec(p, o)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	digest, err := PlanDigest(p)
+	digest, err := planDigest(p)
 	if err != nil {
 		return nil, err
 	}
@@ -34,28 +37,27 @@ func RenderCluster(p *placement.Plan, o Options) (*rayv1ac.RayClusterApplyConfig
 		WithLabels(labels(p)).
 		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
 		WithSpec(spec)
-	if err := ValidateCluster(rc); err != nil {
+	if err := validateRayCluster(rc); err != nil {
 		return nil, err
 	}
 	return rc, nil
 }
 
-// ClusterName is the RayCluster name the backend gives a slice plan of
-// that name: NameFor(name).
-func ClusterName(name string) string { return NameFor(name) }
-
-// Up renders the slice plan as RayCluster ClusterName(p.Name) and
+// Up renders the slice plan as RayCluster NameFor(p.Name) and
 // server-side applies it with field manager "raytpu"; applying the same
 // plan again changes nothing, and a changed plan updates the RayCluster
 // (KubeRay scales worker groups in place). A RayCluster of that name that
 // raytpu did not create is left alone: an error matching ErrNotManaged and
 // backend.ErrAlreadyExists. WaitCluster follows it until it is ready.
 func (b *Backend) Up(ctx context.Context, p *placement.Plan) (*rayv1.RayCluster, error) {
-	o := b.opts
-	if p != nil {
-		o.Name = ClusterName(p.Name)
+	if err := b.usable(ctx); err != nil {
+		return nil, err
 	}
-	rc, err := RenderCluster(p, o)
+	o := settings{Options: b.opts}
+	if p != nil {
+		o.Name = NameFor(p.Name)
+	}
+	rc, err := renderCluster(p, o)
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +81,16 @@ func (b *Backend) Up(ctx context.Context, p *placement.Plan) (*rayv1.RayCluster,
 	return out, nil
 }
 
-// Down deletes RayCluster ClusterName(name), which raytpu created; its
+// Down deletes RayCluster NameFor(name), which raytpu created; its
 // pods and Services are owned by it and go with it (Kubernetes' garbage
 // collector deletes them). A RayCluster raytpu did not create, such as one
 // KubeRay made for a RayJob or RayService, is left alone (ErrNotManaged);
 // none of that name matches backend.ErrNotFound.
 func (b *Backend) Down(ctx context.Context, name string) error {
-	ns, n := b.opts.Namespace, ClusterName(name)
+	if err := b.usable(ctx); err != nil {
+		return err
+	}
+	ns, n := b.opts.Namespace, NameFor(name)
 	clusters := b.client.RayV1().RayClusters(ns)
 	rc, err := clusters.Get(ctx, n, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

@@ -35,8 +35,8 @@ type ClusterStatus struct {
 	Message string `json:"message,omitempty"`
 }
 
-// ClusterStatusOf reads a RayCluster's status.
-func ClusterStatusOf(rc *rayv1.RayCluster) ClusterStatus {
+// clusterStatusOf reads a RayCluster's status.
+func clusterStatusOf(rc *rayv1.RayCluster) ClusterStatus {
 	s := rc.Status
 	st := ClusterStatus{Name: rc.Name, State: string(s.State), Ready: s.State == rayv1.Ready,
 		ReadyWorkers: int(s.ReadyWorkerReplicas), DesiredWorkers: int(s.DesiredWorkerReplicas)}
@@ -56,12 +56,15 @@ func ClusterStatusOf(rc *rayv1.RayCluster) ClusterStatus {
 	return st
 }
 
-// WaitCluster watches RayCluster ClusterName(name) until KubeRay reports
+// WaitCluster watches RayCluster NameFor(name) until KubeRay reports
 // it ready, calling onStatus (if set) with every status that differs from
 // the one before. A RayCluster KubeRay reports failed is an error matching
 // ErrClusterFailed; a deleted one matches backend.ErrNotFound.
 func (b *Backend) WaitCluster(ctx context.Context, name string, onStatus func(ClusterStatus)) (ClusterStatus, error) {
-	ns, n := b.opts.Namespace, ClusterName(name)
+	if err := b.usable(ctx); err != nil {
+		return ClusterStatus{}, err
+	}
+	ns, n := b.opts.Namespace, NameFor(name)
 	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayclusters", ns, fields.OneTermEqualSelector("metadata.name", n))
 	var last ClusterStatus
 	first := true
@@ -73,7 +76,7 @@ func (b *Backend) WaitCluster(ctx context.Context, name string, onStatus func(Cl
 		if ev.Type == watch.Deleted {
 			return false, fmt.Errorf("kuberay: RayCluster %s/%s was deleted: %w", ns, n, backend.ErrNotFound)
 		}
-		st := ClusterStatusOf(rc)
+		st := clusterStatusOf(rc)
 		if first || st != last {
 			first, last = false, st
 			if onStatus != nil {

@@ -37,6 +37,9 @@ type FieldConflict struct {
 }
 
 func (e *ConflictError) Error() string {
+	if e == nil {
+		return "kuberay: nil *ConflictError"
+	}
 	parts := make([]string, len(e.Conflicts))
 	for i, c := range e.Conflicts {
 		parts[i] = fmt.Sprintf("%s (owned by %q)", c.Field, c.Manager)
@@ -46,7 +49,12 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
-func (e *ConflictError) Unwrap() error { return e.Err }
+func (e *ConflictError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // managerRE finds the manager in a conflict cause's message:
 // `conflict with "kubectl" using ray.io/v1`.

@@ -10,13 +10,13 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-// PlanDigest is the first 16 hex digits of the SHA-256 of the plan's
+// planDigest is the first 16 hex digits of the SHA-256 of the plan's
 // canonical JSON: object keys sorted at every level, numbers as written,
 // no spaces. The plan's raw parts (a job's launcherConfig, a Serve
 // config's user_config) keep whatever key order the path that brought the
 // plan gave them, a YAML file read back for one; the canonical form makes
 // the digest the plan's, not the path's.
-func PlanDigest(p *placement.Plan) (string, error) {
+func planDigest(p *placement.Plan) (string, error) {
 	raw, err := p.MarshalIndent()
 	if err != nil {
 		return "", fmt.Errorf("kuberay: encoding plan %q: %w", p.Name, err)

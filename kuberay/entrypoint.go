@@ -19,7 +19,7 @@ import (
 // jobEntrypoint is the shell command the Ray job runs on the head, made
 // submittable through KubeRay's submitter (see submittable). A plan that
 // runs raytpu's launcher runs rayruntime.Entrypoint in its working_dir
-// when wd holds the launcher's files (PackJobWorkingDir); otherwise it
+// when wd holds the launcher's files (packJobWorkingDir); otherwise it
 // carries them in the command itself: a short Python step writes them
 // into the job's working directory on the head (which belongs to this
 // RayJob alone, as the RayJob creates its own RayCluster) and the

@@ -24,12 +24,13 @@ func ExampleSlicesOf() {
 		fmt.Println(err)
 		return
 	}
-	ac, err := kuberay.RenderCluster(placement.NewSlicePlan("pool", pool),
-		kuberay.Options{Namespace: "ml", Autoscaling: &kuberay.Autoscaling{MaxSlices: 1}})
+	m, err := kuberay.Render(placement.NewSlicePlan("pool", pool),
+		kuberay.Options{Namespace: "ml", Autoscaling: &kuberay.Autoscaling{MaxSlices: 1}}, kuberay.RenderInput{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	ac := m.Cluster
 	// The RayCluster as the apiserver returns it.
 	var rc rayv1.RayCluster
 	b, _ := json.Marshal(ac)

@@ -4,19 +4,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
-	"github.com/raytpu/raytpu/rayruntime"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serveconfig"
 )
 
 // A Serve application becomes a RayService whose serveConfigV2 holds the
-// compiled application byte for byte, and one worker group per replica
-// slice.
-func ExampleRenderService() {
+// compiled application, and one worker group per replica slice; the
+// replica runtime its TPU replicas import travels in a ConfigMap applied
+// first.
+func ExampleRender_service() {
 	plan, err := serve.Application{
 		Name: "chat", ImportPath: "chat.app:build",
 		Deployments: []serve.Deployment{{
@@ -28,51 +29,43 @@ func ExampleRenderService() {
 		fmt.Println(err)
 		return
 	}
-	svc, err := kuberay.RenderService(plan, kuberay.Options{Namespace: "ml"})
+	m, err := kuberay.Render(plan, kuberay.Options{Namespace: "ml"}, kuberay.RenderInput{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	svc := m.Service
 	fmt.Println(*svc.Name, *svc.Namespace)
-	// The compiled config, as Ray is sent it, with the replica runtime in
-	// py_modules: its zip in ConfigMap chat-replica-runtime, which Deploy
-	// writes and every Ray container mounts.
-	rt, err := kuberay.PackReplicaRuntime()
-	if err != nil {
-		fmt.Println(err)
-		return
+	for _, cm := range m.ConfigMaps {
+		fmt.Println("ConfigMap", *cm.Name)
 	}
-	app := plan.Serve.Config
-	rayruntime.ShipModule(&app, rt.URI())
-	cfg, err := app.MarshalJSON()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(*svc.Spec.ServeConfigV2 == "applications:\n- "+string(cfg)+"\n", kuberay.ReplicaRuntimeConfigMapName(*svc.Name))
+	fmt.Println(strings.HasPrefix(*svc.Spec.ServeConfigV2, `applications:
+- {"name":"chat"`))
 	for _, g := range svc.Spec.RayClusterSpec.WorkerGroupSpecs {
 		fmt.Println(*g.GroupName, "replicas", *g.Replicas, "hosts", *g.NumOfHosts, g.Template.Spec.NodeSelector)
 	}
 	// Output:
 	// chat ml
-	// true chat-replica-runtime
+	// ConfigMap chat-replica-runtime
+	// true
 	// v6e-8-0 replicas 1 hosts 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
 	// v6e-8-1 replicas 1 hosts 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
 }
 
 // Two v6e 4x4 slices reserved as a plain RayCluster: one worker group of
 // two replicas (slices) of four hosts, MEGASCALE_NUM_SLICES set.
-func ExampleRenderCluster() {
+func ExampleRender_cluster() {
 	g, err := placement.SliceSpec{Accelerator: "v6e", Topology: "4x4", NumSlices: 2}.Compile(nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	rc, err := kuberay.RenderCluster(placement.NewSlicePlan("reserve", g), kuberay.Options{})
+	m, err := kuberay.Render(placement.NewSlicePlan("reserve", g), kuberay.Options{}, kuberay.RenderInput{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	rc := m.Cluster
 	w := rc.Spec.WorkerGroupSpecs[0]
 	c := w.Template.Spec.Containers[0]
 	fmt.Println(*rc.Name, *w.GroupName, *w.Replicas, *w.NumOfHosts, *c.Env[0].Name, *c.Env[0].Value)
@@ -101,15 +94,16 @@ func ExamplePackWorkingDir() {
 	// true file:///raytpu/working_dir/wd-9f948694542a9b52.zip
 }
 
-// CheckOptions reports every field of Options a Backend cannot use, with
-// its path and value; WithOptions returns the same errors from New.
+// CheckOptions reports every field of Options a Backend or Render cannot
+// use, with its path below "options" and its value; WithOptions returns
+// the same errors from New, and Render refuses the same options.
 func ExampleCheckOptions() {
-	err := kuberay.CheckOptions(kuberay.Options{Name: "llama", ActiveDeadline: -time.Minute})
+	err := kuberay.CheckOptions(kuberay.Options{ActiveDeadline: -time.Minute, Autoscaling: &kuberay.Autoscaling{MinSlices: -1}})
 	fmt.Println(err)
 	fmt.Println(kuberay.CheckOptions(kuberay.Options{Namespace: "ml", ActiveDeadline: time.Hour}))
 	// Output:
 	// 2 invalid fields:
-	//   Options.Name: Forbidden: "llama": each run names its own RayJob (RunOptions.SubmissionID) and each application its RayService (the plan's name); leave it empty
-	//   Options.ActiveDeadline: Invalid value: "-1m0s": must be positive, or 0 for no deadline
+	//   options.activeDeadline: Invalid value: "-1m0s": must be positive, or 0 for no deadline
+	//   options.autoscaling.minSlices: Invalid value: -1: slices from 0 to 2147483647
 	// <nil>
 }

@@ -7,13 +7,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-
-	"github.com/raytpu/raytpu/field"
 )
 
 // A RayJob on an existing RayCluster (Options.Cluster) names the cluster
 // in spec.clusterSelector, as KubeRay v1.5.0 reads it: the label
-// ClusterSelectorKey with the RayCluster's name. KubeRay then creates no
+// clusterSelectorKey with the RayCluster's name. KubeRay then creates no
 // cluster and deletes none when the job ends, and its submitter Job runs
 // `ray job submit` against the cluster's dashboard. A packed working_dir
 // cannot be mounted into the pods of a cluster that exists already: its
@@ -22,39 +20,23 @@ import (
 // the cluster (Ray's upload_working_dir_if_needed takes a local .zip) and
 // every node then fetches, as it would from a user's `ray job submit`.
 
-// ClusterSelectorKey is the label of spec.clusterSelector that names the
+// clusterSelectorKey is the label of spec.clusterSelector that names the
 // RayCluster a RayJob runs on (KubeRay's RayJobClusterSelectorKey).
-const ClusterSelectorKey = "ray.io/cluster"
-
-// checkExistingCluster checks the options of a RayJob on the existing
-// cluster o.Cluster: its name, and no option that only a cluster the
-// RayJob creates could take.
-func checkExistingCluster(o Options) field.ErrorList {
-	path := field.NewPath("Options")
-	var errs field.ErrorList
-	for _, m := range CheckName(o.Cluster, MaxRayClusterName) {
-		errs = append(errs, field.Invalid(path.Child("Cluster"), o.Cluster, "the name of a RayCluster: "+m))
-	}
-	if o.Autoscaling != nil {
-		errs = append(errs, field.Forbidden(path.Child("Autoscaling"),
-			"a RayJob on an existing cluster (Options.Cluster) scales nothing: the RayCluster's own spec says whether its autoscaler runs"))
-	}
-	return errs
-}
+const clusterSelectorKey = "ray.io/cluster"
 
 // submitterTemplate is the submitter pod of a RayJob on an existing
 // cluster that ships a packed working_dir: KubeRay's default submitter
 // (its container name, requests and limits, restartPolicy Never) with the
 // working_dir's ConfigMap mounted; KubeRay fills in the `ray job submit`
 // command and its environment.
-func submitterTemplate(o Options, job string) *corev1ac.PodTemplateSpecApplyConfiguration {
-	image := DefaultImage(o.RayVersion, o.PythonVersion)
+func submitterTemplate(o settings, job string) *corev1ac.PodTemplateSpecApplyConfiguration {
+	image := defaultImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		image = o.Image
 	}
 	t := corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
 		WithRestartPolicy(corev1.RestartPolicyNever).
-		WithContainers(corev1ac.Container().WithName(SubmitterContainer).WithImage(image).
+		WithContainers(corev1ac.Container().WithName(submitterContainer).WithImage(image).
 			WithResources(corev1ac.ResourceRequirements().
 				WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("200Mi")}).
 				WithLimits(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}))))
@@ -64,8 +46,8 @@ func submitterTemplate(o Options, job string) *corev1ac.PodTemplateSpecApplyConf
 
 // onExistingCluster sets spec to run on the existing cluster o.Cluster,
 // with the submitter pod that ships wd when there is one.
-func onExistingCluster(spec *rayv1ac.RayJobSpecApplyConfiguration, o Options, wd *WorkingDir) {
-	spec.WithClusterSelector(map[string]string{ClusterSelectorKey: o.Cluster})
+func onExistingCluster(spec *rayv1ac.RayJobSpecApplyConfiguration, o settings, wd *WorkingDir) {
+	spec.WithClusterSelector(map[string]string{clusterSelectorKey: o.Cluster})
 	if wd != nil {
 		spec.WithSubmitterPodTemplate(submitterTemplate(o, o.Name))
 	}

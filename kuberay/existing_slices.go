@@ -2,6 +2,7 @@ package kuberay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -55,6 +56,12 @@ type SliceGroup struct {
 // ReadClusterSlices reads RayCluster name of the backend's namespace and
 // returns its TPU worker groups (SlicesOf).
 func (b *Backend) ReadClusterSlices(ctx context.Context, name string) (*ClusterSlices, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, errors.New("kuberay: ReadClusterSlices: the RayCluster's name is required")
+	}
 	rc, err := b.client.RayV1().RayClusters(b.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: reading RayCluster %s/%s: %w", b.opts.Namespace, name, err)
@@ -66,6 +73,9 @@ func (b *Backend) ReadClusterSlices(ctx context.Context, name string) (*ClusterS
 // TPU selectors whose accelerator, topology or chips per pod raytpu's
 // catalog cannot read is an error naming the group and the field.
 func SlicesOf(rc *rayv1.RayCluster) (*ClusterSlices, error) {
+	if rc == nil {
+		return nil, errors.New("kuberay: SlicesOf(nil): pass a RayCluster as the apiserver returns it")
+	}
 	out := &ClusterSlices{Namespace: rc.Namespace, Name: rc.Name, Autoscaled: rc.Spec.EnableInTreeAutoscaling != nil && *rc.Spec.EnableInTreeAutoscaling}
 	if out.Autoscaled {
 		out.AutoscalerVersion = autoscalerVersionOf(rc)

@@ -11,17 +11,17 @@ const (
 // ImageRepository is the official Ray image repository on Docker Hub.
 const ImageRepository = "rayproject/ray"
 
-// DefaultImage is the official Ray image for a Ray and Python version,
+// defaultImage is the official Ray image for a Ray and Python version,
 // rayproject/ray:<ray>-py<major><minor>, Ray's documented tag scheme
 // {Ray version}[-{Python version}][-{Platform}] (docker/ray/README.md in
 // the Ray repository); without a platform suffix the image is the CPU one.
-func DefaultImage(rayVersion, pythonVersion string) string {
+func defaultImage(rayVersion, pythonVersion string) string {
 	return ImageRepository + ":" + rayVersion + "-py" + strings.ReplaceAll(pythonVersion, ".", "")
 }
 
-// DefaultTPUImage is the TPU variant of DefaultImage, with the -tpu
+// defaultTPUImage is the TPU variant of defaultImage, with the -tpu
 // platform suffix: Ray builds -tpu images with jax[tpu] installed in its
 // release pipeline since TPUs became a supported accelerator (Ray 2.55).
-func DefaultTPUImage(rayVersion, pythonVersion string) string {
-	return DefaultImage(rayVersion, pythonVersion) + "-tpu"
+func defaultTPUImage(rayVersion, pythonVersion string) string {
+	return defaultImage(rayVersion, pythonVersion) + "-tpu"
 }

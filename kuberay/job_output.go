@@ -14,10 +14,10 @@ import (
 	"github.com/raytpu/raytpu/rayruntime"
 )
 
-// SubmitterContainer is the container of the Job KubeRay creates to submit
+// submitterContainer is the container of the Job KubeRay creates to submit
 // a RayJob (submission mode K8sJobMode): `ray job submit --no-wait`, then
 // `ray job logs --follow`, so its log holds the driver's.
-const SubmitterContainer = "ray-job-submitter"
+const submitterContainer = "ray-job-submitter"
 
 // labelJobName is the label Kubernetes' Job controller puts on a Job's
 // pods; KubeRay names the submitter Job after its RayJob.
@@ -64,7 +64,7 @@ func (b *Backend) submitterOutput(ctx context.Context, name string) (json.RawMes
 	var running bool
 	for _, p := range items {
 		running = running || p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodPending
-		logs, err := b.kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: SubmitterContainer}).DoRaw(ctx)
+		logs, err := b.kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: submitterContainer}).DoRaw(ctx)
 		if err != nil {
 			b.logger.DebugContext(ctx, "kuberay: reading the submitter's log", "pod", p.Name, "error", err.Error())
 			continue

@@ -2,6 +2,7 @@ package kuberay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,6 +23,12 @@ import (
 // submitter pod's log (see jobOutput). The message of a RayJob that did
 // not succeed ends with the Warning events KubeRay recorded against it.
 func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, errors.New("kuberay: WaitJob: the RayJob's name is required (the name Apply was given)")
+	}
 	ns := b.opts.Namespace
 	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayjobs", ns, fields.OneTermEqualSelector("metadata.name", name))
 	var last backend.Status
@@ -38,7 +45,7 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 		if !ok {
 			return false, nil
 		}
-		st := StatusOf(job)
+		st := jobStatusOf(job)
 		if st.State != last.State || st.Message != last.Message {
 			last = st
 			b.logger.DebugContext(ctx, "kuberay: RayJob status", "rayjob", name, "state", st.State, "message", st.Message)
@@ -46,7 +53,7 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 				opts.OnStatus(st)
 			}
 		}
-		if Finished(job) {
+		if jobFinished(job) {
 			final = job
 			return true, nil
 		}
@@ -55,7 +62,7 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: following RayJob %s/%s: %w", ns, name, err)
 	}
-	st := StatusOf(final)
+	st := jobStatusOf(final)
 	output, err := b.jobOutput(ctx, name)
 	if err != nil {
 		return nil, err
@@ -70,8 +77,8 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 	return out, nil
 }
 
-// Finished reports whether KubeRay is done with the RayJob's run.
-func Finished(job *rayv1.RayJob) bool {
+// jobFinished reports whether KubeRay is done with the RayJob's run.
+func jobFinished(job *rayv1.RayJob) bool {
 	switch job.Status.JobDeploymentStatus {
 	case rayv1.JobDeploymentStatusComplete, rayv1.JobDeploymentStatusFailed, rayv1.JobDeploymentStatusValidationFailed:
 		return true
@@ -79,11 +86,11 @@ func Finished(job *rayv1.RayJob) bool {
 	return false
 }
 
-// StatusOf reads a RayJob's status as a backend.Status. The message names
+// jobStatusOf reads a RayJob's status as a backend.Status. The message names
 // KubeRay's deployment status, then Ray's job status and KubeRay's reason
 // and message when there are any:
 // "Running", "Running/RUNNING", "Failed: DeadlineExceeded: ...".
-func StatusOf(job *rayv1.RayJob) backend.Status {
+func jobStatusOf(job *rayv1.RayJob) backend.Status {
 	s := job.Status
 	st := backend.Status{ID: job.Name, Time: time.Now()}
 	switch s.JobDeploymentStatus {

@@ -9,10 +9,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// MarshalJSON renders a KubeRay object (a RayJob, RayService or RayCluster
+// marshalJSON renders a KubeRay object (a RayJob, RayService or RayCluster
 // apply configuration) as indented JSON with a trailing newline; equal
 // objects give identical bytes (fields in declared order, map keys sorted).
-func MarshalJSON(obj any) ([]byte, error) {
+func marshalJSON(obj any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -23,9 +23,9 @@ func MarshalJSON(obj any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MarshalYAML renders a KubeRay object (a RayJob, RayService or RayCluster
+// marshalYAML renders a KubeRay object (a RayJob, RayService or RayCluster
 // apply configuration) as YAML, keys sorted, as kubectl apply -f takes it.
-func MarshalYAML(obj any) ([]byte, error) {
+func marshalYAML(obj any) ([]byte, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: encoding %T: %w", obj, err)
@@ -33,9 +33,19 @@ func MarshalYAML(obj any) ([]byte, error) {
 	return yaml.JSONToYAML(b)
 }
 
-// DecodeYAML reads a RayJob manifest (as MarshalYAML writes it) into
+// decodeJobYAML reads a RayJob manifest (as marshalYAML writes it) into
 // KubeRay's typed RayJob.
-func DecodeYAML(b []byte) (*rayv1.RayJob, error) {
+func decodeJobYAML(b []byte) (*rayv1.RayJob, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: %w", err)
+	}
+	if head.APIVersion != "ray.io/v1" || head.Kind != KindRayJob {
+		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: apiVersion %q kind %q, want ray.io/v1 %s", head.APIVersion, head.Kind, KindRayJob)
+	}
 	var job rayv1.RayJob
 	if err := yaml.UnmarshalStrict(b, &job); err != nil {
 		return nil, fmt.Errorf("kuberay: decoding RayJob manifest: %w", err)

@@ -17,11 +17,11 @@ const (
 	KindRayCluster = "RayCluster"
 )
 
-// DecodeManifest reads one KubeRay manifest (YAML or JSON, as MarshalYAML
+// decodeManifest reads one KubeRay manifest (YAML or JSON, as marshalYAML
 // writes it) into the apply configuration of its kind: a
 // *rayv1ac.RayJobApplyConfiguration, *rayv1ac.RayServiceApplyConfiguration
 // or *rayv1ac.RayClusterApplyConfiguration. Unknown fields are errors.
-func DecodeManifest(manifest []byte) (any, error) {
+func decodeManifest(manifest []byte) (any, error) {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -49,28 +49,29 @@ func DecodeManifest(manifest []byte) (any, error) {
 	return obj, nil
 }
 
-// ApplyManifest server-side applies what `raytpu render` prints (one
-// RayJob, RayService or RayCluster manifest as MarshalYAML writes it, or
-// RenderManifests' ConfigMaps and object as MarshalManifestsYAML or
-// MarshalManifestsJSON write them) into namespace ns with field manager
-// "raytpu": the ConfigMaps first, then the object, after Validate,
-// ValidateService or ValidateCluster accepts it. It returns the object the
+// ApplyManifest server-side applies what `raytpu render` prints (what
+// Manifests.YAML or Manifests.JSON write, or one RayJob, RayService or
+// RayCluster alone) into namespace ns (empty: the backend's) with field
+// manager "raytpu", as ApplyManifests does. It returns the object the
 // apiserver holds (*rayv1.RayJob, *rayv1.RayService or *rayv1.RayCluster).
 func (b *Backend) ApplyManifest(ctx context.Context, ns string, manifest []byte) (runtime.Object, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
 	objs, err := DecodeManifests(manifest)
 	if err != nil {
 		return nil, err
 	}
-	return b.applyManifests(ctx, ns, objs)
+	return b.ApplyManifests(ctx, ns, objs)
 }
 
-// ApplyObject server-side applies a rendered KubeRay object (from Render,
-// RenderService, RenderCluster or DecodeManifest) into namespace ns, as
-// ApplyManifest does; a namespace in the object is replaced by ns. A
-// RayService that mounts the replica runtime's ConfigMap (RenderService
-// mounts it when a deployment owns TPU slices) gets it written too, owned
-// by the RayService, as Deploy writes it.
-func (b *Backend) ApplyObject(ctx context.Context, ns string, obj any) (runtime.Object, error) {
+// applyObject server-side applies a rendered KubeRay object into
+// namespace ns; a namespace in the object is replaced by ns. It is
+// checked first as Render checks what it renders. A RayService that
+// mounts the replica runtime's ConfigMap (Render mounts it when a
+// deployment owns TPU slices) gets it written too, owned by the
+// RayService, as Deploy writes it.
+func (b *Backend) applyObject(ctx context.Context, ns string, obj any) (runtime.Object, error) {
 	opts := b.applyOptions()
 	ray := b.client.RayV1()
 	var (
@@ -81,32 +82,41 @@ func (b *Backend) ApplyObject(ctx context.Context, ns string, obj any) (runtime.
 	)
 	switch o := obj.(type) {
 	case *rayv1ac.RayJobApplyConfiguration:
-		kind, name = KindRayJob, deref(o.Name)
-		if o.ObjectMetaApplyConfiguration == nil {
-			return nil, fmt.Errorf("kuberay: the RayJob has no metadata")
+		kind = KindRayJob
+		if o != nil {
+			name = deref(o.Name)
+		}
+		if o == nil || o.ObjectMetaApplyConfiguration == nil {
+			return nil, fmt.Errorf("kuberay: the RayJob is nil or has no metadata")
 		}
 		o.WithNamespace(ns)
-		if err := Validate(o); err != nil {
+		if err := validateJob(o); err != nil {
 			return nil, err
 		}
 		out, err = ray.RayJobs(ns).Apply(ctx, o, opts)
 	case *rayv1ac.RayServiceApplyConfiguration:
-		kind, name = KindRayService, deref(o.Name)
-		if o.ObjectMetaApplyConfiguration == nil {
-			return nil, fmt.Errorf("kuberay: the RayService has no metadata")
+		kind = KindRayService
+		if o != nil {
+			name = deref(o.Name)
+		}
+		if o == nil || o.ObjectMetaApplyConfiguration == nil {
+			return nil, fmt.Errorf("kuberay: the RayService is nil or has no metadata")
 		}
 		o.WithNamespace(ns)
-		if err := ValidateService(o); err != nil {
+		if err := validateService(o); err != nil {
 			return nil, err
 		}
 		out, err = ray.RayServices(ns).Apply(ctx, o, opts)
 	case *rayv1ac.RayClusterApplyConfiguration:
-		kind, name = KindRayCluster, deref(o.Name)
-		if o.ObjectMetaApplyConfiguration == nil {
-			return nil, fmt.Errorf("kuberay: the RayCluster has no metadata")
+		kind = KindRayCluster
+		if o != nil {
+			name = deref(o.Name)
+		}
+		if o == nil || o.ObjectMetaApplyConfiguration == nil {
+			return nil, fmt.Errorf("kuberay: the RayCluster is nil or has no metadata")
 		}
 		o.WithNamespace(ns)
-		if err := ValidateCluster(o); err != nil {
+		if err := validateRayCluster(o); err != nil {
 			return nil, err
 		}
 		out, err = ray.RayClusters(ns).Apply(ctx, o, opts)

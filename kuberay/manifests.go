@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
@@ -16,58 +17,113 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-// RenderManifests renders plan p as everything `kubectl apply -f` needs to
-// run it, in the order it must be applied: the ConfigMaps its Ray
-// containers mount, then the RayJob, RayService or RayCluster RenderPlan
-// renders. A local working_dir is packed as Apply and Deploy pack it (a
-// job's with the launcher's files) into ConfigMap
-// WorkingDirConfigMapName(<object name>); a Serve application whose
-// deployments own TPU slices gets raytpu's replica runtime in ConfigMap
-// ReplicaRuntimeConfigMapName(<RayService name>). Apply and Deploy make
-// the object own its ConfigMaps; a rendered ConfigMap has no owner (the
-// object has no UID yet), so `kubectl delete -f` of the same file is what
-// removes them together. A plan that mounts nothing renders as one object.
-// The output is byte-identical from run to run.
-func RenderManifests(p *placement.Plan, o Options) ([]any, error) {
+// Manifests are a rendered plan: everything `kubectl apply -f` needs to
+// run it. Exactly one of Job, Service and Cluster is set: the RayJob of a
+// job plan, the RayService of a Serve application, the RayCluster of a
+// slice plan. ConfigMaps are the files its Ray containers mount, applied
+// before it.
+type Manifests struct {
+	ConfigMaps []*corev1ac.ConfigMapApplyConfiguration
+	Job        *rayv1ac.RayJobApplyConfiguration
+	Service    *rayv1ac.RayServiceApplyConfiguration
+	Cluster    *rayv1ac.RayClusterApplyConfiguration
+}
+
+// objects are m's objects in the order they are applied; an error when m
+// is nil or holds not exactly one KubeRay object.
+func (m *Manifests) objects() ([]any, error) {
+	if m == nil {
+		return nil, errors.New("kuberay: nil *Manifests: pass what Render or DecodeManifests returned")
+	}
+	out := make([]any, 0, len(m.ConfigMaps)+1)
+	for i, cm := range m.ConfigMaps {
+		if cm == nil {
+			return nil, fmt.Errorf("kuberay: Manifests.ConfigMaps[%d] is nil", i)
+		}
+		out = append(out, cm)
+	}
+	n := 0
+	if m.Job != nil {
+		out, n = append(out, m.Job), n+1
+	}
+	if m.Service != nil {
+		out, n = append(out, m.Service), n+1
+	}
+	if m.Cluster != nil {
+		out, n = append(out, m.Cluster), n+1
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("kuberay: Manifests hold %d of Job, Service and Cluster, want exactly one", n)
+	}
+	return out, nil
+}
+
+// Render renders plan p, run with options o, as everything `kubectl apply
+// -f` needs to run it: a RayJob for a job (one that creates its own
+// RayCluster: a head without TPUs and one TPU worker group per slice
+// group; with Options.Cluster, one that runs on that existing RayCluster),
+// a RayService for a Serve application (spec.serveConfigV2 is the plan's
+// compiled config), a RayCluster for a slice plan; and the ConfigMaps its
+// Ray containers mount. A local working_dir is packed as Apply and Deploy
+// pack it (a job's with the launcher's files) into ConfigMap
+// <object name>-working-dir; a Serve application whose deployments own TPU
+// slices gets raytpu's replica runtime in ConfigMap <RayService
+// name>-replica-runtime. Apply and Deploy make the object own its
+// ConfigMaps; a rendered ConfigMap has no owner (the object has no UID
+// yet), so `kubectl delete -f` of the same file is what removes them
+// together.
+//
+// The options are checked first, as CheckOptions checks them, then the
+// plan and the object KubeRay, its CRD and GKE's TPU webhook would refuse;
+// every problem comes back at once as a field.ErrorList, with paths below
+// "options", "input", "plan" or the object's own fields. The output is
+// byte-identical from run to run.
+func Render(p *placement.Plan, o Options, in RenderInput) (*Manifests, error) {
 	if err := backend.CheckPlan(Name, p, placement.Kinds()...); err != nil {
 		return nil, err
 	}
-	if o.WorkingDir == nil {
-		wd, err := packLocalWorkingDir(p, o.Cluster != "")
-		if err != nil {
-			return nil, err
-		}
-		o.WorkingDir = wd
+	s := settings{Options: o, Name: in.Name}
+	if errs := s.validate(); len(errs) > 0 {
+		return nil, errs
 	}
-	obj, err := RenderPlan(p, o)
+	wd, err := packLocalWorkingDir(p, o.Cluster != "")
 	if err != nil {
 		return nil, err
 	}
-	var objs []any
+	s.WorkingDir = wd
+	obj, err := renderObject(p, s)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifests{}
 	lbl := labels(p)
 	switch r := obj.(type) {
 	case *rayv1ac.RayJobApplyConfiguration:
-		if o.WorkingDir != nil {
-			objs = append(objs, WorkingDirConfigMap(*r.Name, *r.Namespace, o.WorkingDir, lbl, nil))
+		if wd != nil {
+			m.ConfigMaps = append(m.ConfigMaps, workingDirConfigMap(*r.Name, *r.Namespace, wd, lbl, nil))
 		}
+		m.Job = r
 	case *rayv1ac.RayServiceApplyConfiguration:
-		if o.WorkingDir != nil && p.Serve.Config.RuntimeEnv != nil && isLocal(p.Serve.Config.RuntimeEnv.WorkingDir) {
-			objs = append(objs, WorkingDirConfigMap(*r.Name, *r.Namespace, o.WorkingDir, lbl, nil))
+		if wd != nil {
+			m.ConfigMaps = append(m.ConfigMaps, workingDirConfigMap(*r.Name, *r.Namespace, wd, lbl, nil))
 		}
 		if mountsReplicaRuntime(r) {
-			rt, err := PackReplicaRuntime()
+			rt, err := packReplicaRuntime()
 			if err != nil {
 				return nil, err
 			}
-			objs = append(objs, ReplicaRuntimeConfigMap(*r.Name, *r.Namespace, rt, lbl, nil))
+			m.ConfigMaps = append(m.ConfigMaps, replicaRuntimeConfigMap(*r.Name, *r.Namespace, rt, lbl, nil))
 		}
+		m.Service = r
+	case *rayv1ac.RayClusterApplyConfiguration:
+		m.Cluster = r
 	}
-	return append(objs, obj), nil
+	return m, nil
 }
 
 // packLocalWorkingDir packs the local working_dir of plan p as the object
-// it runs as ships it: a job's (PackJobWorkingDir, or
-// PackSubmittedWorkingDir when it is submitted to an existing cluster) or
+// it runs as ships it: a job's (packJobWorkingDir, or
+// packSubmittedWorkingDir when it is submitted to an existing cluster) or
 // a Serve application's runtime_env (PackWorkingDir); nil when it has
 // none. A directory that cannot be packed is reported at its field.
 func packLocalWorkingDir(p *placement.Plan, submitted bool) (*WorkingDir, error) {
@@ -85,29 +141,33 @@ func packLocalWorkingDir(p *placement.Plan, submitted bool) (*WorkingDir, error)
 		}
 		path, dir = field.NewPath("plan", "serve", "config", "runtime_env", "working_dir"), env.WorkingDir
 		wd, err = PackWorkingDir(env.WorkingDir, env.Excludes)
-	case p.Kind == placement.KindSlicePlacementGroup || !ShipsWorkingDir(p):
+	case p.Kind == placement.KindSlicePlacementGroup || !shipsWorkingDir(p):
 		return nil, nil
 	default:
 		path, dir = field.NewPath("plan", "job", "runtimeEnv", "workingDir"), p.Job.RuntimeEnv.WorkingDir
 		if submitted {
-			wd, err = PackSubmittedWorkingDir(p)
+			wd, err = packSubmittedWorkingDir(p)
 		} else {
-			wd, err = PackJobWorkingDir(p)
+			wd, err = packJobWorkingDir(p)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kuberay: %w", field.ErrorList{field.Invalid(path, dir, "a local directory, packed into a ConfigMap: "+err.Error())})
+		return nil, fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{field.Invalid(path, dir, "a local directory, packed into a ConfigMap: "+err.Error())})
 	}
 	return wd, nil
 }
 
-// MarshalManifestsYAML writes objects as one YAML stream, each document
-// as MarshalYAML writes it and "---" between them: what kubectl apply -f
-// takes.
-func MarshalManifestsYAML(objs []any) ([]byte, error) {
+// YAML writes m as one YAML stream, the ConfigMaps first, each document
+// with its keys sorted and "---" between them: what kubectl apply -f
+// takes. Equal manifests give identical bytes.
+func (m *Manifests) YAML() ([]byte, error) {
+	objs, err := m.objects()
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	for i, obj := range objs {
-		b, err := MarshalYAML(obj)
+		b, err := marshalYAML(obj)
 		if err != nil {
 			return nil, err
 		}
@@ -119,30 +179,34 @@ func MarshalManifestsYAML(objs []any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MarshalManifestsJSON writes one object as MarshalJSON does, and more as
-// a v1 List of them, which kubectl apply -f takes.
-func MarshalManifestsJSON(objs []any) ([]byte, error) {
-	if len(objs) == 1 {
-		return MarshalJSON(objs[0])
+// JSON writes m as indented JSON with a trailing newline: the object
+// alone when there are no ConfigMaps, else a v1 List of them all, which
+// kubectl apply -f takes. Equal manifests give identical bytes.
+func (m *Manifests) JSON() ([]byte, error) {
+	objs, err := m.objects()
+	if err != nil {
+		return nil, err
 	}
-	return MarshalJSON(struct {
+	if len(objs) == 1 {
+		return marshalJSON(objs[0])
+	}
+	return marshalJSON(struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 		Items      []any  `json:"items"`
 	}{"v1", "List", objs})
 }
 
-// DecodeManifests reads what RenderManifests renders, as
-// MarshalManifestsYAML or MarshalManifestsJSON write it (or one object as
-// MarshalYAML writes it): ConfigMaps, as
-// *corev1ac.ConfigMapApplyConfiguration, and exactly one KubeRay object,
-// as DecodeManifest reads it. Unknown fields are errors.
-func DecodeManifests(manifests []byte) ([]any, error) {
+// DecodeManifests reads what Manifests.YAML or Manifests.JSON write (or
+// one KubeRay object alone, YAML or JSON): ConfigMaps and exactly one
+// RayJob, RayService or RayCluster of apiVersion ray.io/v1. Any other
+// kind or apiVersion, and unknown fields, are errors naming the document.
+func DecodeManifests(manifests []byte) (*Manifests, error) {
 	docs, err := splitManifests(manifests)
 	if err != nil {
 		return nil, err
 	}
-	var out []any
+	out := &Manifests{}
 	kubeRay := 0
 	for i, doc := range docs {
 		var head struct {
@@ -157,15 +221,22 @@ func DecodeManifests(manifests []byte) ([]any, error) {
 			if err := yaml.UnmarshalStrict(doc, cm); err != nil {
 				return nil, fmt.Errorf("kuberay: decoding manifest %d, a ConfigMap: %w", i, err)
 			}
-			out = append(out, cm)
+			out.ConfigMaps = append(out.ConfigMaps, cm)
 			continue
 		}
-		obj, err := DecodeManifest(doc)
+		obj, err := decodeManifest(doc)
 		if err != nil {
 			return nil, fmt.Errorf("kuberay: manifest %d (valid kinds: v1 ConfigMap, %s, %s, %s): %w", i, KindRayCluster, KindRayJob, KindRayService, err)
 		}
 		kubeRay++
-		out = append(out, obj)
+		switch o := obj.(type) {
+		case *rayv1ac.RayJobApplyConfiguration:
+			out.Job = o
+		case *rayv1ac.RayServiceApplyConfiguration:
+			out.Service = o
+		case *rayv1ac.RayClusterApplyConfiguration:
+			out.Cluster = o
+		}
 	}
 	if kubeRay != 1 {
 		return nil, fmt.Errorf("kuberay: the manifests hold %d RayJob, RayService or RayCluster objects, want exactly one", kubeRay)
@@ -218,20 +289,25 @@ func (b *Backend) applyConfigMaps(ctx context.Context, ns string, cms []*corev1a
 	return nil
 }
 
-// applyManifests applies what DecodeManifests read: the ConfigMaps first,
-// then the KubeRay object (ApplyObject), whose result it returns.
-func (b *Backend) applyManifests(ctx context.Context, ns string, objs []any) (runtime.Object, error) {
-	var cms []*corev1ac.ConfigMapApplyConfiguration
-	var obj any
-	for _, o := range objs {
-		if cm, ok := o.(*corev1ac.ConfigMapApplyConfiguration); ok {
-			cms = append(cms, cm)
-		} else {
-			obj = o
-		}
-	}
-	if err := b.applyConfigMaps(ctx, ns, cms); err != nil {
+// ApplyManifests server-side applies m (what Render or DecodeManifests
+// return) into namespace ns (empty: the backend's) with field manager
+// "raytpu": the ConfigMaps first, then the RayJob, RayService or
+// RayCluster, which is checked first as Render checks what it renders (a
+// namespace in the objects is replaced by ns). It returns the object the
+// apiserver holds (*rayv1.RayJob, *rayv1.RayService or *rayv1.RayCluster).
+func (b *Backend) ApplyManifests(ctx context.Context, ns string, m *Manifests) (runtime.Object, error) {
+	if err := b.usable(ctx); err != nil {
 		return nil, err
 	}
-	return b.ApplyObject(ctx, ns, obj)
+	if ns == "" {
+		ns = b.opts.Namespace
+	}
+	objs, err := m.objects()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.applyConfigMaps(ctx, ns, m.ConfigMaps); err != nil {
+		return nil, err
+	}
+	return b.applyObject(ctx, ns, objs[len(objs)-1])
 }

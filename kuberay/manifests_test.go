@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/rayruntime"
 )
@@ -21,18 +18,14 @@ import (
 // printed exactly as MarshalYAML prints it.
 func TestRenderManifests(t *testing.T) {
 	t.Parallel()
-	objs, err := kuberay.RenderManifests(compileApp(t, chatApp(1, nil)), kuberay.Options{Namespace: "ml"})
+	objs, err := kuberay.Render(compileApp(t, chatApp(1, nil)), kuberay.Options{Namespace: "ml"}, kuberay.RenderInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 2 {
-		t.Fatalf("%d objects, want the replica runtime's ConfigMap and the RayService", len(objs))
+	if len(objs.ConfigMaps) != 1 || objs.Service == nil || objs.Job != nil || objs.Cluster != nil {
+		t.Fatalf("%d ConfigMaps, service %v; want the replica runtime's ConfigMap and the RayService", len(objs.ConfigMaps), objs.Service != nil)
 	}
-	cm, ok := objs[0].(*corev1ac.ConfigMapApplyConfiguration)
-	svc, ok2 := objs[1].(*rayv1ac.RayServiceApplyConfiguration)
-	if !ok || !ok2 {
-		t.Fatalf("objects %T, %T; want a ConfigMap, then a RayService", objs[0], objs[1])
-	}
+	cm, svc := objs.ConfigMaps[0], objs.Service
 	rt, err := kuberay.PackReplicaRuntime()
 	if err != nil {
 		t.Fatal(err)
@@ -43,11 +36,11 @@ func TestRenderManifests(t *testing.T) {
 	if !strings.Contains(*svc.Spec.ServeConfigV2, rt.URI()) {
 		t.Errorf("serveConfigV2 does not name %s", rt.URI())
 	}
-	y, err := kuberay.MarshalManifestsYAML(objs)
+	y, err := objs.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := kuberay.MarshalManifestsJSON(objs)
+	j, err := objs.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +49,7 @@ func TestRenderManifests(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		again, err := kuberay.MarshalManifestsYAML(back)
+		again, err := back.YAML()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +58,7 @@ func TestRenderManifests(t *testing.T) {
 		}
 	}
 
-	one, err := kuberay.RenderManifests(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{})
+	one, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{}, kuberay.RenderInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +66,10 @@ func TestRenderManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := kuberay.MarshalManifestsYAML(one)
+	got, _ := one.YAML()
 	want, _ := kuberay.MarshalYAML(obj)
-	if len(one) != 1 || !bytes.Equal(got, want) {
-		t.Errorf("a plan that mounts nothing: %d objects, printed:\n%s\nwant MarshalYAML's:\n%s", len(one), got, want)
+	if len(one.ConfigMaps) != 0 || one.Job == nil || !bytes.Equal(got, want) {
+		t.Errorf("a plan that mounts nothing: %d ConfigMaps, printed:\n%s\nwant MarshalYAML's:\n%s", len(one.ConfigMaps), got, want)
 	}
 }
 
@@ -119,18 +112,14 @@ func TestRenderManifestsShipTheLauncherWithoutWorkingDir(t *testing.T) {
 	if !kuberay.ShipsWorkingDir(p) {
 		t.Fatal("a launcher plan without a working_dir ships none")
 	}
-	objs, err := kuberay.RenderManifests(p, kuberay.Options{})
+	objs, err := kuberay.Render(p, kuberay.Options{}, kuberay.RenderInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 2 {
-		t.Fatalf("%d objects, want the working_dir's ConfigMap and the RayJob", len(objs))
+	if len(objs.ConfigMaps) != 1 || objs.Job == nil {
+		t.Fatalf("%d ConfigMaps, job %v; want the working_dir's ConfigMap and the RayJob", len(objs.ConfigMaps), objs.Job != nil)
 	}
-	cm, ok := objs[0].(*corev1ac.ConfigMapApplyConfiguration)
-	job, ok2 := objs[1].(*rayv1ac.RayJobApplyConfiguration)
-	if !ok || !ok2 {
-		t.Fatalf("objects %T, %T; want a ConfigMap, then a RayJob", objs[0], objs[1])
-	}
+	cm, job := objs.ConfigMaps[0], objs.Job
 	wd, err := kuberay.PackJobWorkingDir(p)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +146,18 @@ func TestRenderManifestsShipTheLauncherWithoutWorkingDir(t *testing.T) {
 	if kuberay.ShipsWorkingDir(remote) {
 		t.Error("a plan with a remote working_dir ships one")
 	}
-	if objs, err := kuberay.RenderManifests(remote, kuberay.Options{}); err != nil || len(objs) != 1 {
-		t.Errorf("a remote working_dir: %d objects (%v), want the RayJob alone", len(objs), err)
+	if objs, err := kuberay.Render(remote, kuberay.Options{}, kuberay.RenderInput{}); err != nil || len(objs.ConfigMaps) != 0 {
+		t.Errorf("a remote working_dir: %v (%v), want the RayJob alone", objs, err)
+	}
+}
+
+// A RayJob decoder given another kind says so instead of returning an
+// empty RayJob.
+func TestDecodeJobYAMLRefusesOtherKinds(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "kind: RayJob\n", ""} {
+		if job, err := kuberay.DecodeJobYAML([]byte(in)); err == nil {
+			t.Errorf("%q: %v, want an error naming the kind", in, job)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,20 +39,28 @@ func NameFor(planName string) string {
 	if planName == "" {
 		return "raytpu"
 	}
-	if len(CheckName(planName, MaxRayJobName)) == 0 {
+	if len(nameErrors(planName, MaxRayJobName)) == 0 {
 		return planName
 	}
 	sum := sha256.Sum256([]byte(planName))
 	suffix := hex.EncodeToString(sum[:4])
-	return SuggestName(planName, MaxRayJobName-len(suffix)-1) + "-" + suffix
+	return suggestName(planName, MaxRayJobName-len(suffix)-1) + "-" + suffix
 }
 
 // SuggestName is a valid name of at most max characters made from name:
 // lower case, each run of other characters as one "-", starting with a
-// letter, cut to fit; "raytpu" when nothing is left. Unlike NameFor it
-// adds no hash, so two names can give the same suggestion: it is what an
-// error offers a user to write, never a name raytpu picks.
-func SuggestName(name string, max int) string {
+// letter, cut to fit; "raytpu" (cut to max) when nothing is left. Unlike
+// NameFor it adds no hash, so two names can give the same suggestion: it
+// is what an error offers a user to write, never a name raytpu picks. A
+// max below 1 is an error.
+func SuggestName(name string, max int) (string, error) {
+	if max < 1 {
+		return "", fmt.Errorf("kuberay: SuggestName(%q, %d): max must be at least 1 (MaxRayJobName, MaxRayServiceName or MaxRayClusterName)", name, max)
+	}
+	return suggestName(name, max), nil
+}
+
+func suggestName(name string, max int) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {
@@ -69,16 +78,27 @@ func SuggestName(name string, max int) string {
 		s = strings.TrimRight(s[:max], "-")
 	}
 	if s == "" {
-		return "raytpu"
+		return "raytpu"[:min(max, len("raytpu"))]
 	}
 	return s
 }
 
 // CheckName returns what is wrong with name as the name of a KubeRay
 // object of at most max characters (MaxRayJobName, MaxRayServiceName,
-// MaxRayClusterName): nothing for a valid name; otherwise one message per
-// rule broken, the last suggesting the name NameFor derives.
-func CheckName(name string, max int) []string {
+// MaxRayClusterName): nil for a valid name; otherwise an error naming
+// every rule broken, "; " between them. A max below 1 is an error too.
+func CheckName(name string, max int) error {
+	if max < 1 {
+		return fmt.Errorf("kuberay: CheckName(%q, %d): max must be at least 1 (MaxRayJobName, MaxRayServiceName or MaxRayClusterName)", name, max)
+	}
+	if msgs := nameErrors(name, max); len(msgs) > 0 {
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// nameErrors are CheckName's messages.
+func nameErrors(name string, max int) []string {
 	var msgs []string
 	if len(name) > max {
 		msgs = append(msgs, fmt.Sprintf("at most %d characters (KubeRay's limit; the objects it creates append suffixes), got %d", max, len(name)))
@@ -91,9 +111,9 @@ func CheckName(name string, max int) []string {
 	return msgs
 }
 
-// NewName is NameFor(planName) with a random 6-hex-digit suffix, for a run
+// newName is NameFor(planName) with a random 6-hex-digit suffix, for a run
 // that was given no id.
-func NewName(planName string) string {
+func newName(planName string) string {
 	var b [3]byte
 	rand.Read(b[:])
 	base := NameFor(planName)

@@ -29,7 +29,7 @@ func TestNameFor(t *testing.T) {
 	seen := map[string]string{}
 	for _, in := range []string{"chät-模型", "chöt-模型", "Chat", "chat", "CHAT", long, long + "b", "x--y", "x__y", "模型", "型模"} {
 		got := kuberay.NameFor(in)
-		if msgs := kuberay.CheckName(got, kuberay.MaxRayJobName); len(msgs) > 0 {
+		if msgs := kuberay.CheckName(got, kuberay.MaxRayJobName); msgs != nil {
 			t.Errorf("NameFor(%q) = %q, not valid: %v", in, got, msgs)
 		}
 		if prev, dup := seen[got]; dup {
@@ -42,11 +42,11 @@ func TestNameFor(t *testing.T) {
 func TestCheckName(t *testing.T) {
 	t.Parallel()
 	for name, bad := range map[string]bool{"chat": false, "Bad_Name": true, "9lives": true, strings.Repeat("a", 47): false, strings.Repeat("a", 48): true, "a-": true} {
-		if got := len(kuberay.CheckName(name, kuberay.MaxRayServiceName)) > 0; got != bad {
+		if got := kuberay.CheckName(name, kuberay.MaxRayServiceName) != nil; got != bad {
 			t.Errorf("CheckName(%q) refused %v, want %v", name, got, bad)
 		}
 	}
-	if got := kuberay.SuggestName("Bad_Name", kuberay.MaxRayServiceName); got != "bad-name" {
-		t.Errorf("SuggestName = %q", got)
+	if got, err := kuberay.SuggestName("Bad_Name", kuberay.MaxRayServiceName); got != "bad-name" || err != nil {
+		t.Errorf("SuggestName = %q, %v", got, err)
 	}
 }

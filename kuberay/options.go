@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
@@ -26,15 +30,14 @@ type optionFunc func(*Backend) error
 func (f optionFunc) apply(b *Backend) error { return f(b) }
 
 // WithOptions sets how plans are rendered: namespace, image, Ray and
-// Python versions, deadline. Options.Name and Options.WorkingDir must be
-// empty: each run names its own RayJob (RunOptions.SubmissionID) and each
-// application its RayService (the plan's name), and Apply and Deploy pack
-// each plan's own working_dir. Every invalid field is reported at once
-// (see CheckOptions).
+// Python versions, deadline, autoscaling, an existing cluster. Each run
+// names its own RayJob (RunOptions.SubmissionID) and each application its
+// RayService (the plan's name), and Apply and Deploy pack each plan's own
+// working_dir. Every invalid field is reported at once (see CheckOptions).
 func WithOptions(o Options) Option {
 	return optionFunc(func(b *Backend) error {
-		if err := CheckOptions(o); err != nil {
-			return fmt.Errorf("kuberay: WithOptions: %w", err)
+		if errs := o.validate(field.NewPath("options")); len(errs) > 0 {
+			return fmt.Errorf("kuberay: WithOptions: %w", errs)
 		}
 		b.opts = o
 		return nil
@@ -99,45 +102,181 @@ func WithKubeClient(k kubernetes.Interface) Option {
 	})
 }
 
+// Options are how a Backend renders and runs every plan it is given:
+// where, with which image, how long, autoscaled or on an existing
+// RayCluster. What differs per rendered object (its name, its packed
+// working_dir) is a RenderInput. The zero value is valid. The json names
+// are the paths of errors below the root "options" (options.autoscaling.
+// minSlices).
+type Options struct {
+	// Namespace of every object. Default: "default" (for New, the
+	// kubeconfig's namespace is the caller's to pass).
+	Namespace string `json:"namespace,omitempty"`
+	// Image runs every Ray container; when set it wins over the defaults,
+	// ImageRepository:<RayVersion>-py<PythonVersion without the dot> for
+	// the head (rayproject/ray:2.60.0-py311) and the same with -tpu for
+	// TPU workers. An OCI image reference:
+	// [registry/]repository[:tag][@digest].
+	Image string `json:"image,omitempty"`
+	// RayVersion and PythonVersion pick the default images and
+	// spec.rayClusterSpec.rayVersion: a Ray release x.y.z (2.60.0,
+	// 2.61.0rc1) and a Python 3 minor version Ray publishes images for
+	// (PythonVersions). Default: RayVersion, PythonVersion.
+	RayVersion    string `json:"rayVersion,omitempty"`
+	PythonVersion string `json:"pythonVersion,omitempty"`
+	// ActiveDeadline bounds a whole RayJob; KubeRay fails it when the
+	// deadline passes. It is rounded to whole seconds (at least 1). 0:
+	// none. RayServices and RayClusters have no deadline and ignore it.
+	ActiveDeadline time.Duration `json:"activeDeadline,omitempty"`
+	// Autoscaling, when set, renders Ray's autoscaler and lets it scale
+	// the TPU worker groups between their bounds; nil renders fixed
+	// replicas, the plan's slices.
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+	// Cluster, when set, runs each RayJob on the existing RayCluster of
+	// that name in Namespace (spec.clusterSelector) instead of creating
+	// one: its worker groups must hold the plan's slices, or its
+	// autoscaler add them. Autoscaling must be unset; a packed working_dir
+	// reaches the cluster through the submitter pod (see
+	// clusterSelectorKey). Only jobs run on an existing cluster: a Serve
+	// application's RayService and a slice plan's RayCluster make their
+	// own. Optional.
+	Cluster string `json:"cluster,omitempty"`
+}
+
+// RenderInput is what differs between two objects Render renders with the
+// same Options: today the object's name (a Backend names each RayJob by
+// its run and each RayService and RayCluster by its plan). The zero value
+// is valid. The json names are the paths of errors below the root
+// "input".
+type RenderInput struct {
+	// Name of the object: a DNS-1035 label of at most MaxRayJobName
+	// (MaxRayServiceName, MaxRayClusterName) characters. Default:
+	// NameFor(the plan's name).
+	Name string `json:"name,omitempty"`
+}
+
+// settings are Options with one object's input: what every render
+// function takes.
+type settings struct {
+	Options
+	Name       string
+	WorkingDir *WorkingDir
+}
+
+func (o settings) withDefaults(p *placement.Plan) settings {
+	if o.Namespace == "" {
+		o.Namespace = DefaultNamespace
+	}
+	if o.Name == "" {
+		o.Name = NameFor(p.Name)
+	}
+	if o.RayVersion == "" {
+		o.RayVersion = RayVersion
+	}
+	if o.PythonVersion == "" {
+		o.PythonVersion = PythonVersion
+	}
+	return o
+}
+
 var (
-	rayVersionRE    = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[a-z0-9.]*$`)
-	pythonVersionRE = regexp.MustCompile(`^3\.[0-9]+$`)
+	rayVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+((rc|a|b|\.dev|\.post)[0-9]+)?$`)
+	// imageRE is an OCI image reference (distribution/reference's grammar,
+	// lower-case repository, optional tag and digest).
+	imageRE = regexp.MustCompile(`^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?/)?` +
+		`[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*` +
+		`(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-z0-9]+([+._-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$`)
 )
 
-// CheckOptions reports every field of o that a Backend cannot use, as a
-// field.ErrorList with paths below "Options": a Name or WorkingDir (set
-// per run, see WithOptions), a Namespace that is not a DNS-1123 label, a
-// negative ActiveDeadline, an Image with white space, a RayVersion that is
-// not a Ray release (2.60.0, 2.61.0rc1) or a PythonVersion that is not
-// 3.<minor>, or Autoscaling bounds, timeout, mode or version KubeRay
-// would refuse. The zero Options is valid.
+// PythonVersions are the Python versions Ray 2.x publishes
+// rayproject/ray images for.
+var pythonVersions = []string{"3.9", "3.10", "3.11", "3.12"}
+
+// CheckOptions reports every field of o that a Backend or Render cannot
+// use, as a field.ErrorList with paths below "options": a Namespace that
+// is not a DNS-1123 label, a negative ActiveDeadline, an Image that is not
+// an OCI reference, a RayVersion that is not a Ray release (2.60.0,
+// 2.61.0rc1), a PythonVersion Ray ships no image for, a Cluster that is
+// no RayCluster name or comes with Autoscaling, or Autoscaling bounds,
+// timeout, mode or version KubeRay would refuse. It is the check New
+// (WithOptions) and every Render make first, so Render refuses no options
+// CheckOptions accepts, except those only a plan can refute (a MaxSlices
+// below the slices a plan needs, a group the plan does not render, a
+// Cluster for a plan that is not a job). The zero Options is valid.
 func CheckOptions(o Options) error {
-	root := field.NewPath("Options")
+	return o.validate(field.NewPath("options")).Err()
+}
+
+// validate holds every rule of Options that needs no plan.
+func (o Options) validate(root *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if o.Name != "" {
-		errs = append(errs, field.Forbidden(root.Child("Name"), fmt.Sprintf(
-			"%q: each run names its own RayJob (RunOptions.SubmissionID) and each application its RayService (the plan's name); leave it empty", o.Name)))
-	}
-	if o.WorkingDir != nil {
-		errs = append(errs, field.Forbidden(root.Child("WorkingDir"), "the backend packs each plan's own working_dir; leave it empty"))
-	}
 	for _, m := range namespaceErrors(o.Namespace) {
-		errs = append(errs, field.Invalid(root.Child("Namespace"), o.Namespace, m))
+		errs = append(errs, field.Invalid(root.Child("namespace"), o.Namespace, m))
 	}
 	if o.ActiveDeadline < 0 {
-		errs = append(errs, field.Invalid(root.Child("ActiveDeadline"), o.ActiveDeadline.String(), "must be positive, or 0 for no deadline"))
+		errs = append(errs, field.Invalid(root.Child("activeDeadline"), o.ActiveDeadline.String(), "must be positive, or 0 for no deadline"))
+	} else if o.ActiveDeadline.Round(time.Second)/time.Second > math.MaxInt32 {
+		errs = append(errs, field.Invalid(root.Child("activeDeadline"), o.ActiveDeadline.String(), fmt.Sprintf("at most %d seconds (int32)", math.MaxInt32)))
 	}
-	if strings.ContainsFunc(o.Image, func(r rune) bool { return r <= ' ' }) {
-		errs = append(errs, field.Invalid(root.Child("Image"), o.Image, "an image reference has no white space (e.g. "+DefaultTPUImage(RayVersion, PythonVersion)+")"))
+	if o.Image != "" {
+		if msg := imageError(o.Image); msg != "" {
+			errs = append(errs, field.Invalid(root.Child("image"), o.Image, msg+" (e.g. "+defaultTPUImage(RayVersion, PythonVersion)+")"))
+		}
 	}
-	if o.RayVersion != "" && !rayVersionRE.MatchString(o.RayVersion) {
-		errs = append(errs, field.Invalid(root.Child("RayVersion"), o.RayVersion, "a Ray release such as "+RayVersion+", or empty for "+RayVersion))
+	if o.RayVersion != "" && (len(o.RayVersion) > 32 || !rayVersionRE.MatchString(o.RayVersion)) {
+		errs = append(errs, field.Invalid(root.Child("rayVersion"), o.RayVersion, "a Ray release such as "+RayVersion+", or empty for "+RayVersion))
 	}
-	if o.PythonVersion != "" && !pythonVersionRE.MatchString(o.PythonVersion) {
-		errs = append(errs, field.Invalid(root.Child("PythonVersion"), o.PythonVersion, "a Python version such as "+PythonVersion+", or empty for "+PythonVersion))
+	if o.PythonVersion != "" && !slices.Contains(pythonVersions, o.PythonVersion) {
+		errs = append(errs, field.NotSupported(root.Child("pythonVersion"), o.PythonVersion, pythonVersions).
+			WithDetail("a Python version Ray publishes rayproject/ray images for, or empty for "+PythonVersion))
 	}
-	errs = append(errs, checkAutoscaling(o.Autoscaling, root.Child("Autoscaling"))...)
-	return errs.Err()
+	if o.Cluster != "" {
+		if err := CheckName(o.Cluster, MaxRayClusterName); err != nil {
+			errs = append(errs, field.Invalid(root.Child("cluster"), o.Cluster, "the name of a RayCluster: "+err.Error()))
+		}
+		if o.Autoscaling != nil {
+			errs = append(errs, field.Forbidden(root.Child("autoscaling"),
+				"a RayJob on an existing cluster (options.cluster) scales nothing: the RayCluster's own spec says whether its autoscaler runs"))
+		}
+	}
+	errs = append(errs, checkAutoscaling(o.Autoscaling, root.Child("autoscaling"))...)
+	return errs
+}
+
+// validate checks the options and the input of one render, as Render
+// reports them.
+func (o settings) validate() field.ErrorList {
+	errs := o.Options.validate(field.NewPath("options"))
+	return append(errs, RenderInput{Name: o.Name}.validate(field.NewPath("input"))...)
+}
+
+// validate holds every rule of a RenderInput that needs no plan.
+func (in RenderInput) validate(root *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if strings.ContainsFunc(in.Name, isControl) {
+		errs = append(errs, field.Invalid(root.Child("name"), in.Name, "a name has no control characters"))
+	}
+	return errs
+}
+
+// imageError says what is wrong with image as an OCI image reference, ""
+// when nothing is.
+func imageError(image string) string {
+	switch {
+	case strings.ContainsFunc(image, isControl):
+		return "an image reference has no control characters"
+	case strings.ContainsFunc(image, unicode.IsSpace):
+		return "an image reference has no white space"
+	case len(image) > 255+128+80:
+		return "an image reference of at most 463 characters"
+	case !imageRE.MatchString(image):
+		return "an OCI image reference, [registry/]repository[:tag][@digest] with a lower-case repository"
+	}
+	return ""
+}
+
+func isControl(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == unicode.ReplacementChar
 }
 
 // namespaceErrors says what is wrong with ns as a namespace (a DNS-1123

@@ -27,13 +27,18 @@ func TestNewRefusesInvalidOptions(t *testing.T) {
 		field string
 		says  []string
 	}{
-		{"a name, which each run sets", kuberay.WithOptions(kuberay.Options{Name: "llama"}), "Options.Name", []string{`"llama"`, "SubmissionID", "leave it empty"}},
-		{"a packed working_dir", kuberay.WithOptions(kuberay.Options{WorkingDir: &kuberay.WorkingDir{}}), "Options.WorkingDir", []string{"packs each plan's own"}},
-		{"a namespace with capitals", kuberay.WithOptions(kuberay.Options{Namespace: "ML_Team"}), "Options.Namespace", []string{`"ML_Team"`, "DNS-1123"}},
-		{"a negative deadline", kuberay.WithOptions(kuberay.Options{ActiveDeadline: -time.Second}), "Options.ActiveDeadline", []string{`"-1s"`, "0 for no deadline"}},
-		{"an image with a space", kuberay.WithOptions(kuberay.Options{Image: "rayproject/ray :2.60.0"}), "Options.Image", []string{"white space"}},
-		{"a Ray version that is a tag", kuberay.WithOptions(kuberay.Options{RayVersion: "latest"}), "Options.RayVersion", []string{`"latest"`, kuberay.RayVersion}},
-		{"a Python version without a dot", kuberay.WithOptions(kuberay.Options{PythonVersion: "311"}), "Options.PythonVersion", []string{`"311"`, kuberay.PythonVersion}},
+		{"a namespace with capitals", kuberay.WithOptions(kuberay.Options{Namespace: "ML_Team"}), "options.namespace", []string{`"ML_Team"`, "DNS-1123"}},
+		{"a negative deadline", kuberay.WithOptions(kuberay.Options{ActiveDeadline: -time.Second}), "options.activeDeadline", []string{`"-1s"`, "0 for no deadline"}},
+		{"an image with a space", kuberay.WithOptions(kuberay.Options{Image: "rayproject/ray :2.60.0"}), "options.image", []string{"white space"}},
+		{"an image with a newline", kuberay.WithOptions(kuberay.Options{Image: "rayproject/ray:2.60.0\nx"}), "options.image", []string{"control characters"}},
+		{"an image that is a path", kuberay.WithOptions(kuberay.Options{Image: "../../x"}), "options.image", []string{"OCI image reference"}},
+		{"a Ray version that is a tag", kuberay.WithOptions(kuberay.Options{RayVersion: "latest"}), "options.rayVersion", []string{`"latest"`, kuberay.RayVersion}},
+		{"a Ray version that is a path", kuberay.WithOptions(kuberay.Options{RayVersion: "../../x"}), "options.rayVersion", []string{`"../../x"`}},
+		{"a Python version without a dot", kuberay.WithOptions(kuberay.Options{PythonVersion: "311"}), "options.pythonVersion", []string{`"311"`, kuberay.PythonVersion}},
+		{"a Python version Ray has no image for", kuberay.WithOptions(kuberay.Options{PythonVersion: "9.99"}), "options.pythonVersion", []string{`"9.99"`}},
+		{"a cluster with a control character", kuberay.WithOptions(kuberay.Options{Cluster: "pool\x1b"}), "options.cluster", nil},
+		{"a cluster and autoscaling", kuberay.WithOptions(kuberay.Options{Cluster: "pool", Autoscaling: &kuberay.Autoscaling{}}), "options.autoscaling", nil},
+		{"a nil option", nil, "", []string{"nil Option"}},
 		{"a nil logger", kuberay.WithLogger(nil), "", []string{"WithLogger(nil)"}},
 		{"a nil Kubernetes client", kuberay.WithKubeClient(nil), "", []string{"WithKubeClient(nil)"}},
 	}
@@ -62,19 +67,19 @@ func TestNewRefusesInvalidOptions(t *testing.T) {
 
 func TestWithOptionsReportsEveryField(t *testing.T) {
 	t.Parallel()
-	bad := kuberay.Options{Name: "x", Namespace: "-", ActiveDeadline: -1, RayVersion: "two", PythonVersion: "py3"}
+	bad := kuberay.Options{Namespace: "-", ActiveDeadline: -1, RayVersion: "two", PythonVersion: "py3"}
 	_, err := kuberay.New(noCluster, kuberay.WithOptions(bad))
 	var got []string
 	for _, e := range field.Errors(err) {
 		got = append(got, e.Field)
 	}
-	want := []string{"Options.Name", "Options.Namespace", "Options.ActiveDeadline", "Options.RayVersion", "Options.PythonVersion"}
+	want := []string{"options.namespace", "options.activeDeadline", "options.rayVersion", "options.pythonVersion"}
 	if !slices.Equal(got, want) {
 		t.Errorf("fields %v, want %v", got, want)
 	}
 	good := kuberay.Options{Namespace: "ml", Image: "example.com/ray:custom", RayVersion: "2.61.0rc1", PythonVersion: "3.12", ActiveDeadline: time.Hour}
-	if _, err := kuberay.New(noCluster, kuberay.WithOptions(good), kuberay.WithLogger(slog.New(slog.DiscardHandler)), kuberay.WithDryRun(), nil); err != nil {
-		t.Errorf("New with valid options (and a nil one, skipped) = %v", err)
+	if _, err := kuberay.New(noCluster, kuberay.WithOptions(good), kuberay.WithLogger(slog.New(slog.DiscardHandler)), kuberay.WithDryRun()); err != nil {
+		t.Errorf("New with valid options = %v", err)
 	}
 	if _, err := kuberay.NewWithClient(nil); err == nil {
 		t.Error("NewWithClient(nil) succeeded")

@@ -12,20 +12,17 @@ import (
 	"github.com/raytpu/raytpu/placement"
 )
 
-// RenderPlan renders a plan as the KubeRay object its kind runs as: a
-// RayJob (Render) for a job, a RayService (RenderService) for a Serve
-// application, a RayCluster (RenderCluster) for a slice plan.
-func RenderPlan(p *placement.Plan, o Options) (any, error) {
-	if err := backend.CheckPlan(Name, p, placement.Kinds()...); err != nil {
-		return nil, err
-	}
+// renderObject renders a plan as the KubeRay object its kind runs as: a
+// RayJob for a job, a RayService for a Serve application, a RayCluster
+// for a slice plan.
+func renderObject(p *placement.Plan, o settings) (any, error) {
 	switch {
 	case p.Kind == placement.KindApplication:
-		return RenderService(p, o)
+		return renderService(p, o)
 	case p.Kind == placement.KindSlicePlacementGroup:
-		return RenderCluster(p, o)
+		return renderCluster(p, o)
 	default:
-		return Render(p, o)
+		return renderJob(p, o)
 	}
 }
 
@@ -33,6 +30,9 @@ func RenderPlan(p *placement.Plan, o Options) (any, error) {
 // as RayJob NameFor(p.Name)), Deploy (a Serve application) or Up (a slice
 // plan) do, and returns the object the apiserver holds.
 func (b *Backend) ApplyPlan(ctx context.Context, p *placement.Plan) (runtime.Object, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
 	if err := backend.CheckPlan(Name, p, placement.Kinds()...); err != nil {
 		return nil, err
 	}
@@ -41,9 +41,9 @@ func (b *Backend) ApplyPlan(ctx context.Context, p *placement.Plan) (runtime.Obj
 		if _, err := b.Deploy(ctx, p); err != nil {
 			return nil, err
 		}
-		svc, err := b.client.RayV1().RayServices(b.opts.Namespace).Get(ctx, ServiceName(p.Name), metav1.GetOptions{})
+		svc, err := b.client.RayV1().RayServices(b.opts.Namespace).Get(ctx, NameFor(p.Name), metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", b.opts.Namespace, ServiceName(p.Name), err)
+			return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", b.opts.Namespace, NameFor(p.Name), err)
 		}
 		return svc, nil
 	case placement.KindSlicePlacementGroup:
@@ -63,15 +63,24 @@ type Ref struct {
 func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
 
 // RefOf names obj, a *rayv1.RayJob, *rayv1.RayService or *rayv1.RayCluster
-// (the zero Ref for anything else).
+// (the zero Ref for anything else, nil included).
 func RefOf(obj runtime.Object) Ref {
 	var kind string
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *rayv1.RayJob:
+		if o == nil {
+			return Ref{}
+		}
 		kind = KindRayJob
 	case *rayv1.RayService:
+		if o == nil {
+			return Ref{}
+		}
 		kind = KindRayService
 	case *rayv1.RayCluster:
+		if o == nil {
+			return Ref{}
+		}
 		kind = KindRayCluster
 	default:
 		return Ref{}

@@ -42,8 +42,7 @@ const (
 )
 
 // ErrLocalWorkingDir means a plan names a local directory this backend
-// cannot ship: a job's working_dir not yet packed (Render needs
-// Options.WorkingDir; Backend.Apply packs it, see WorkingDirMountPath), a
+// cannot ship: a job's working_dir that cannot be packed, a
 // local py_module, or a local directory in a Serve runtime_env (a
 // RayService takes URIs only). It also matches backend.ErrUnsupported: a
 // feature the backend does not have yet, which another backend may run.
@@ -56,88 +55,37 @@ type unsupported struct{ msg string }
 func (e *unsupported) Error() string        { return e.msg }
 func (e *unsupported) Is(target error) bool { return target == backend.ErrUnsupported }
 
-// Options shape a rendered RayJob. The zero value is valid.
-type Options struct {
-	// Name of the RayJob (the run's id). Default: NameFor(plan name).
-	Name string
-	// Namespace of the RayJob. Default: "default".
-	Namespace string
-	// Image runs every Ray container; when set it wins over the defaults
-	// (DefaultImage for the head, DefaultTPUImage for TPU workers).
-	Image string
-	// RayVersion and PythonVersion pick the default images and
-	// spec.rayClusterSpec.rayVersion. Default: RayVersion, PythonVersion.
-	RayVersion, PythonVersion string
-	// ActiveDeadline bounds the whole RayJob; KubeRay fails it when the
-	// deadline passes. 0: none.
-	ActiveDeadline time.Duration
-	// WorkingDir is the plan's local working_dir packed by PackWorkingDir
-	// (Backend.Apply packs it itself): the RayJob mounts its ConfigMap
-	// into every Ray container and runs in it. Required when the plan's
-	// working_dir is a local directory; ignored otherwise.
-	WorkingDir *WorkingDir
-	// Autoscaling, when set, renders Ray's autoscaler and lets it scale
-	// the TPU worker groups between their bounds; nil renders fixed
-	// replicas, the plan's slices.
-	Autoscaling *Autoscaling
-	// Cluster, when set, runs the RayJob on the existing RayCluster of
-	// that name in Namespace (spec.clusterSelector) instead of creating
-	// one: its worker groups must hold the plan's slices, or its
-	// autoscaler add them. Autoscaling must be unset; a packed working_dir
-	// reaches the cluster through the submitter pod (see
-	// ClusterSelectorKey). A plan that runs raytpu's launcher needs
-	// Options.WorkingDir (Backend.Apply packs it), as the launcher's files
-	// must reach every node. Optional.
-	Cluster string
-}
-
-func (o Options) withDefaults(p *placement.Plan) Options {
-	if o.Namespace == "" {
-		o.Namespace = DefaultNamespace
-	}
-	if o.Name == "" {
-		o.Name = NameFor(p.Name)
-	}
-	if o.RayVersion == "" {
-		o.RayVersion = RayVersion
-	}
-	if o.PythonVersion == "" {
-		o.PythonVersion = PythonVersion
-	}
-	return o
-}
-
-// Render turns a run-to-completion plan into a RayJob that creates its
+// renderJob turns a run-to-completion plan into a RayJob that creates its
 // own RayCluster: a head without TPUs and one TPU worker group per slice
 // group; with Options.Cluster, a RayJob that runs on that existing
-// RayCluster. The result passed Validate; every problem found in the plan or
+// RayCluster. The result passed validateJob; every problem found in the plan or
 // the manifest comes back at once as a field.ErrorList.
-func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, error) {
+func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration, error) {
+	if errs := o.validate(); len(errs) > 0 {
+		return nil, errs
+	}
 	if err := checkPlan(p, o); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults(p)
 	wd := o.WorkingDir
-	if !ShipsWorkingDir(p) {
+	if !shipsWorkingDir(p) {
 		wd = nil
 	}
 	var cluster *rayv1ac.RayClusterSpecApplyConfiguration
 	var errs field.ErrorList
 	if o.Cluster == "" {
 		cluster, errs = clusterSpec(p, o)
-	} else {
-		errs = checkExistingCluster(o)
-		if ShipsWorkingDir(p) && wd == nil {
-			errs = append(errs, field.Required(field.NewPath("Options", "WorkingDir"),
-				"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (PackSubmittedWorkingDir; Backend.Apply packs it itself)"))
-		}
+	} else if shipsWorkingDir(p) && wd == nil {
+		errs = append(errs, field.Required(field.NewPath("plan", "job", "runtimeEnv", "workingDir"),
+			"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (Render and Backend.Apply pack it when it is nil)"))
 	}
 	if wd != nil && wd.Flat != (o.Cluster != "") {
-		want := "PackJobWorkingDir (a RayJob's own cluster mounts the zip, and Ray removes its top-level directory)"
+		want := "a RayJob's own cluster mounts the zip, and Ray removes its top-level directory"
 		if o.Cluster != "" {
-			want = "PackSubmittedWorkingDir (on an existing cluster the submitter uploads the zip, which Ray unpacks as it is)"
+			want = "on an existing cluster the submitter uploads the zip, which Ray unpacks as it is"
 		}
-		errs = append(errs, field.Invalid(field.NewPath("Options", "WorkingDir"), wd.Source, "packed for the other kind of RayJob: pack it with "+want))
+		errs = append(errs, field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd.Source, "packed for the other kind of RayJob ("+want+"): Render and Backend.Apply pack it right"))
 	}
 	entrypoint, err := jobEntrypoint(p, wd)
 	if err != nil {
@@ -147,7 +95,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 	if err != nil {
 		return nil, err
 	}
-	digest, err := PlanDigest(p)
+	digest, err := planDigest(p)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +146,7 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 		WithLabels(labels(p)).
 		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
 		WithSpec(spec)
-	if err := Validate(job); err != nil {
+	if err := validateJob(job); err != nil {
 		return nil, err
 	}
 	return job, nil
@@ -206,13 +154,10 @@ func Render(p *placement.Plan, o Options) (*rayv1ac.RayJobApplyConfiguration, er
 
 // clusterSpec is the RayCluster of a plan: a head without TPUs and one TPU
 // worker group per slice group.
-func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConfiguration, field.ErrorList) {
+func clusterSpec(p *placement.Plan, o settings) (*rayv1ac.RayClusterSpecApplyConfiguration, field.ErrorList) {
 	if o.Cluster != "" {
-		return nil, field.ErrorList{field.Forbidden(field.NewPath("Options", "Cluster"),
+		return nil, field.ErrorList{field.Forbidden(field.NewPath("options", "cluster"),
 			"only a job (a RayJob) runs on an existing RayCluster; a Serve application's RayService and a slice plan's RayCluster make their own")}
-	}
-	if errs := checkAutoscaling(o.Autoscaling, field.NewPath("Options", "Autoscaling")); len(errs) > 0 {
-		return nil, errs
 	}
 	var errs field.ErrorList
 	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
@@ -229,7 +174,7 @@ func clusterSpec(p *placement.Plan, o Options) (*rayv1ac.RayClusterSpecApplyConf
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	headImage := DefaultImage(o.RayVersion, o.PythonVersion)
+	headImage := defaultImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		headImage = o.Image
 	}
@@ -262,7 +207,7 @@ func labels(p *placement.Plan) map[string]string {
 }
 
 // checkPlan refuses plans this backend cannot run, before rendering.
-func checkPlan(p *placement.Plan, o Options) error {
+func checkPlan(p *placement.Plan, o settings) error {
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
 		return err
 	}
@@ -271,7 +216,7 @@ func checkPlan(p *placement.Plan, o Options) error {
 			field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")})
 	}
 	if wd := p.Job.RuntimeEnv.WorkingDir; isLocal(wd) && o.WorkingDir == nil {
-		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, "a local directory must be packed first (PackWorkingDir into Options.WorkingDir; Backend.Apply does it), or use a remote URI (gs://, https://)")
+		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, "a local directory must be packed first (Render and Backend.Apply pack it), or use a remote URI (gs://, https://)")
 		return fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{e})
 	}
 	for i, m := range p.Job.RuntimeEnv.PyModules {
@@ -285,7 +230,7 @@ func checkPlan(p *placement.Plan, o Options) error {
 
 // workerGroup renders slice group i as one worker group: replicas count
 // slices, numOfHosts the hosts of one slice, each pod one host.
-func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (*rayv1ac.WorkerGroupSpecApplyConfiguration, field.ErrorList) {
+func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o settings) (*rayv1ac.WorkerGroupSpecApplyConfiguration, field.ErrorList) {
 	path := field.NewPath("plan", "slices").Index(i)
 	sl, errs := tpu.SliceSpec{Generation: g.Generation, Topology: g.Topology, ChipsPerHost: g.ChipsPerHost}.Resolve(tpu.TargetGKE, tpu.FieldsUnder(path))
 	if len(errs) > 0 {
@@ -320,8 +265,8 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o Options) (
 // its chips (google.com/tpu) on the slice's GKE node pool (and, autoscaled,
 // its CPUs: see Autoscaling.WorkerCPU), with env and, when set, the Ray
 // resources to advertise beyond Ray's TPU detection.
-func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplicas int32, env []*corev1ac.EnvVarApplyConfiguration, resources map[string]string, o Options) *rayv1ac.WorkerGroupSpecApplyConfiguration {
-	image := DefaultTPUImage(o.RayVersion, o.PythonVersion)
+func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplicas int32, env []*corev1ac.EnvVarApplyConfiguration, resources map[string]string, o settings) *rayv1ac.WorkerGroupSpecApplyConfiguration {
+	image := defaultTPUImage(o.RayVersion, o.PythonVersion)
 	if o.Image != "" {
 		image = o.Image
 	}

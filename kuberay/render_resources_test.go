@@ -27,7 +27,7 @@ func TestRenderAdvertisesBundleResources(t *testing.T) {
 		"nothing to add":               {compile(t, trainer("v6e", "4x4", 2)), nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			job, err := kuberay.Render(c.plan, kuberay.Options{})
+			job, err := kuberay.RenderJob(c.plan, kuberay.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

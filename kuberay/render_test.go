@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	rayv1ac "github.com/ray-project/kuberay/ray-operator/pkg/client/applyconfiguration/ray/v1"
+
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
@@ -41,6 +43,8 @@ func compile(t *testing.T, tr train.JaxTrainer) *placement.Plan {
 func goldenCases(t *testing.T) map[string]struct {
 	plan *placement.Plan
 	opts kuberay.Options
+	in   kuberay.RenderInput
+	wd   *kuberay.WorkingDir
 } {
 	noWD := trainer("v4", "2x2x2", 1)
 	noWD.RuntimeEnv = runtimeenv.RuntimeEnv{}
@@ -52,16 +56,18 @@ func goldenCases(t *testing.T) map[string]struct {
 	return map[string]struct {
 		plan *placement.Plan
 		opts kuberay.Options
+		in   kuberay.RenderInput
+		wd   *kuberay.WorkingDir
 	}{
-		"v6e-4x4-two-slices":  {compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{Name: "llama-v6e"}},
-		"v4-2x2x2-one-slice":  {compile(t, noWD), kuberay.Options{Namespace: "research"}},
-		"v6e-2x4-single-host": {compile(t, trainer("v6e", "2x4", 1)), kuberay.Options{}},
-		"v5e-4x8-own-image":   {compile(t, trainer("v5e", "4x8", 3)), kuberay.Options{Image: "us-docker.pkg.dev/acme/ray:tpu"}},
+		"v6e-4x4-two-slices":  {compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{}, kuberay.RenderInput{Name: "llama-v6e"}, nil},
+		"v4-2x2x2-one-slice":  {compile(t, noWD), kuberay.Options{Namespace: "research"}, kuberay.RenderInput{}, nil},
+		"v6e-2x4-single-host": {compile(t, trainer("v6e", "2x4", 1)), kuberay.Options{}, kuberay.RenderInput{}, nil},
+		"v5e-4x8-own-image":   {compile(t, trainer("v5e", "4x8", 3)), kuberay.Options{Image: "us-docker.pkg.dev/acme/ray:tpu"}, kuberay.RenderInput{}, nil},
 		// On an existing RayCluster: code at a remote URI, and the
 		// launcher packed into a working_dir that the submitter pod
 		// mounts and `ray job submit` uploads.
-		"v6e-4x4-on-cluster":         {compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "tpu-pool"}},
-		"v4-2x2x2-on-cluster-packed": {onCluster, kuberay.Options{Cluster: "tpu-pool", WorkingDir: packed}},
+		"v6e-4x4-on-cluster":         {compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "tpu-pool"}, kuberay.RenderInput{}, nil},
+		"v4-2x2x2-on-cluster-packed": {onCluster, kuberay.Options{Cluster: "tpu-pool"}, kuberay.RenderInput{}, packed},
 	}
 }
 
@@ -70,7 +76,7 @@ func TestRenderGolden(t *testing.T) {
 	for name, c := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			job, err := kuberay.Render(c.plan, c.opts)
+			job, err := renderGolden(c.plan, c.opts, c.in, c.wd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +85,7 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden.Assert(t, name+".golden.yaml", y)
-			again, err := kuberay.Render(c.plan, c.opts)
+			again, err := renderGolden(c.plan, c.opts, c.in, c.wd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +101,7 @@ func TestRenderGolden(t *testing.T) {
 // The shape of a two-slice v6e 4x4 job, field by field.
 func TestRenderTwoSliceShape(t *testing.T) {
 	t.Parallel()
-	job, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{})
+	job, err := kuberay.RenderJob(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +142,7 @@ func TestRenderRefusals(t *testing.T) {
 	t.Parallel()
 	local := trainer("v6e", "4x4", 1)
 	local.RuntimeEnv.WorkingDir = "./examples/jaxtrain/loop"
-	_, err := kuberay.Render(compile(t, local), kuberay.Options{})
+	_, err := kuberay.RenderJob(compile(t, local), kuberay.Options{})
 	if !errors.Is(err, kuberay.ErrLocalWorkingDir) {
 		t.Errorf("local working_dir: %v, want ErrLocalWorkingDir", err)
 	}
@@ -145,44 +151,62 @@ func TestRenderRefusals(t *testing.T) {
 	}
 	service := compile(t, trainer("v6e", "4x4", 1))
 	service.Kind = placement.KindApplication
-	if _, err := kuberay.Render(service, kuberay.Options{}); !errors.Is(err, backend.ErrUnsupported) {
+	if _, err := kuberay.RenderJob(service, kuberay.Options{}); !errors.Is(err, backend.ErrUnsupported) {
 		t.Errorf("service plan: %v, want ErrUnsupported", err)
 	}
-	if _, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Name: "Bad_Name"}); !slices.Equal(fields(err), []string{"metadata.name"}) {
+	if _, err := kuberay.RenderJob(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{}, kuberay.RenderInput{Name: "Bad_Name"}); !slices.Equal(fields(err), []string{"metadata.name"}) {
 		t.Errorf("bad name: %v", err)
 	}
 
 	// On an existing cluster: a RayCluster's name, no autoscaling of its
 	// own, and the launcher packed (it must reach every node).
-	_, err = kuberay.Render(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "TPU_pool",
+	_, err = kuberay.RenderJob(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "TPU_pool",
 		Autoscaling: &kuberay.Autoscaling{MaxSlices: 2}})
-	if got := fields(err); !slices.Equal(got, []string{"Options.Cluster", "Options.Autoscaling"}) {
-		t.Errorf("on cluster TPU_pool with autoscaling: fields %v (%v), want Options.Cluster and Options.Autoscaling", got, err)
+	if got := fields(err); !slices.Equal(got, []string{"options.cluster", "options.autoscaling"}) {
+		t.Errorf("on cluster TPU_pool with autoscaling: fields %v (%v), want options.cluster and options.autoscaling", got, err)
 	}
+	// The launcher on an existing cluster: Render packs it for the
+	// submitter pod, as PackSubmittedWorkingDir does.
 	noWD := trainer("v4", "2x2x2", 1)
 	noWD.RuntimeEnv = runtimeenv.RuntimeEnv{}
-	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"})
-	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackSubmittedWorkingDir") {
-		t.Errorf("launcher on a cluster without a packed working_dir: %v, want Options.WorkingDir naming PackSubmittedWorkingDir", err)
+	m, err := kuberay.Render(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"}, kuberay.RenderInput{})
+	if err != nil || len(m.ConfigMaps) != 1 || m.Job.Spec.SubmitterPodTemplate == nil {
+		t.Errorf("launcher on a cluster: %v, want its packed working_dir in the submitter pod", err)
 	}
-	// A zip packed for the other kind of RayJob is refused: its files
-	// would land one directory too deep, or lose a top-level directory.
+	// A backend without a packed working_dir cannot run the launcher on
+	// an existing cluster, and a zip packed for the other kind of RayJob
+	// is refused: its files would land one directory too deep, or lose a
+	// top-level directory.
+	_, err = kuberay.RenderWith(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"}, "", nil)
+	if got := fields(err); !slices.Equal(got, []string{"plan.job.runtimeEnv.workingDir"}) {
+		t.Errorf("launcher on a cluster without a packed working_dir: %v, want plan.job.runtimeEnv.workingDir", err)
+	}
 	mounted, err := kuberay.PackJobWorkingDir(compile(t, noWD))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool", WorkingDir: mounted})
-	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackSubmittedWorkingDir") {
-		t.Errorf("a mounted zip on an existing cluster: %v, want Options.WorkingDir naming PackSubmittedWorkingDir", err)
+	_, err = kuberay.RenderWith(compile(t, noWD), kuberay.Options{Cluster: "tpu-pool"}, "", mounted)
+	if got := fields(err); !slices.Equal(got, []string{"plan.job.runtimeEnv.workingDir"}) {
+		t.Errorf("a mounted zip on an existing cluster: %v, want plan.job.runtimeEnv.workingDir", err)
 	}
 	submitted, err := kuberay.PackSubmittedWorkingDir(compile(t, noWD))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = kuberay.Render(compile(t, noWD), kuberay.Options{WorkingDir: submitted})
-	if got := fields(err); !slices.Equal(got, []string{"Options.WorkingDir"}) || !strings.Contains(err.Error(), "PackJobWorkingDir") {
-		t.Errorf("a submitted zip on the RayJob's own cluster: %v, want Options.WorkingDir naming PackJobWorkingDir", err)
+	_, err = kuberay.RenderWith(compile(t, noWD), kuberay.Options{}, "", submitted)
+	if got := fields(err); !slices.Equal(got, []string{"plan.job.runtimeEnv.workingDir"}) {
+		t.Errorf("a submitted zip on the RayJob's own cluster: %v, want plan.job.runtimeEnv.workingDir", err)
 	}
+}
+
+// renderGolden renders a golden RayJob with its packed working_dir, or
+// none.
+func renderGolden(p *placement.Plan, o kuberay.Options, in kuberay.RenderInput, wd *kuberay.WorkingDir) (*rayv1ac.RayJobApplyConfiguration, error) {
+	obj, err := kuberay.RenderWith(p, o, in.Name, wd)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*rayv1ac.RayJobApplyConfiguration), nil
 }
 
 func fields(err error) []string {

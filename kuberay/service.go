@@ -15,25 +15,28 @@ import (
 	"github.com/raytpu/raytpu/runtimeenv"
 )
 
-// RenderService turns a compiled Serve plan (placement.KindApplication)
+// renderService turns a compiled Serve plan (placement.KindApplication)
 // into a RayService: spec.serveConfigV2 holds the plan's Serve
-// application config byte for byte (see ServeConfigV2) and
+// application config byte for byte (see serveConfigV2) and
 // spec.rayClusterConfig is the RayCluster Render builds for a RayJob, one
 // TPU worker group per slice group of the plan (a Serve plan has one per
 // replica slice), and one of single-host TPU slices per deployment whose
 // replicas ask for TPU without a topology (see hostGroups). The result
-// passed ValidateService.
+// passed validateService.
 //
 // An application whose runtime_env working_dir is a local directory needs
 // it packed in o.WorkingDir (Backend.Deploy packs it): serveConfigV2 then
 // runs it from the mounted ConfigMap (see withPackedWorkingDir). An
 // application with a deployment that owns TPU slices gets raytpu's replica
 // runtime as the Ray backend ships it, a py_modules entry, here the
-// file:// URI of the zip in ConfigMap ReplicaRuntimeConfigMapName(o.Name)
-// (see ReplicaRuntimeMountPath), which every Ray container mounts and
+// file:// URI of the zip in ConfigMap replicaRuntimeConfigMapName(o.Name)
+// (see replicaRuntimeMountPath), which every Ray container mounts and
 // Backend.Deploy writes; serveConfigV2 is then the compiled config with
 // that entry added and nothing else changed.
-func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfiguration, error) {
+func renderService(p *placement.Plan, o settings) (*rayv1ac.RayServiceApplyConfiguration, error) {
+	if errs := o.validate(); len(errs) > 0 {
+		return nil, errs
+	}
 	if err := checkServicePlan(p, o.WorkingDir != nil); err != nil {
 		return nil, err
 	}
@@ -47,7 +50,7 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 		return nil, errs
 	}
 	cluster.WithWorkerGroupSpecs(hosts...)
-	digest, err := PlanDigest(p)
+	digest, err := planDigest(p)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +66,7 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 		}
 	}
 	if needsReplicaRuntime(p) {
-		rt, err := PackReplicaRuntime()
+		rt, err := packReplicaRuntime()
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +76,7 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 			mountReplicaRuntime(t, o.Name)
 		}
 	}
-	cfg, err := ServeConfigV2(shown)
+	cfg, err := serveConfigV2(shown)
 	if err != nil {
 		return nil, err
 	}
@@ -83,13 +86,13 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 		WithSpec(rayv1ac.RayServiceSpec().
 			WithServeConfigV2(cfg).
 			WithRayClusterSpec(cluster))
-	if err := ValidateService(svc); err != nil {
+	if err := validateService(svc); err != nil {
 		return nil, err
 	}
 	return svc, nil
 }
 
-// ServeConfigV2 is the Serve config a RayService deploys for a Serve plan:
+// serveConfigV2 is the Serve config a RayService deploys for a Serve plan:
 // a YAML document whose one application is the plan's compiled config,
 // written as its own compact JSON bytes (JSON is YAML's flow style), so
 // the application KubeRay decodes and sends to Ray's Serve REST API is the
@@ -97,7 +100,7 @@ func RenderService(p *placement.Plan, o Options) (*rayv1ac.RayServiceApplyConfig
 //
 //	applications:
 //	- {"name":"chat","import_path":"chat:app",...}
-func ServeConfigV2(p *placement.Plan) (string, error) {
+func serveConfigV2(p *placement.Plan) (string, error) {
 	if !hasServeConfig(p) {
 		return "", fmt.Errorf("kuberay: %w: the plan has no Serve config", backend.ErrUnsupported)
 	}
@@ -114,7 +117,7 @@ func hasServeConfig(p *placement.Plan) bool {
 	return p != nil && p.Serve != nil && p.Serve.Config.ImportPath != ""
 }
 
-// checkServicePlan refuses plans RenderService cannot deploy; packed says
+// checkServicePlan refuses plans renderService cannot deploy; packed says
 // whether an application-level local working_dir was packed.
 func checkServicePlan(p *placement.Plan, packed bool) error {
 	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
@@ -147,7 +150,7 @@ func localDirs(path *field.Path, env *runtimeenv.RuntimeEnv) field.ErrorList {
 	}
 	var errs field.ErrorList
 	if wd := env.WorkingDir; wd != "" && !isURI(wd) {
-		errs = append(errs, field.Invalid(path.Child("working_dir"), wd, "a local directory must be packed first (PackWorkingDir into Options.WorkingDir; Backend.Deploy does it for the application's runtime_env), or use a remote URI (gs://, https://)"))
+		errs = append(errs, field.Invalid(path.Child("working_dir"), wd, "a local directory must be packed first (Render and Backend.Deploy pack the application's runtime_env working_dir), or use a remote URI (gs://, https://)"))
 	}
 	for i, m := range env.PyModules {
 		if !isURI(m) && !strings.HasPrefix(m, "local://") {

@@ -24,11 +24,7 @@ var ErrNotManaged = errors.New("the object was not created by raytpu")
 
 var _ backend.Server = (*Backend)(nil)
 
-// ServiceName is the RayService name the backend gives a Serve plan (or
-// application) of that name: NameFor(name).
-func ServiceName(name string) string { return NameFor(name) }
-
-// Deploy renders the Serve plan as RayService ServiceName(p.Name) and
+// Deploy renders the Serve plan as RayService NameFor(p.Name) and
 // server-side applies it with field manager "raytpu". Deploying the same
 // plan again changes nothing; deploying a changed plan updates the
 // RayService, which KubeRay rolls out as it decides: a change of
@@ -41,14 +37,16 @@ func ServiceName(name string) string { return NameFor(name) }
 // is backend.ErrUnsupported, a malformed one a *backend.InvalidPlanError,
 // and neither is packed or sent.
 func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.ServiceStatus, error) {
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
 	if err := backend.CheckPlan(Name, p, placement.KindApplication); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := b.opts
-	o.Name = ServiceName(p.Name)
+	o := settings{Options: b.opts, Name: NameFor(p.Name)}
 	if needsReplicaRuntime(p) && b.kube == nil {
 		return nil, fmt.Errorf("kuberay: %w: application %q has deployments that own TPU slices, whose replica runtime travels in a ConfigMap, and the backend has no Kubernetes client to write it (use New or WithKubeClient)", backend.ErrUnsupported, p.Name)
 	}
@@ -62,7 +60,7 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		}
 		o.WorkingDir = wd
 	}
-	svc, err := RenderService(p, o)
+	svc, err := renderService(p, o)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +79,7 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		if err := b.applyServiceFiles(ctx, cur, o.WorkingDir, p); err != nil {
 			return nil, err
 		}
-		return ServiceStatusOf(cur), nil
+		return serviceStatusOf(cur), nil
 	}
 	out, err := svcs.Apply(ctx, svc, b.applyOptions())
 	if err != nil {
@@ -91,13 +89,16 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		return nil, err
 	}
 	b.logger.DebugContext(ctx, "kuberay: applied RayService", "rayservice", name, "generation", out.Generation)
-	return ServiceStatusOf(out), nil
+	return serviceStatusOf(out), nil
 }
 
-// Status reads RayService ServiceName(name); an error matching
+// Status reads RayService NameFor(name); an error matching
 // backend.ErrNotFound when there is none.
 func (b *Backend) Status(ctx context.Context, name string) (*backend.ServiceStatus, error) {
-	ns, n := b.opts.Namespace, ServiceName(name)
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
+	ns, n := b.opts.Namespace, NameFor(name)
 	svc, err := b.client.RayV1().RayServices(ns).Get(ctx, n, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("kuberay: RayService %s/%s: %w", ns, n, backend.ErrNotFound)
@@ -105,15 +106,18 @@ func (b *Backend) Status(ctx context.Context, name string) (*backend.ServiceStat
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: reading RayService %s/%s: %w", ns, n, err)
 	}
-	return ServiceStatusOf(svc), nil
+	return serviceStatusOf(svc), nil
 }
 
-// Wait watches RayService ServiceName(name) until KubeRay reports it
+// Wait watches RayService NameFor(name) until KubeRay reports it
 // Ready (RUNNING). A RayService that failed (DEPLOY_FAILED, UNHEALTHY) is
 // a *backend.ServiceError; so is a ctx that ends first, holding the last
 // status seen.
 func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOptions) (*backend.ServiceStatus, error) {
-	ns, n := b.opts.Namespace, ServiceName(name)
+	if err := b.usable(ctx); err != nil {
+		return nil, err
+	}
+	ns, n := b.opts.Namespace, NameFor(name)
 	if _, err := b.Status(ctx, name); err != nil {
 		return nil, err
 	}
@@ -127,7 +131,7 @@ func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOption
 		if ev.Type == watch.Deleted {
 			return false, fmt.Errorf("kuberay: RayService %s/%s was deleted: %w", ns, n, backend.ErrNotFound)
 		}
-		st := ServiceStatusOf(svc)
+		st := serviceStatusOf(svc)
 		if last == nil || st.State != last.State || st.Message != last.Message {
 			last = st
 			b.logger.DebugContext(ctx, "kuberay: RayService status", "rayservice", n, "state", st.State, "message", st.Message)
@@ -152,13 +156,16 @@ func (b *Backend) Wait(ctx context.Context, name string, opts backend.WaitOption
 	return last, nil
 }
 
-// Delete deletes RayService ServiceName(name), which raytpu created;
+// Delete deletes RayService NameFor(name), which raytpu created;
 // KubeRay's RayClusters of the RayService and their pods are owned by it
 // and go with it (Kubernetes' garbage collector deletes them). A RayService
 // raytpu did not create is left alone (ErrNotManaged); none of that name
 // matches backend.ErrNotFound.
 func (b *Backend) Delete(ctx context.Context, name string) error {
-	ns, n := b.opts.Namespace, ServiceName(name)
+	if err := b.usable(ctx); err != nil {
+		return err
+	}
+	ns, n := b.opts.Namespace, NameFor(name)
 	svcs := b.client.RayV1().RayServices(ns)
 	svc, err := svcs.Get(ctx, n, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

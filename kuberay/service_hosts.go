@@ -26,7 +26,7 @@ import (
 // multislice job), so more replicas append worker groups, which KubeRay
 // applies to the running RayCluster in place. first numbers the groups
 // after the slice groups.
-func hostGroups(p *placement.Plan, o Options, first int) ([]*rayv1ac.WorkerGroupSpecApplyConfiguration, field.ErrorList) {
+func hostGroups(p *placement.Plan, o settings, first int) ([]*rayv1ac.WorkerGroupSpecApplyConfiguration, field.ErrorList) {
 	if p.Serve == nil {
 		return nil, nil
 	}

@@ -161,7 +161,7 @@ func TestRenderServiceRefusals(t *testing.T) {
 	if _, err := kuberay.RenderService(job, kuberay.Options{}); !errors.Is(err, backend.ErrUnsupported) {
 		t.Errorf("a JaxTrainer plan: %v, want ErrUnsupported", err)
 	}
-	if _, err := kuberay.RenderService(compileApp(t, chatApp(1, nil)), kuberay.Options{Name: "bad-"}); !slices.Equal(fields(err), []string{"metadata.name"}) {
+	if _, err := kuberay.RenderService(compileApp(t, chatApp(1, nil)), kuberay.Options{}, kuberay.RenderInput{Name: "bad-"}); !slices.Equal(fields(err), []string{"metadata.name"}) {
 		t.Errorf("bad name: %v", err)
 	}
 }
@@ -203,7 +203,7 @@ func TestRenderServicePackedWorkingDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := kuberay.RenderService(p, kuberay.Options{WorkingDir: wd})
+	svc, err := renderServiceWith(p, wd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,4 +316,14 @@ func TestRenderServiceShipsReplicaRuntime(t *testing.T) {
 	if n := len(svc.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes); n != 0 {
 		t.Errorf("an application without slices mounts %d volumes on the head", n)
 	}
+}
+
+// renderServiceWith renders p's RayService with its working_dir packed
+// beforehand, as Backend.Deploy does.
+func renderServiceWith(p *placement.Plan, wd *kuberay.WorkingDir) (*rayv1ac.RayServiceApplyConfiguration, error) {
+	obj, err := kuberay.RenderWith(p, kuberay.Options{}, "", wd)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*rayv1ac.RayServiceApplyConfiguration), nil
 }

@@ -22,8 +22,8 @@ import (
 // (`from raytpu_replica import tpu_slice`), which the Ray backend uploads
 // as a py_modules package. A RayService ships the same package, the
 // directory rayruntime.WriteModule writes, zipped by the working_dir
-// packager: ConfigMap ReplicaRuntimeConfigMapName(<RayService name>),
-// owned by the RayService and mounted read-only at ReplicaRuntimeMountPath
+// packager: ConfigMap replicaRuntimeConfigMapName(<RayService name>),
+// owned by the RayService and mounted read-only at replicaRuntimeMountPath
 // into every Ray container of its RayClusters, and serveConfigV2 lists the
 // file:// URI of the mounted zip in py_modules where the Ray backend lists
 // its gcs:// URI (rayruntime.ShipModule). Ray (2.60) fetches a file:// zip
@@ -31,15 +31,15 @@ import (
 // the zip holds raytpu_replica/ one directory down and the node's
 // py_modules directory holds raytpu_replica itself.
 const (
-	// ReplicaRuntimeMountPath is where Ray containers mount the replica
+	// replicaRuntimeMountPath is where Ray containers mount the replica
 	// runtime's ConfigMap.
-	ReplicaRuntimeMountPath = "/raytpu/replica_runtime"
+	replicaRuntimeMountPath = "/raytpu/replica_runtime"
 	// replicaRuntimeVolume names the pod volume.
 	replicaRuntimeVolume = "raytpu-replica-runtime"
 )
 
-// ReplicaRuntime is raytpu's replica runtime packed for a ConfigMap.
-type ReplicaRuntime struct {
+// replicaRuntime is raytpu's replica runtime packed for a ConfigMap.
+type replicaRuntime struct {
 	// Zip holds the package directory under one top-level directory, with
 	// fixed timestamps: the same runtime gives the same bytes.
 	Zip []byte
@@ -48,21 +48,18 @@ type ReplicaRuntime struct {
 }
 
 // Key is the ConfigMap key (and file name) of the zip.
-func (r *ReplicaRuntime) Key() string {
+func (r *replicaRuntime) Key() string {
 	return rayruntime.ModuleName + "-" + r.SHA256[:16] + ".zip"
 }
 
 // URI is the py_modules entry that points Ray at the mounted zip.
-func (r *ReplicaRuntime) URI() string {
-	return "file://" + ReplicaRuntimeMountPath + "/" + r.Key()
+func (r *replicaRuntime) URI() string {
+	return "file://" + replicaRuntimeMountPath + "/" + r.Key()
 }
 
-// PackReplicaRuntime packs the replica runtime (the package directory of
-// rayruntime.WriteModule) as PackWorkingDir packs a working_dir. The
-// runtime is part of this raytpu, so it is packed once per process.
-func PackReplicaRuntime() (*ReplicaRuntime, error) { return packReplicaRuntime() }
-
-var packReplicaRuntime = sync.OnceValues(func() (*ReplicaRuntime, error) {
+// packReplicaRuntime packs the replica runtime (rayruntime.WriteModule)
+// once per process.
+var packReplicaRuntime = sync.OnceValues(func() (*replicaRuntime, error) {
 	dir, err := os.MkdirTemp("", "raytpu-replica-")
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: packing the replica runtime: %w", err)
@@ -75,17 +72,17 @@ var packReplicaRuntime = sync.OnceValues(func() (*ReplicaRuntime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: packing the replica runtime: %w", err)
 	}
-	return &ReplicaRuntime{Zip: w.Zip, SHA256: w.SHA256}, nil
+	return &replicaRuntime{Zip: w.Zip, SHA256: w.SHA256}, nil
 })
 
-// ReplicaRuntimeConfigMapName is the ConfigMap holding the replica runtime
+// replicaRuntimeConfigMapName is the ConfigMap holding the replica runtime
 // of the RayService named svc.
-func ReplicaRuntimeConfigMapName(svc string) string { return svc + "-replica-runtime" }
+func replicaRuntimeConfigMapName(svc string) string { return svc + "-replica-runtime" }
 
-// ReplicaRuntimeConfigMap is the ConfigMap that holds r for RayService
+// replicaRuntimeConfigMap is the ConfigMap that holds r for RayService
 // svc, labelled as raytpu's; owner, when set, makes the RayService own it.
-func ReplicaRuntimeConfigMap(svc, ns string, r *ReplicaRuntime, planLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration) *corev1ac.ConfigMapApplyConfiguration {
-	return zipConfigMap(ReplicaRuntimeConfigMapName(svc), ns, r.Key(), r.Zip, planLabels, owner)
+func replicaRuntimeConfigMap(svc, ns string, r *replicaRuntime, planLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration) *corev1ac.ConfigMapApplyConfiguration {
+	return zipConfigMap(replicaRuntimeConfigMapName(svc), ns, r.Key(), r.Zip, planLabels, owner)
 }
 
 // needsReplicaRuntime reports whether a Serve plan has a deployment that
@@ -96,7 +93,7 @@ func needsReplicaRuntime(p *placement.Plan) bool {
 
 // withReplicaRuntime returns a copy of the Serve plan whose config lists
 // the mounted runtime in py_modules as rayruntime.ShipModule places it.
-func withReplicaRuntime(p *placement.Plan, r *ReplicaRuntime) *placement.Plan {
+func withReplicaRuntime(p *placement.Plan, r *replicaRuntime) *placement.Plan {
 	out := *p
 	out.Serve = &placement.ServeApplication{Config: p.Serve.Config}
 	rayruntime.ShipModule(&out.Serve.Config, r.URI())
@@ -106,7 +103,7 @@ func withReplicaRuntime(p *placement.Plan, r *ReplicaRuntime) *placement.Plan {
 // mountReplicaRuntime adds the replica runtime's ConfigMap volume to a pod
 // template and mounts it read-only into its first (Ray) container.
 func mountReplicaRuntime(t *corev1ac.PodTemplateSpecApplyConfiguration, svc string) {
-	mountConfigMap(t, replicaRuntimeVolume, ReplicaRuntimeConfigMapName(svc), ReplicaRuntimeMountPath)
+	mountConfigMap(t, replicaRuntimeVolume, replicaRuntimeConfigMapName(svc), replicaRuntimeMountPath)
 }
 
 // applyReplicaRuntime writes the ConfigMap of a RayService's replica
@@ -121,11 +118,11 @@ func (b *Backend) writeReplicaRuntime(ctx context.Context, svc *rayv1.RayService
 	if b.kube == nil {
 		return fmt.Errorf("kuberay: %w: RayService %s/%s mounts the replica runtime's ConfigMap and the backend has no Kubernetes client to write it (use New or WithKubeClient)", backend.ErrUnsupported, svc.Namespace, svc.Name)
 	}
-	r, err := PackReplicaRuntime()
+	r, err := packReplicaRuntime()
 	if err != nil {
 		return err
 	}
-	cm := ReplicaRuntimeConfigMap(svc.Name, svc.Namespace, r, labels, serviceOwner(svc))
+	cm := replicaRuntimeConfigMap(svc.Name, svc.Namespace, r, labels, serviceOwner(svc))
 	if _, err := b.kube.CoreV1().ConfigMaps(svc.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 		return fmt.Errorf("kuberay: applying the replica runtime ConfigMap %s/%s of RayService %s: %w", svc.Namespace, *cm.Name, svc.Name, err)
 	}
@@ -140,7 +137,7 @@ func mountsReplicaRuntime(svc *rayv1ac.RayServiceApplyConfiguration) bool {
 		return false
 	}
 	for _, v := range svc.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes {
-		if deref(v.Name) == replicaRuntimeVolume && v.ConfigMap != nil && deref(v.ConfigMap.Name) == ReplicaRuntimeConfigMapName(deref(svc.Name)) {
+		if deref(v.Name) == replicaRuntimeVolume && v.ConfigMap != nil && deref(v.ConfigMap.Name) == replicaRuntimeConfigMapName(deref(svc.Name)) {
 			return true
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/raytpu/raytpu/backend"
 )
 
-// ServiceStatusOf reads a RayService's status as a backend.ServiceStatus:
+// serviceStatusOf reads a RayService's status as a backend.ServiceStatus:
 //
 //   - DELETING once the RayService is being deleted;
 //   - DEPLOY_FAILED when Ray reports an application DEPLOY_FAILED, or
@@ -32,7 +32,7 @@ import (
 // active and pending RayClusters, then the message of each application Ray
 // reports not RUNNING. Deployments are those of the applications of the
 // active RayCluster (of the pending one before there is an active one).
-func ServiceStatusOf(svc *rayv1.RayService) *backend.ServiceStatus {
+func serviceStatusOf(svc *rayv1.RayService) *backend.ServiceStatus {
 	s := svc.Status
 	st := &backend.ServiceStatus{Backend: Name, Name: svc.Name, Ran: true, Time: time.Now()}
 	apps := s.ActiveServiceStatus.Applications

@@ -12,7 +12,7 @@ import (
 
 // A Serve application whose runtime_env working_dir is a local directory
 // ships it as a job does (see WorkingDirMountPath): Deploy packs it into
-// ConfigMap WorkingDirConfigMapName(<RayService name>), owned by the
+// ConfigMap workingDirConfigMapName(<RayService name>), owned by the
 // RayService and mounted into every Ray container of its RayClusters, and
 // serveConfigV2 carries the application with working_dir replaced by the
 // file:// URI of the mounted zip (and no excludes, which shaped the zip);
@@ -36,7 +36,7 @@ func withPackedWorkingDir(p *placement.Plan, wd *WorkingDir) *placement.Plan {
 // applyServiceWorkingDir writes the ConfigMap of a RayService's packed
 // working_dir, owned by the RayService.
 func (b *Backend) applyServiceWorkingDir(ctx context.Context, svc *rayv1.RayService, wd *WorkingDir, p *placement.Plan) error {
-	cm := WorkingDirConfigMap(svc.Name, svc.Namespace, wd, labels(p), serviceOwner(svc))
+	cm := workingDirConfigMap(svc.Name, svc.Namespace, wd, labels(p), serviceOwner(svc))
 	if _, err := b.kube.CoreV1().ConfigMaps(svc.Namespace).Apply(ctx, cm, b.applyOptions()); err != nil {
 		return fmt.Errorf("kuberay: applying the working_dir ConfigMap %s/%s of RayService %s: %w", svc.Namespace, *cm.Name, svc.Name, err)
 	}

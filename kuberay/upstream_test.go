@@ -25,7 +25,7 @@ func TestNameLimitIsKubeRays(t *testing.T) {
 	t.Parallel()
 	env := kubetest.Shared(t)
 	ns := env.Namespace(t)
-	job, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Namespace: ns})
+	job, err := kuberay.RenderJob(compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/raytpu/raytpu/tpu"
 )
 
-// Validate checks a RayJob against the rules KubeRay, its CRD schema and
+// validateJob checks a RayJob against the rules KubeRay, its CRD schema and
 // GKE's TPU webhook enforce once it is sent, and returns every violation
 // as a field.ErrorList with manifest paths (spec.rayClusterSpec...).
 //
@@ -42,7 +42,7 @@ import (
 //     only into containers that already carry it; on an autoscaled
 //     cluster it is the slices a job spans, at most maxReplicas;
 //   - the autoscaler's rules (see validateAutoscaler).
-func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
+func validateJob(job *rayv1ac.RayJobApplyConfiguration) error {
 	errs := validateMeta(deref(job.Name), deref(job.Namespace), "RayJob", MaxRayJobName)
 	errs = append(errs, checkSize(job, "RayJob")...)
 	spec := field.NewPath("spec")
@@ -55,8 +55,8 @@ func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 		errs = append(errs, field.Forbidden(spec.Child("clusterSelector"), "set exactly one of rayClusterSpec and clusterSelector, not both"))
 	case !hasCluster && !hasSelector:
 		errs = append(errs, field.Required(spec.Child("rayClusterSpec"), "exactly one of rayClusterSpec and clusterSelector"))
-	case hasSelector && s.ClusterSelector[ClusterSelectorKey] == "":
-		errs = append(errs, field.Required(spec.Child("clusterSelector").Key(ClusterSelectorKey), "the name of the RayCluster to run on (KubeRay reads only this label)"))
+	case hasSelector && s.ClusterSelector[clusterSelectorKey] == "":
+		errs = append(errs, field.Required(spec.Child("clusterSelector").Key(clusterSelectorKey), "the name of the RayCluster to run on (KubeRay reads only this label)"))
 	}
 	if strings.TrimSpace(deref(s.Entrypoint)) == "" {
 		errs = append(errs, field.Required(spec.Child("entrypoint"), "the command the Ray job runs"))
@@ -69,14 +69,14 @@ func Validate(job *rayv1ac.RayJobApplyConfiguration) error {
 
 // validateMeta checks the name and namespace of a KubeRay object of the
 // given kind: a DNS-1035 name of at most max characters (KubeRay's
-// Validate<Kind>Metadata), a DNS-1123 namespace.
+// validateJob<Kind>Metadata), a DNS-1123 namespace.
 func validateMeta(name, ns, kind string, max int) field.ErrorList {
 	var errs field.ErrorList
 	meta := field.NewPath("metadata")
 	if name == "" {
 		errs = append(errs, field.Required(meta.Child("name"), "the "+kind+" name"))
 	}
-	for _, m := range CheckName(name, max) {
+	for _, m := range nameErrors(name, max) {
 		if name != "" {
 			errs = append(errs, field.Invalid(meta.Child("name"), name, m))
 		}
@@ -287,20 +287,20 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// MaxObjectBytes is the largest object raytpu renders or applies: etcd's
+// maxObjectBytes is the largest object raytpu renders or applies: etcd's
 // default request size limit (--max-request-bytes, 1.5 MiB), above which
 // the apiserver cannot store an object.
-const MaxObjectBytes = 3 << 19
+const maxObjectBytes = 3 << 19
 
-// checkSize refuses an object whose JSON is over MaxObjectBytes, before it
+// checkSize refuses an object whose JSON is over maxObjectBytes, before it
 // is printed or sent.
 func checkSize(obj any, kind string) field.ErrorList {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath(kind), nil, "cannot be written as JSON: "+err.Error())}
 	}
-	if len(b) > MaxObjectBytes {
-		return field.ErrorList{field.TooMany(field.NewPath(kind), fmt.Sprintf("%d bytes", len(b)), MaxObjectBytes,
+	if len(b) > maxObjectBytes {
+		return field.ErrorList{field.TooMany(field.NewPath(kind), fmt.Sprintf("%d bytes", len(b)), maxObjectBytes,
 			"bytes: etcd's request size limit, above which the apiserver cannot store the object; split the workload")}
 	}
 	return nil

@@ -9,13 +9,13 @@ import (
 	"github.com/raytpu/raytpu/field"
 )
 
-// ValidateService checks a RayService as Validate checks a RayJob: the
+// validateService checks a RayService as validateJob checks a RayJob: the
 // name (DNS-1035, at most 47 characters: KubeRay's
 // ValidateRayServiceMetadata), spec.serveConfigV2 (present and a YAML
 // document KubeRay can decode, as its updateServeDeployment does before
 // sending it to Ray), no head Service name (ValidateRayServiceSpec), and
-// the cluster under spec.rayClusterConfig with every rule of Validate.
-func ValidateService(svc *rayv1ac.RayServiceApplyConfiguration) error {
+// the cluster under spec.rayClusterConfig with every rule of validateJob.
+func validateService(svc *rayv1ac.RayServiceApplyConfiguration) error {
 	errs := validateMeta(deref(svc.Name), deref(svc.Namespace), "RayService", MaxRayServiceName)
 	errs = append(errs, checkSize(svc, "RayService")...)
 	spec := field.NewPath("spec")
@@ -45,11 +45,11 @@ func ValidateService(svc *rayv1ac.RayServiceApplyConfiguration) error {
 	return errs.Err()
 }
 
-// ValidateCluster checks a RayCluster as Validate checks a RayJob: the
+// validateRayCluster checks a RayCluster as validateJob checks a RayJob: the
 // name (DNS-1035, at most 53 characters: KubeRay's
 // ValidateRayClusterMetadata) and the cluster spec with every rule of
-// Validate.
-func ValidateCluster(rc *rayv1ac.RayClusterApplyConfiguration) error {
+// validateJob.
+func validateRayCluster(rc *rayv1ac.RayClusterApplyConfiguration) error {
 	errs := validateMeta(deref(rc.Name), deref(rc.Namespace), "RayCluster", MaxRayClusterName)
 	errs = append(errs, checkSize(rc, "RayCluster")...)
 	if rc.Spec == nil {

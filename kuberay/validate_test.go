@@ -58,7 +58,7 @@ func TestValidateRules(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			job, err := kuberay.Render(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{})
+			job, err := kuberay.RenderJob(compile(t, trainer("v6e", "4x4", 2)), kuberay.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,12 +48,6 @@ const (
 // WorkingDirMaxSize bytes.
 var ErrWorkingDirTooLarge = errors.New("the working_dir is too large for a ConfigMap")
 
-// DefaultExcludes returns the patterns left out of every packed
-// working_dir, as Ray's clients leave them out
-// (RAY_RUNTIME_ENV_DEFAULT_EXCLUDES): the one list of package packaging,
-// shared by every backend, in a fresh slice.
-func DefaultExcludes() []string { return packaging.DefaultExcludes() }
-
 // WorkingDir is a local working_dir packed for a ConfigMap.
 type WorkingDir struct {
 	// Source is the directory packed.
@@ -65,21 +59,33 @@ type WorkingDir struct {
 	SHA256 string
 	// Runtime reports whether the zip also holds, at its root, the files
 	// of raytpu's launcher for the plan (rayruntime.Files; see
-	// PackJobWorkingDir): the job then runs rayruntime.Entrypoint there.
+	// packJobWorkingDir): the job then runs rayruntime.Entrypoint there.
 	Runtime bool
 	// Flat reports that the zip holds its files at its root, with no
-	// top-level directory (PackSubmittedWorkingDir): the form `ray job
+	// top-level directory (packSubmittedWorkingDir): the form `ray job
 	// submit` uploads for a RayJob on an existing cluster, as Ray unpacks
 	// an uploaded package as it is, where it removes the single top-level
 	// directory of a mounted file:// one.
 	Flat bool
 }
 
-// Key is the ConfigMap key (and file name) of the zip.
-func (w *WorkingDir) Key() string { return "wd-" + w.SHA256[:16] + ".zip" }
+// Key is the ConfigMap key (and file name) of the zip; "" for a nil
+// WorkingDir or one PackWorkingDir did not make (no SHA256).
+func (w *WorkingDir) Key() string {
+	if w == nil || len(w.SHA256) < 16 {
+		return ""
+	}
+	return "wd-" + w.SHA256[:16] + ".zip"
+}
 
-// URI is the runtime_env working_dir that points Ray at the mounted zip.
-func (w *WorkingDir) URI() string { return "file://" + WorkingDirMountPath + "/" + w.Key() }
+// URI is the runtime_env working_dir that points Ray at the mounted zip;
+// "" when Key is.
+func (w *WorkingDir) URI() string {
+	if w.Key() == "" {
+		return ""
+	}
+	return "file://" + WorkingDirMountPath + "/" + w.Key()
+}
 
 // zipTime dates every entry of a packed working_dir, so that the same files
 // give the same zip (and the same RayJob).
@@ -87,7 +93,7 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // PackWorkingDir zips dir for a ConfigMap with the packager the Ray
 // dashboard backend uses (package packaging): the same files are shipped
-// and the same ones refused. Excluded are DefaultExcludes, excludes
+// and the same ones refused. Excluded are packaging.DefaultExcludes, excludes
 // (gitignore-style patterns, as runtime_env["excludes"]) and what the
 // .gitignore and .rayignore files of every directory exclude below it. A
 // symbolic link that stays inside dir is followed (the zip holds what it
@@ -97,27 +103,30 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // nothing outside dir is read. A zip beyond WorkingDirMaxSize is an error
 // matching ErrWorkingDirTooLarge naming both sizes.
 func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
+	if dir == "" {
+		return nil, errors.New("kuberay: PackWorkingDir(\"\"): pass the directory to pack")
+	}
 	return packWorkingDir(dir, excludes, nil, zipTopDir)
 }
 
-// PackJobWorkingDir packs the local working_dir of plan p (with its
+// packJobWorkingDir packs the local working_dir of plan p (with its
 // runtime_env excludes) as PackWorkingDir does and, when p runs raytpu's
 // launcher, adds the launcher's files (rayruntime.Files) at the zip's
 // root, as the Ray backend adds them to the package it uploads: every
 // node unpacks the working_dir, so the train workers on the TPU hosts
 // import the launcher's runtime module as the driver does. A launcher
 // plan without a working_dir gets one holding the launcher's files alone,
-// as the Ray backend gives it (see ShipsWorkingDir).
-func PackJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
-	return packJobWorkingDir(p, zipTopDir)
+// as the Ray backend gives it (see shipsWorkingDir).
+func packJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
+	return packJobZip(p, zipTopDir)
 }
 
-// PackSubmittedWorkingDir packs what PackJobWorkingDir packs, with the
+// packSubmittedWorkingDir packs what packJobWorkingDir packs, with the
 // files at the zip's root (WorkingDir.Flat): the working_dir of a RayJob
 // on an existing cluster (Options.Cluster), which KubeRay's submitter pod
 // uploads with `ray job submit`.
-func PackSubmittedWorkingDir(p *placement.Plan) (*WorkingDir, error) {
-	w, err := packJobWorkingDir(p, "")
+func packSubmittedWorkingDir(p *placement.Plan) (*WorkingDir, error) {
+	w, err := packJobZip(p, "")
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +134,9 @@ func PackSubmittedWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 	return w, nil
 }
 
-// packJobWorkingDir is PackJobWorkingDir with the zip's top-level
+// packJobZip is packJobWorkingDir with the zip's top-level
 // directory prefix ("" for none).
-func packJobWorkingDir(p *placement.Plan, prefix string) (*WorkingDir, error) {
+func packJobZip(p *placement.Plan, prefix string) (*WorkingDir, error) {
 	env := p.Job.RuntimeEnv
 	if p.Job.Launcher == "" {
 		return packWorkingDir(env.WorkingDir, env.Excludes, nil, prefix)
@@ -177,14 +186,14 @@ func packWorkingDir(dir string, excludes []string, extra map[string][]byte, pref
 	return &WorkingDir{Source: dir, Zip: buf.Bytes(), SHA256: hex.EncodeToString(sum[:])}, nil
 }
 
-// WorkingDirConfigMapName is the ConfigMap holding the working_dir of the
+// workingDirConfigMapName is the ConfigMap holding the working_dir of the
 // RayJob named job.
-func WorkingDirConfigMapName(job string) string { return job + "-working-dir" }
+func workingDirConfigMapName(job string) string { return job + "-working-dir" }
 
-// WorkingDirConfigMap is the ConfigMap that holds w for RayJob job,
+// workingDirConfigMap is the ConfigMap that holds w for RayJob job,
 // labelled as raytpu's; owner, when set, makes the RayJob own it.
-func WorkingDirConfigMap(job, ns string, w *WorkingDir, planLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration) *corev1ac.ConfigMapApplyConfiguration {
-	return zipConfigMap(WorkingDirConfigMapName(job), ns, w.Key(), w.Zip, planLabels, owner)
+func workingDirConfigMap(job, ns string, w *WorkingDir, planLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration) *corev1ac.ConfigMapApplyConfiguration {
+	return zipConfigMap(workingDirConfigMapName(job), ns, w.Key(), w.Zip, planLabels, owner)
 }
 
 // zipConfigMap is ConfigMap name holding one zip under key, labelled as
@@ -202,7 +211,7 @@ func zipConfigMap(name, ns, key string, zip []byte, planLabels map[string]string
 // mountWorkingDir adds the working_dir ConfigMap volume to a pod template
 // and mounts it read-only into its first (Ray) container.
 func mountWorkingDir(t *corev1ac.PodTemplateSpecApplyConfiguration, job string) {
-	mountConfigMap(t, workingDirVolume, WorkingDirConfigMapName(job), WorkingDirMountPath)
+	mountConfigMap(t, workingDirVolume, workingDirConfigMapName(job), WorkingDirMountPath)
 }
 
 // mountConfigMap adds ConfigMap cm as volume to a pod template and mounts
@@ -214,14 +223,14 @@ func mountConfigMap(t *corev1ac.PodTemplateSpecApplyConfiguration, volume, cm, p
 		WithName(volume).WithMountPath(path).WithReadOnly(true))
 }
 
-// ShipsWorkingDir reports whether the RayJob of plan p carries a packed
-// working_dir in a ConfigMap (PackJobWorkingDir) when rendered with a
-// Kubernetes client at hand (Backend.Apply, RenderManifests): a local
+// shipsWorkingDir reports whether the RayJob of plan p carries a packed
+// working_dir in a ConfigMap (packJobWorkingDir) when rendered with a
+// Kubernetes client at hand (Backend.Apply, Render): a local
 // working_dir, or none at all when p runs raytpu's launcher, whose files
-// every node must see. Render without Options.WorkingDir writes the
+// every node must see. A backend without a Kubernetes client writes the
 // launcher's files on the head only (in the entrypoint), which a job
 // whose workers run on other pods cannot use.
-func ShipsWorkingDir(p *placement.Plan) bool {
+func shipsWorkingDir(p *placement.Plan) bool {
 	wd := p.Job.RuntimeEnv.WorkingDir
 	return isLocal(wd) || (wd == "" && p.Job.Launcher != "")
 }

@@ -1,15 +1,17 @@
 package kubesim
 
 import (
+	"errors"
+
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/sim"
 )
 
-// Spec is the simulator's spec of cs: one item per TPU worker group, in
+// spec is the simulator's spec of cs: one item per TPU worker group, in
 // spec order (the prediction names them items[i]), with the slices the
 // group has now and, when the cluster's autoscaler runs, its min and max.
-func Spec(cs *kuberay.ClusterSlices) sim.Spec {
+func spec(cs *kuberay.ClusterSlices) sim.Spec {
 	var spec sim.Spec
 	for _, g := range cs.Groups {
 		it := sim.Item{PodType: g.PodType, Topology: g.Topology, ChipsPerHost: g.ChipsPerHost, Count: g.Replicas}
@@ -21,10 +23,10 @@ func Spec(cs *kuberay.ClusterSlices) sim.Spec {
 	return spec
 }
 
-// Version is the autoscaler version the prediction for cs follows: the
+// version is the autoscaler version the prediction for cs follows: the
 // one the cluster runs, or v1 when it runs none (a cluster without an
 // autoscaled group only has the slices it has, in either version).
-func Version(cs *kuberay.ClusterSlices) sim.AutoscalerVersion {
+func version(cs *kuberay.ClusterSlices) sim.AutoscalerVersion {
 	if cs.AutoscalerVersion == "" {
 		return sim.AutoscalerV1
 	}
@@ -37,7 +39,13 @@ func Version(cs *kuberay.ClusterSlices) sim.AutoscalerVersion {
 // autoscaled is predicted with the slices it has. The error is the
 // simulator's when cs cannot be read as a spec.
 func Predict(cs *kuberay.ClusterSlices, p *placement.Plan) (*sim.AutoscalePrediction, error) {
-	return sim.PredictAutoscaling(Spec(cs), p, Version(cs))
+	if cs == nil {
+		return nil, errors.New("kubesim: nil *kuberay.ClusterSlices: pass what Backend.ReadClusterSlices or kuberay.SlicesOf returned")
+	}
+	if p == nil {
+		return nil, errors.New("kubesim: nil *placement.Plan: pass a compiled plan")
+	}
+	return sim.PredictAutoscaling(spec(cs), p, version(cs))
 }
 
 // Check is kuberay's ClusterCheck of the prediction (use it with

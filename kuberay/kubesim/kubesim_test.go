@@ -68,3 +68,17 @@ func TestPredict(t *testing.T) {
 		})
 	}
 }
+
+// Predict and Check refuse nil inputs with an error, never a panic.
+func TestNilInputs(t *testing.T) {
+	t.Parallel()
+	if _, err := kubesim.Predict(nil, nil); err == nil {
+		t.Error("Predict(nil, nil) succeeded")
+	}
+	if err := kubesim.Check(nil, nil); err == nil {
+		t.Error("Check(nil, nil) succeeded")
+	}
+	if err := kubesim.Check(&kuberay.ClusterSlices{}, nil); err == nil {
+		t.Error("Check(cs, nil) succeeded")
+	}
+}

@@ -45,10 +45,23 @@ namespace is --namespace, else the context's.`,
 			if err != nil {
 				return err
 			}
+			// Every input is checked before the cluster is contacted:
+			// the flags, the workload, and the objects it renders as.
+			o, err := f.options(auto, f.namespace)
+			if err != nil {
+				return err
+			}
 			p, err := readWorkload(f)
 			if err != nil {
 				return err
 			}
+			if _, err := kuberay.Render(p, o, kuberay.RenderInput{}); err != nil {
+				return flagErrors(err)
+			}
+			// --timeout bounds the whole command: every call to the
+			// apiserver as well as the wait.
+			ctx, cancel := withTimeout(cmd.Context(), timeout)
+			defer cancel()
 			cfg, ns, err := kuberay.LoadConfig(kubeconfig, kubeContext)
 			if err != nil {
 				return err
@@ -56,7 +69,8 @@ namespace is --namespace, else the context's.`,
 			if f.namespace != "" {
 				ns = f.namespace
 			}
-			opts := []kuberay.Option{kuberay.WithOptions(kuberay.Options{Namespace: ns, Image: f.image, Autoscaling: auto, Cluster: f.cluster})}
+			o.Namespace = ns
+			opts := []kuberay.Option{kuberay.WithOptions(o)}
 			if dryRun {
 				opts = append(opts, kuberay.WithDryRun())
 			}
@@ -65,7 +79,7 @@ namespace is --namespace, else the context's.`,
 				return err
 			}
 			if f.cluster != "" {
-				cs, err := b.ReadClusterSlices(cmd.Context(), f.cluster)
+				cs, err := b.ReadClusterSlices(ctx, f.cluster)
 				if err != nil {
 					return err
 				}
@@ -73,7 +87,7 @@ namespace is --namespace, else the context's.`,
 					return err
 				}
 			}
-			obj, err := b.ApplyPlan(cmd.Context(), p)
+			obj, err := b.ApplyPlan(ctx, p)
 			if err != nil {
 				return err
 			}
@@ -88,8 +102,6 @@ namespace is --namespace, else the context's.`,
 				printKubeLinks(w, ref)
 				return nil
 			}
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
 			return waitKube(ctx, w, b, ref, p.Name)
 		},
 	}
@@ -98,6 +110,6 @@ namespace is --namespace, else the context's.`,
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current context)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "server-side dry run: the apiserver validates the object and stores nothing")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the object until KubeRay reports the job finished, the service RUNNING or the cluster ready, with its states and ready counts as progress; exit 1 if it fails or --timeout passes")
-	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait (0: no limit)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "how long the whole command may take: applying, and with --wait following the object (0: no limit)")
 	return cmd
 }

@@ -70,19 +70,23 @@ kubectl delete -f of the same file.`,
 			if err != nil {
 				return err
 			}
+			opts, err := f.options(auto, f.namespace)
+			if err != nil {
+				return err
+			}
 			p, err := readWorkload(f)
 			if err != nil {
 				return err
 			}
-			objs, err := kuberay.RenderManifests(p, kuberay.Options{Name: f.name, Namespace: f.namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster})
+			m, err := kuberay.Render(p, opts, kuberay.RenderInput{Name: f.name})
 			if err != nil {
-				return err
+				return flagErrors(err)
 			}
 			var b []byte
 			if out.value == "json" {
-				b, err = kuberay.MarshalManifestsJSON(objs)
+				b, err = m.JSON()
 			} else {
-				b, err = kuberay.MarshalManifestsYAML(objs)
+				b, err = m.YAML()
 			}
 			if err != nil {
 				return err
@@ -95,6 +99,87 @@ kubectl delete -f of the same file.`,
 	addOutput(cmd, &out, "yaml", "json")
 	return cmd
 }
+
+// options are the kuberay options the flags give, checked before anything
+// is read or contacted: a bad value is a usage error naming its flag.
+func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay.Options, error) {
+	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster}
+	if err := kuberay.CheckOptions(o); err != nil {
+		return o, flagErrors(err)
+	}
+	return o, nil
+}
+
+// optionFlags are the flags that set each kuberay option, by its field
+// path.
+var optionFlags = map[string]string{
+	"options.namespace":                 "--namespace",
+	"options.image":                     "--image",
+	"options.cluster":                   "--ray-cluster",
+	"options.autoscaling":               "--autoscale",
+	"options.autoscaling.minSlices":     "--min-slices",
+	"options.autoscaling.maxSlices":     "--max-slices",
+	"options.autoscaling.idleTimeout":   "--idle-timeout",
+	"options.autoscaling.upscalingMode": "--upscaling-mode",
+	"options.autoscaling.version":       "--autoscaler-version",
+	"options.autoscaling.headCPU":       "--head-cpus",
+	"options.autoscaling.workerCPU":     "--worker-cpus",
+	"input.name":                        "--name",
+}
+
+// flagFor is the flag that sets the option at path, "" for none.
+func flagFor(path string) string {
+	if strings.HasPrefix(path, "options.autoscaling.groups[") {
+		return "--group-slices"
+	}
+	return optionFlags[path]
+}
+
+// flagErrors turns the errors of kuberay options into a usage error
+// naming each flag as typed, with the value and what is valid; an error
+// that no flag caused (the plan's, the manifest's) is returned as it is.
+func flagErrors(err error) error {
+	errs := field.Errors(err)
+	if len(errs) == 0 {
+		return err
+	}
+	var msgs []string
+	for _, e := range errs {
+		fl := flagFor(e.Field)
+		if fl == "" {
+			return err
+		}
+		msg := fl
+		switch v := e.BadValue; {
+		case e.Type == field.TypeForbidden || e.Type == field.TypeRequired:
+		case isString(v):
+			msg += fmt.Sprintf(" %q", v)
+		default:
+			msg += fmt.Sprintf(" %v", v)
+		}
+		if path, ok := strings.CutPrefix(e.Field, "options.autoscaling.groups["); ok {
+			if group, bound, _ := strings.Cut(path, "]"); bound != "" {
+				msg += fmt.Sprintf(" (group %q, %s)", group, strings.TrimPrefix(bound, "."))
+			}
+		}
+		switch e.Type {
+		case field.TypeNotSupported:
+			msg += ": supported: " + strings.Join(e.ValidValues, ", ")
+			if e.Suggestion != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", e.Suggestion)
+			}
+			if e.Detail != "" {
+				msg += "; " + e.Detail
+			}
+		default:
+			msg += ": " + e.Detail
+		}
+		msgs = append(msgs, msg)
+	}
+	return usagef("%s", strings.Join(msgs, "\n"))
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
 
 // readWorkload reads -f: a compiled plan (apiVersion raytpu.dev/v1alpha1),
 // a `raytpu plan -o json` report (its "plan"), or a Serve application file,
@@ -127,8 +212,9 @@ func readWorkload(f kubeFlags) (*placement.Plan, error) {
 		// A name the user gives is used as it is, by render and apply
 		// alike, or refused: never changed.
 		kind, maxName := kubeKind(p.Kind)
-		if msgs := kuberay.CheckName(f.name, maxName); len(msgs) > 0 {
-			return nil, fmt.Errorf("--name %q: not a valid %s name: %s (e.g. %q)", f.name, kind, strings.Join(msgs, "; "), kuberay.SuggestName(f.name, maxName))
+		if err := kuberay.CheckName(f.name, maxName); err != nil {
+			suggest, _ := kuberay.SuggestName(f.name, maxName)
+			return nil, usagef("--name %q: not a valid %s name: %v (e.g. %q)", f.name, kind, err, suggest)
 		}
 		p.Name = f.name
 	}

@@ -99,9 +99,23 @@ func TestRenderErrors(t *testing.T) {
 		{"bad output", []string{"render", "-f", "testdata/apps/chat.yaml", "-o", "yml"}, cli.ExitUsage, `did you mean "yaml"?`},
 		{"local working_dir", []string{"render", "-f", local}, cli.ExitInvalid, "plan.job.runtimeEnv.workingDir"},
 		{"unknown plan field", []string{"render", "-f", typo}, cli.ExitInvalid, `not a valid compiled plan: slicez (line 5): Unsupported value: "slicez": unknown field: did you mean "slices"?`},
-		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitInvalid, `--name "Chat_App": not a valid RayService name`},
-		{"service on a ray cluster", []string{"render", "-f", "testdata/apps/chat.yaml", "--ray-cluster", "tpu-pool"}, cli.ExitInvalid, "Options.Cluster: Forbidden: only a job (a RayJob) runs on an existing RayCluster"},
-		{"bad name on apply too", []string{"apply", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, `(e.g. "chat-app")`},
+		{"bad name", []string{"render", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App"}, cli.ExitUsage, `--name "Chat_App": not a valid RayService name`},
+		{"service on a ray cluster", []string{"render", "-f", "testdata/apps/chat.yaml", "--ray-cluster", "tpu-pool"}, cli.ExitUsage, "--ray-cluster: only a job (a RayJob) runs on an existing RayCluster"},
+		{"bad name on apply too", []string{"apply", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, `(e.g. "chat-app")`},
+		// A bad flag value exits 2 and names the flag as typed, before
+		// anything is read or contacted.
+		{"negative min slices", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--min-slices", "-1"}, cli.ExitUsage, "--min-slices -1: slices from 0"},
+		{"negative idle timeout", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--idle-timeout", "-5s"}, cli.ExitUsage, `--idle-timeout "-5s": must be 0`},
+		{"autoscaler v3", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--autoscaler-version", "v3"}, cli.ExitUsage, `--autoscaler-version "v3": supported: v1, v2`},
+		{"upscaling mode x", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--upscaling-mode", "x"}, cli.ExitUsage, `--upscaling-mode "x": supported: Default, Conservative, Aggressive`},
+		{"a group the plan lacks", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--group-slices", "nosuch=1:2"}, cli.ExitUsage, `--group-slices "nosuch": supported: `},
+		{"head CPUs without a value", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--head-cpus"}, cli.ExitUsage, "--head-cpus"},
+		{"negative head CPUs", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--head-cpus", "-3"}, cli.ExitUsage, "--head-cpus -3: CPUs from 1"},
+		{"bad namespace", []string{"render", "-f", "testdata/apps/chat.yaml", "--namespace", "Bad_NS!"}, cli.ExitUsage, `--namespace "Bad_NS!": a DNS-1123 label`},
+		{"image with a newline", []string{"render", "-f", "testdata/apps/chat.yaml", "--image", "rayproject/ray:2.60.0\nx"}, cli.ExitUsage, `--image "rayproject/ray:2.60.0\nx": an image reference has no control characters`},
+		{"max slices without autoscale", []string{"render", "-f", "testdata/apps/chat.yaml", "--max-slices", "2"}, cli.ExitUsage, "--max-slices needs --autoscale"},
+		{"bad flag on apply, before the cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--autoscale", "--min-slices", "-1", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, "--min-slices -1"},
+		{"ray cluster on apply, before the cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--ray-cluster", "tpu-pool", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, "--ray-cluster: only a job"},
 		{"apply without file", []string{"apply"}, cli.ExitUsage, "-f FILE is required"},
 		{"apply without a cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, "kubeconfig"},
 	}
@@ -131,10 +145,11 @@ func TestRenderDigestIsThePlans(t *testing.T) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
-	want, err := kuberay.PlanDigest(&p)
+	m, err := kuberay.Render(&p, kuberay.Options{}, kuberay.RenderInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := m.Job.Annotations[kuberay.AnnotationPlanDigest]
 	// The plan as Go writes it: launcherConfig in its struct order.
 	dir := t.TempDir()
 	file := filepath.Join(dir, "plan.json")
