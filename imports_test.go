@@ -42,7 +42,9 @@ var allowed = map[string]struct {
 	"backend/backendtest":            {[]string{"backend", "field", "placement", "serveconfig"}, "the conformance suite imports only the contract"},
 	"rayruntime":                     {[]string{"placement", "runtimeenv", "serveconfig"}, "the Python runtime imports no front end, backend or contract (runtimeenv: it joins a Serve config's py_modules)"},
 	"train":                          {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
-	"serve":                          {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
+	"serve":                          {slices.Concat(frontEnd, serveInternal), "front ends never import each other or a backend (the backend contract is fine); serve's rules live in its own internal packages"},
+	"serve/internal/freeform":        {[]string{"field"}, "the free-form value checks (cycles, depth, size) import only field"},
+	"serve/internal/servecheck":      {[]string{"field", "placement", "runtimeenv", "serve/internal/freeform"}, "serve's deployment rules, shared by serve and serve/llm, import no front end or backend"},
 	"data":                           {frontEnd, "front ends never import each other or a backend (the backend contract is fine)"},
 	"sim":                            {[]string{"backend", "field", "field/fieldfile", "placement", "rayvocab", "tpu"}, "a backend imports no front end and no other backend"},
 	"ray":                            {[]string{"runtimeenv", "runtimeenv/packaging", "serveconfig"}, "the ray dashboard client is a transport: it knows nothing of plans, backends, front ends or the runtime"},
@@ -50,7 +52,7 @@ var allowed = map[string]struct {
 	"raybackend":                     {[]string{"backend", "field", "placement", "ray", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}, "a backend imports no front end and no other backend but its transport"},
 	"kuberay":                        {[]string{"backend", "field", "placement", "rayruntime", "rayvocab", "runtimeenv", "runtimeenv/packaging", "serveconfig", "tpu"}, "a backend imports no front end and no other backend"},
 	"kuberay/kubesim":                {[]string{"kuberay", "placement", "sim"}, "kubesim bridges the kuberay backend's reading of a cluster and the simulator's autoscaler prediction, which import no other backend"},
-	"serve/llm":                      {slices.Concat(frontEnd, []string{"serve"}), "Serve LLM builds on serve's options and rules: it imports serve and what a front end may, never another front end or a backend"},
+	"serve/llm":                      {slices.Concat(frontEnd, serveInternal, []string{"serve"}), "Serve LLM builds on serve's options and rules: it imports serve and what a front end may, never another front end or a backend"},
 	"serve/client":                   {nil, "the clients of served models speak HTTP and gRPC only: no front end, plan, backend or generated service of raytpu's"},
 	"serve/servev1":                  {nil, "the generated Predictor service imports nothing of raytpu's"},
 	"profiler":                       {[]string{"field", "profiler/internal/tslpb", "rayruntime"}, "profiler speaks gRPC to the worker only: no front end, backend, transport or plan"},
@@ -95,6 +97,9 @@ var allowed = map[string]struct {
 	"bench/servegrpcbench":           {benchMay, "benchmarks use the public packages and the local cluster"},
 	"bench/llmstreambench":           {benchMay, "benchmarks use the public packages and the local cluster"},
 }
+
+// serveInternal are serve's internal packages, which serve and serve/llm share.
+var serveInternal = []string{"serve/internal/freeform", "serve/internal/servecheck"}
 
 // frontEnd is what a front end may import.
 var frontEnd = []string{"backend", "field", "internal/batchmodel", "internal/nilness", "placement", "rayruntime", "rayvocab", "runtimeenv", "serveconfig", "tpu"}
