@@ -186,6 +186,30 @@ func readDataFile(path string) (dataFile, error) {
 	return f, nil
 }
 
+// spelling spells data.Predict's paths as the dataset file f does:
+// pipeline.batchSize is pipeline.iter.batchSize, pipeline.workers is
+// pipeline.hosts.workers, pipeline.dataset is pipeline.source and a field
+// of the dataset's source (pipeline.dataset.source.n) is under the
+// source's key in the file (pipeline.source.range.n).
+func (f dataFile) spelling() field.Spelling {
+	var key string
+	switch {
+	case f.Source.Range != nil:
+		key = "range"
+	case f.Source.FromItems != nil:
+		key = "fromItems"
+	case f.Source.ReadParquet != nil:
+		key = "readParquet"
+	}
+	return func(p string) string {
+		src := dataPath.Child("dataset", "source").String()
+		if rest, ok := strings.CutPrefix(p, src); ok && key != "" && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return dataPath.Child("source", key).String() + rest
+		}
+		return dataSpelling(p)
+	}
+}
+
 // dataSpelling spells data.Predict's paths (pipeline.batchSize,
 // pipeline.workers, pipeline.dataset) as the dataset file does
 // (pipeline.iter.batchSize, pipeline.hosts.workers, pipeline.source).
@@ -261,7 +285,7 @@ func runDataPlan(w io.Writer, path, format string) error {
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error { return fileError(path, fieldfile.DataPipeline, err, dataSpelling) }
+	fail := func(err error) error { return fileError(path, fieldfile.DataPipeline, err, f.spelling()) }
 	ds, it, desc, errs := f.compile()
 	if len(errs) > 0 {
 		return fail(errs)
@@ -280,7 +304,7 @@ func runDataPlan(w io.Writer, path, format string) error {
 		return fail(perrs)
 	}
 	for i := range pr.Findings {
-		pr.Findings[i].Field = dataSpelling(pr.Findings[i].Field)
+		pr.Findings[i].Field = f.spelling()(pr.Findings[i].Field)
 	}
 	if format == "json" {
 		if err := writeJSON(w, pr); err != nil {

@@ -112,16 +112,24 @@ func readWorkload(f kubeFlags) (*placement.Plan, error) {
 	var probe map[string]any
 	_ = yaml.Unmarshal(raw, &probe) // only picks the kind; the loader reports what is wrong
 	var p *placement.Plan
+	var namePath *field.Path
 	switch {
 	case probe["apiVersion"] != nil:
 		p, err = decodePlan(f.file, raw)
+		namePath = field.NewPath("name")
 	case probe["plan"] != nil:
 		p, err = decodePlanReport(f.file, raw)
+		namePath = field.NewPath("plan", "name")
 	default:
 		p, err = loadApplication(f.file)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if namePath != nil && p.Name == "" && f.name == "" {
+		// raytpu plan -o json without --name writes a plan without one.
+		return nil, &fieldfile.KindError{File: f.file, Want: fieldfile.CompiledPlan, Err: field.ErrorList{
+			field.Required(namePath, "the workload's name: give --name here, or --name to raytpu plan when compiling")}}
 	}
 	if f.name != "" {
 		// A name the user gives is used as it is, by render and apply
