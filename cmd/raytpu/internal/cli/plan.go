@@ -137,6 +137,17 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.out.value == "svg" {
+		// Every item is at least one host: refused before the cluster
+		// is built, which costs as much as its hosts.
+		n := 0
+		for _, it := range spec.Items {
+			n += max(it.Count, 1)
+			if n > maxSVGHosts {
+				return svgTooLarge(n)
+			}
+		}
+	}
 	plan := placement.NewSlicePlan(f.spec.Name, group)
 	pred, err := predictAutoscaling(spec, plan, f.autoscaler)
 	if err != nil {
@@ -150,7 +161,7 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 		return err
 	}
 	if f.out.value == "svg" && cluster.NumHosts() > maxSVGHosts {
-		return usagef("-o svg draws at most %d hosts; the simulated cluster (--cluster, or the default for --num-slices) has %d: use -o table or -o json", maxSVGHosts, cluster.NumHosts())
+		return svgTooLarge(cluster.NumHosts())
 	}
 	sp, err := cluster.PlaceSlices(group)
 	if err != nil && (sp == nil || !errors.Is(err, sim.ErrSliceReservation)) {
@@ -286,6 +297,10 @@ const (
 	maxSVGHosts = 4096
 	maxSVGBytes = 64 << 20
 )
+
+func svgTooLarge(hosts int) error {
+	return usagef("-o svg draws at most %d hosts; the simulated cluster (--cluster, or the default for --num-slices) has more (%d or more): use -o table or -o json", maxSVGHosts, hosts)
+}
 
 // writeSVG draws the placement into memory, at most maxSVGBytes, and
 // writes it to w only when it is whole.
