@@ -72,7 +72,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"number for a string", "deployments:\n- accelerator_config:\n    topology: 16\n", []ref{{"app.deployments[0].accelerator_config.topology", field.TypeInvalid, 3}}, `quote it to mean the string: "16"`},
 		{"string for an int", "deployments:\n- num_replicas: two\n", []ref{{"app.deployments[0].num_replicas", field.TypeInvalid, 2}}, "want an integer"},
 		{"float for an int", "deployments:\n- num_replicas: 1.5\n", []ref{{"app.deployments[0].num_replicas", field.TypeInvalid, 2}}, "want an integer"},
-		{"string for a bool", "deployments:\n- enabled: yes\n", []ref{{"app.deployments[0].enabled", field.TypeInvalid, 2}}, "want true or false"},
+		{"string for a bool", "deployments:\n- enabled: 'yes'\n", []ref{{"app.deployments[0].enabled", field.TypeInvalid, 2}}, "want true or false"},
 		{"mapping for a list", "deployments: {a: 1}\n", []ref{{"app.deployments", field.TypeInvalid, 1}}, "want a list"},
 		{"list for a mapping", "- a\n", []ref{{"app", field.TypeInvalid, 1}}, "want a mapping"},
 		{"string for a number", "deployments:\n- resources: {TPU: four}\n", []ref{{"app.deployments[0].resources[TPU]", field.TypeInvalid, 2}}, "want a number"},
