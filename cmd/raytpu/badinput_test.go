@@ -248,7 +248,15 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"job", "submit", a}, usage, "entrypoint"},
 		{[]string{"job", "status", a}, usage, "ID"},
 		{[]string{"job", "list", "-o", "xml", a}, usage, "--output"},
-		{[]string{"job", "logs", "x", "--timeout", "1s", a}, usage, "--timeout"},
+		{[]string{"job", "logs", "x", "--timeout", "-1s", a}, usage, "--timeout"},
+		{[]string{"job", "list", "--address", "http://127.0.0.1:99999"}, usage, "--address"},
+		{[]string{"job", "submit", "--working-dir", "/nonexistent", a, "--", "ls"}, usage, "--working-dir"},
+		{[]string{"plan", "--topology", "4x4"}, usage, "--accelerator"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "-2"}, usage, "--num-slices -2: want 1 or more slices"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "262144*v6e-16", "-o", "svg"}, usage, "-o svg"},
+		{[]string{"profile", "--target", "not a host", "-o", "logs"}, usage, "--target"},
+		{[]string{"profile", "--target", "127.0.0.1:1", "-o", "logs", "--duration", "-2s"}, usage, "--duration"},
+		{[]string{"profile", "--target", "127.0.0.1:1", "-o", "app.yaml"}, usage, "--out-dir"},
 		{[]string{"job", "list", "--address", "http://[::1"}, usage, "--address"},
 		{[]string{"data", "plan"}, usage, "-f DATASET.yaml"},
 		{[]string{"data", "plan", "-f", "data.yaml", "-o", "svg"}, usage, "--output"},
@@ -262,13 +270,13 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"profile", "--app", "x", "--deployment", "d", "--host", "-2", "-o", "logs", a}, usage, "--host -2"},
 		{[]string{"dev-cluster", "up", "--cpus-per-node", "0"}, usage, "--cpus-per-node"},
 
-		// Invalid values of flags and arguments that are specs.
+		// Invalid values of arguments that are specs.
 		{[]string{"catalog", "v99"}, invalid, "v99"},
 		{[]string{"slice", "v6e", "4x5"}, invalid, `did you mean "4x4"`},
-		{[]string{"plan", "--accelerator", "v6e", "--topology", "16x16x16"}, invalid, "topology"},
-		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "0"}, invalid, "numSlices"},
-		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", "TPU=4"}, invalid, "resourcesPerBundle"},
-		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "bogus"}, invalid, "podType"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "16x16x16"}, usage, "--topology"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "0"}, usage, "--num-slices 0: want 1 or more slices"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", "TPU=4"}, usage, "--resources-per-bundle"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "bogus"}, usage, "--cluster"},
 		{[]string{"dev-cluster", "up", "--cluster", "v6e-17"}, invalid, "podType"},
 		{[]string{"dev-cluster", "down", "--state", "no-state.json"}, invalid, "no-state.json"},
 
@@ -334,6 +342,7 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"job", "list", a}, invalid, "127.0.0.1:1"},
 		{[]string{"job", "status", "x", a}, invalid, "127.0.0.1:1"},
 		{[]string{"job", "logs", "x", a}, invalid, "127.0.0.1:1"},
+		{[]string{"job", "logs", "x", "--timeout", "1s", a}, invalid, "127.0.0.1:1"},
 		{[]string{"job", "stop", "x", a}, invalid, "127.0.0.1:1"},
 		{[]string{"job", "wait", "x", a}, invalid, "127.0.0.1:1"},
 		{[]string{"job", "submit", a, "--", "ls"}, invalid, "127.0.0.1:1"},
@@ -376,6 +385,9 @@ func TestBadInvocations(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), c.names) {
 				t.Errorf("stderr %q does not name %q", stderr.String(), c.names)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout %q, want nothing on an error", stdout.String())
 			}
 			for _, s := range []string{"goroutine ", "panic:", "internal error"} {
 				if strings.Contains(stdout.String()+stderr.String(), s) {
