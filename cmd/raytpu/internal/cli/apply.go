@@ -37,10 +37,18 @@ The cluster comes from the kubeconfig as kubectl finds it: --kubeconfig,
 else $KUBECONFIG, else ~/.kube/config; --context picks a context, and the
 namespace is --namespace, else the context's.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := checkTimeout("timeout", timeout); err != nil {
 				return err
 			}
+			// --timeout bounds every request to the cluster, the wait included.
+			ctx, cancel := withTimeout(cmd.Context(), timeout)
+			defer cancel()
+			defer func() {
+				if err != nil && ctx.Err() != nil && cmd.Context().Err() == nil {
+					err = fmt.Errorf("gave up after --timeout %v: %w", timeout, err)
+				}
+			}()
 			auto, err := f.auto.autoscaling(cmd)
 			if err != nil {
 				return err
@@ -65,7 +73,7 @@ namespace is --namespace, else the context's.`,
 				return err
 			}
 			if f.cluster != "" {
-				cs, err := b.ReadClusterSlices(cmd.Context(), f.cluster)
+				cs, err := b.ReadClusterSlices(ctx, f.cluster)
 				if err != nil {
 					return err
 				}
@@ -73,7 +81,7 @@ namespace is --namespace, else the context's.`,
 					return err
 				}
 			}
-			obj, err := b.ApplyPlan(cmd.Context(), p)
+			obj, err := b.ApplyPlan(ctx, p)
 			if err != nil {
 				return err
 			}
@@ -88,8 +96,6 @@ namespace is --namespace, else the context's.`,
 				printKubeLinks(w, ref)
 				return nil
 			}
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
 			return waitKube(ctx, w, b, ref, p.Name)
 		},
 	}
@@ -98,6 +104,6 @@ namespace is --namespace, else the context's.`,
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current context)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "server-side dry run: the apiserver validates the object and stores nothing")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the object until KubeRay reports the job finished, the service RUNNING or the cluster ready, with its states and ready counts as progress; exit 1 if it fails or --timeout passes")
-	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait (0: no limit)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "how long apply may take, every request to the cluster and with --wait the wait included (0: no limit)")
 	return cmd
 }

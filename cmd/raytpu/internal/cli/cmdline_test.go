@@ -227,3 +227,43 @@ func TestTerminalSafeOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyWaitEnds: apply against an apiserver that accepts connections
+// and never answers ends by --timeout plus at most a second, with or
+// without --wait.
+func TestApplyWaitEnds(t *testing.T) {
+	t.Parallel()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	body := `apiVersion: v1
+kind: Config
+clusters:
+  - name: hang
+    cluster: {server: "` + hangserver.URL(t) + `"}
+users:
+  - name: hang
+    user: {}
+contexts:
+  - name: hang
+    context: {cluster: hang, user: hang, namespace: default}
+current-context: hang
+`
+	if err := os.WriteFile(kubeconfig, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", kubeconfig, "--timeout", "1s"},
+		{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", kubeconfig, "--timeout", "1s", "--wait"},
+	} {
+		t.Run(strings.Join(args[4:], " "), func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			_, errOut, code := run(t, args...)
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("took %v, want at most --timeout 1s plus 1s", took)
+			}
+			if code != cli.ExitInvalid || !strings.Contains(errOut, "gave up after --timeout 1s") {
+				t.Errorf("exit %d, stderr %q; want 1 and gave up after --timeout", code, errOut)
+			}
+		})
+	}
+}
