@@ -67,6 +67,7 @@ var allowed = map[string]struct {
 	"internal/crosscheck/tpurules":   {nil, "crosscheck is tests only"},
 	"internal/crosscheck/workingdir": {nil, "crosscheck is tests only"},
 	"internal/testinfra/alloctest":   {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/badfile":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/faultproxy":  {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/gobin":       {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/golden":      {nil, "test infrastructure is a leaf"},

@@ -182,13 +182,16 @@ func Decode(b []byte, root *field.Path, v any) field.ErrorList {
 	dec = nil
 	top := bld.edge(&doc)
 	doc = yaml.Node{}
-	if n := bld.over; n != nil {
-		what := "the merge key (<<) on line " + strconv.Itoa(n.Line)
-		if n.Kind == yaml.AliasNode {
-			what = "<<: *" + n.Value
+	if bld.stopped {
+		what, line := "the document", 0
+		if n := bld.over; n != nil {
+			what, line = "the merge key (<<) on line "+strconv.Itoa(n.Line), n.Line
+			if n.Kind == yaml.AliasNode {
+				what = "<<: *" + n.Value
+			}
 		}
-		e := field.TooMany(at(), what, int(budget), fmt.Sprintf("keys and values merge keys may copy in a %d-byte file: %d per byte, at most %d", len(b), perByte, maxValues))
-		e.Line = n.Line
+		e := field.TooMany(at(), what, int(budget), fmt.Sprintf("values a %d-byte file may expand to through YAML aliases and merge keys: %d per byte, at most %d; merge keys may copy a quarter of them", len(b), perByte, maxValues))
+		e.Line = line
 		return field.ErrorList{e}
 	}
 	if top.v.kind == kNull {

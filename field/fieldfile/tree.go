@@ -55,7 +55,13 @@ type coll struct {
 	height int32  // the levels it nests, itself one
 	pairs  []pair // a mapping's: merged keys first, then its own
 	items  []edge // a list's
-	// bad is a problem of a mapping's merge keys (<<), at the key.
+	// merged is how many of pairs its merge keys (<<) gave, the first of
+	// them at mergeAt; conflicts holds, by pair, the key of a second
+	// merged value for it that differs.
+	merged    int
+	mergeAt   *yaml.Node
+	conflicts map[int]*value
+	// bad is a problem of a mapping's merge keys, at the key.
 	bad *merr
 }
 
@@ -104,15 +110,21 @@ type edge struct {
 
 type pair struct {
 	key, val edge
-	// from is the merge key's value this pair came from (nil: the mapping's own).
-	from *yaml.Node
-	// conflict is the key of another value merged for it, which differs.
-	conflict *value
 }
 
-// builder builds the values of one document. work counts the keys merge
-// keys copy and the values compared; past budget, building stops and over
-// names the merge key's value that passed it.
+// from is the merge key's value that gave pair i, nil for the mapping's own.
+func (c *coll) from(i int) *yaml.Node {
+	if i < c.merged {
+		return c.mergeAt
+	}
+	return nil
+}
+
+// builder builds the values of one document. work counts what building
+// costs beyond the nodes of the file (the pairs merge keys copy, the
+// values compared, the pairs measured) against budget, copies the pairs
+// merge keys copy against a quarter of it; past either, building stops
+// and over names the merge key's value that passed it.
 type builder struct {
 	// src is the document's text, to find the non-specific tag (see
 	// nonSpecific); lines holds the offsets its lines start at.
@@ -122,9 +134,10 @@ type builder struct {
 	// memo and building hold anchored nodes only: only they are shared.
 	memo     map[*yaml.Node]*value
 	building map[*yaml.Node]bool
-	work     int64
-	budget   int64
-	over     *yaml.Node
+	work, copies int64
+	budget       int64
+	stopped      bool
+	over         *yaml.Node
 }
 
 func newBuilder(src []byte, budget int64) *builder {
@@ -215,6 +228,9 @@ func nodeKindName(n *yaml.Node) string {
 }
 
 func (b *builder) value(n *yaml.Node) *value {
+	if b.stopped {
+		return leaf(kNull, n) // the document is refused: build nothing more
+	}
 	anchored := n.Anchor != ""
 	if anchored {
 		if v, ok := b.memo[n]; ok {
@@ -238,7 +254,7 @@ func (b *builder) value(n *yaml.Node) *value {
 	default:
 		v = scalar(n, isPlain(n) || (n.Style&yaml.TaggedStyle == 0 && b.nonSpecific(n)))
 	}
-	v.measure()
+	b.measure(v)
 	if anchored {
 		b.building[n] = false
 		b.memo[n] = v
@@ -248,9 +264,12 @@ func (b *builder) value(n *yaml.Node) *value {
 
 // measure sets a mapping's or a list's size and height from its
 // children's.
-func (v *value) measure() {
+func (b *builder) measure(v *value) {
 	c := v.c
 	if c == nil {
+		return
+	}
+	if b.charge(int64(len(c.pairs)+len(c.items)), c.mergeAt) {
 		return
 	}
 	c.size, c.height = 1, 1
@@ -284,111 +303,125 @@ func isPlain(n *yaml.Node) bool {
 // the keys of its merge keys' mappings first, in the order given, then its
 // own, which win. Where two merged mappings give one key different
 // values, PyYAML 6.0.4 keeps the first for a key of one character and the
-// last for a longer one (it compares the keys' string objects); the pair
-// records the conflict and the walker refuses it.
+// last for a longer one (it compares the keys' string objects); the
+// mapping records the conflict and the walker refuses it.
 func (b *builder) mapping(n *yaml.Node) *value {
 	if n.Style&yaml.TaggedStyle != 0 && n.Tag != "!!map" {
 		return badTag(n)
 	}
 	v := &value{kind: kMap, line: int32(n.Line), c: &coll{}}
-	var merged []pair
+	var sources []*coll
 	own := make([]pair, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if isMergeKey(k) {
-			merged = b.merge(v, merged, k, val)
-			continue
-		}
-		var key edge
-		if k.Kind == yaml.ScalarNode && isPlain(k) && k.Value == "=" {
-			// The value key: flatten_mapping makes it a string.
-			key = edge{v: leaf(kStr, k)}
-			key.v.plain = true
+			if v.c.mergeAt == nil {
+				v.c.mergeAt = val
+			}
+			sources = b.mergeSources(v, sources, k, val)
 		} else {
-			key = b.edge(k)
+			var key edge
+			if k.Kind == yaml.ScalarNode && isPlain(k) && k.Value == "=" {
+				// The value key: flatten_mapping makes it a string.
+				key = edge{v: leaf(kStr, k)}
+				key.v.plain = true
+			} else {
+				key = b.edge(k)
+			}
+			own = append(own, pair{key: key, val: b.edge(val)})
 		}
-		own = append(own, pair{key: key, val: b.edge(val)})
 		n.Content[i], n.Content[i+1] = nil, nil // built: the parser's nodes may go
 	}
-	if len(merged) == 0 {
+	if v.c.bad != nil || len(sources) == 0 {
 		v.c.pairs = own
 		return v
 	}
-	mine := map[string]bool{}
-	for _, p := range own {
-		if s, ok := keyString(p.key.v); ok {
-			mine[s] = true
-		}
+	if len(sources) == 1 && len(own) == 0 {
+		// <<: *defaults alone: the mapping is its source's.
+		v.c.pairs, v.c.merged, v.c.conflicts = sources[0].pairs, len(sources[0].pairs), sources[0].conflicts
+		return v
 	}
-	v.c.pairs = make([]pair, 0, len(merged)+len(own))
-	for _, p := range merged {
-		if s, ok := keyString(p.key.v); ok && mine[s] {
-			continue // the mapping's own key wins
-		}
-		v.c.pairs = append(v.c.pairs, p)
-	}
-	v.c.pairs = append(v.c.pairs, own...)
-	return v
-}
-
-// merge adds the pairs of a merge key's value to merged: a mapping's, or
-// those of each mapping of a list, in order.
-func (b *builder) merge(v *value, merged []pair, k, val *yaml.Node) []pair {
-	if v.c.bad != nil {
-		return merged
-	}
-	src := b.edge(val)
-	var maps []edge
-	switch src.v.kind {
-	case kMap:
-		maps = []edge{src}
-	case kSeq:
-		for i, e := range src.v.c.items {
-			if e.v.kind != kMap {
-				v.setBad(fmt.Sprintf("the merge key << takes a mapping or a list of mappings; item %d of its list is %s", i, describeValue(e.v)), k)
-				return merged
+	var mine map[string]bool
+	if len(own) > 0 {
+		mine = make(map[string]bool, len(own))
+		for _, p := range own {
+			if s, ok := keyString(p.key.v); ok {
+				mine[s] = true
 			}
-			maps = append(maps, e)
-		}
-	case kBad:
-		v.setBad(src.v.s, k)
-		return merged
-	default:
-		v.setBad("the merge key << takes a mapping (<<: *anchor) or a list of mappings, got "+describeValue(src.v), k)
-		return merged
-	}
-	index := make(map[string]int, len(merged))
-	for i, p := range merged {
-		if s, ok := keyString(p.key.v); ok {
-			index[s] = i
 		}
 	}
-	for _, m := range maps {
-		if m.v.c.bad != nil {
-			v.setBad(m.v.c.bad.msg, k)
-			return merged
-		}
-		for _, p := range m.v.c.pairs {
-			if b.charge(1, val) {
-				return merged
+	var index map[string]int
+	if len(sources) > 1 {
+		index = map[string]int{}
+	}
+	var merged []pair
+	for _, src := range sources {
+		for i, p := range src.pairs {
+			if b.copy(v.c.mergeAt) {
+				return v
 			}
 			s, ok := keyString(p.key.v)
-			if i, dup := index[s]; ok && dup {
-				if merged[i].conflict == nil && !b.equal(merged[i].val.v, p.val.v, val) {
-					merged[i].conflict = p.key.v
+			if ok && mine[s] {
+				continue // the mapping's own key wins
+			}
+			if j, dup := index[s]; ok && dup {
+				if v.c.conflicts[j] == nil && !b.equal(merged[j].val.v, p.val.v, v.c.mergeAt) {
+					v.c.setConflict(j, p.key.v)
 				}
 				continue
 			}
-			if p.from == nil {
-				p.from = val
+			if k := src.conflicts[i]; k != nil {
+				v.c.setConflict(len(merged), k)
 			}
-			if ok {
+			if ok && index != nil {
 				index[s] = len(merged)
 			}
 			merged = append(merged, p)
 		}
 	}
-	return merged
+	v.c.merged = len(merged)
+	v.c.pairs = append(merged, own...)
+	return v
+}
+
+func (c *coll) setConflict(i int, k *value) {
+	if c.conflicts == nil {
+		c.conflicts = map[int]*value{}
+	}
+	c.conflicts[i] = k
+}
+
+// mergeSources adds the mappings a merge key's value gives to sources: a
+// mapping, or each mapping of a list, in order.
+func (b *builder) mergeSources(v *value, sources []*coll, k, val *yaml.Node) []*coll {
+	src := b.edge(val)
+	if v.c.bad != nil {
+		return sources
+	}
+	switch src.v.kind {
+	case kMap:
+		if src.v.c.bad != nil {
+			v.setBad(src.v.c.bad.msg, k)
+		}
+		return append(sources, src.v.c)
+	case kSeq:
+		for i, e := range src.v.c.items {
+			if e.v.kind != kMap {
+				v.setBad(fmt.Sprintf("the merge key << takes a mapping or a list of mappings; item %d of its list is %s", i, describeValue(e.v)), k)
+				return sources
+			}
+			if e.v.c.bad != nil {
+				v.setBad(e.v.c.bad.msg, k)
+			}
+			sources = append(sources, e.v.c)
+		}
+		return sources
+	case kBad:
+		v.setBad(src.v.s, k)
+	default:
+		v.setBad("the merge key << takes a mapping (<<: *anchor) or a list of mappings, got "+describeValue(src.v), k)
+	}
+	return sources
 }
 
 func (v *value) setBad(msg string, at *yaml.Node) {
@@ -401,13 +434,20 @@ func (v *value) setBad(msg string, at *yaml.Node) {
 // it reports true once the budget is spent.
 func (b *builder) charge(n int64, at *yaml.Node) bool {
 	b.work += n
-	if b.work > b.budget {
-		if b.over == nil {
-			b.over = at
-		}
-		return true
+	return b.spent(b.work > b.budget, at)
+}
+
+// copy counts a pair a merge key copies.
+func (b *builder) copy(at *yaml.Node) bool {
+	b.copies++
+	return b.spent(b.copies > b.budget/4, at)
+}
+
+func (b *builder) spent(over bool, at *yaml.Node) bool {
+	if over && !b.stopped {
+		b.stopped, b.over = true, at
 	}
-	return false
+	return over
 }
 
 // equal reports whether two values are the same to Python.

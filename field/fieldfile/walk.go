@@ -308,8 +308,8 @@ func (w *walker) walkStruct(v *value, t reflect.Type, depth int) {
 		names[i], _ = field.FileName(f)
 		byName[names[i]] = f
 	}
-	seen := map[string]int32{}
-	for _, pr := range v.c.pairs {
+	seen := map[string]*value{}
+	for i, pr := range v.c.pairs {
 		if w.stopped {
 			return
 		}
@@ -325,41 +325,45 @@ func (w *walker) walkStruct(v *value, t reflect.Type, depth int) {
 			w.pass(pr.val.v)
 			continue
 		}
-		name := k.s
-		w.push(atChild, name, 0)
-		w.structField(pr, name, byName, names, seen, depth)
+		w.push(atChild, k.s, 0)
+		if w.key(v.c, i, k.s, seen) {
+			if f, ok := byName[k.s]; ok {
+				w.walk(pr.val, f.Type, depth+1, v.c.from(i))
+			} else {
+				e := field.NotSupported(w.at(), k.s, names)
+				e.Detail = "unknown field"
+				if from := v.c.from(i); from != nil {
+					e.Detail += fmt.Sprintf(" (merged by the << on line %d)", from.Line)
+				}
+				w.add(e, k.line)
+				w.pass(pr.val.v)
+			}
+		}
 		w.pop()
 	}
 }
 
-func (w *walker) structField(pr pair, name string, byName map[string]reflect.StructField, names []string, seen map[string]int32, depth int) {
+// key checks the key of pair i of c, whose JSON spelling is name: given
+// once, and with one value if merge keys gave it. It reports whether to
+// walk the pair's value.
+func (w *walker) key(c *coll, i int, name string, seen map[string]*value) bool {
+	pr := c.pairs[i]
 	k := pr.key.v
-	if line, dup := seen[name]; dup {
-		w.add(field.Invalid(w.at(), name, fmt.Sprintf("key given twice (first on line %d)", line)), k.line)
-		w.pass(pr.val.v)
-		return
-	}
-	seen[name] = k.line
-	if pr.conflict != nil {
-		w.conflict(pr)
-	}
-	f, ok := byName[name]
-	if !ok {
-		e := field.NotSupported(w.at(), name, names)
-		e.Detail = "unknown field"
-		if pr.from != nil {
-			e.Detail += fmt.Sprintf(" (merged by the << on line %d)", pr.from.Line)
+	if first, dup := seen[name]; dup {
+		d := fmt.Sprintf("key given twice (first on line %d)", first.line)
+		if first.raw() != name || k.raw() != name {
+			d += fmt.Sprintf("; YAML 1.1, as Ray reads it, reads both %s and %s as %s", first.raw(), k.raw(), name)
 		}
-		w.add(e, k.line)
+		w.add(field.Invalid(w.at(), name, d), k.line)
 		w.pass(pr.val.v)
-		return
+		return false
 	}
-	w.walk(pr.val, f.Type, depth+1, pr.from)
-}
-
-func (w *walker) conflict(pr pair) {
-	w.add(field.Invalid(w.at(), pr.key.v.raw(), fmt.Sprintf("two merge keys (<<) give this key different values (lines %d and %d); PyYAML keeps one or the other by the key's length, so set it here",
-		pr.key.v.line, pr.conflict.line)), pr.key.v.line)
+	seen[name] = k
+	if other := c.conflicts[i]; other != nil {
+		w.add(field.Invalid(w.at(), k.raw(), fmt.Sprintf("two merge keys (<<) give this key different values (lines %d and %d); PyYAML keeps one or the other by the key's length, so set it here",
+			k.line, other.line)), k.line)
+	}
+	return true
 }
 
 // walkMap checks a mapping's keys as JSON holds them (Python's json.dumps
@@ -369,8 +373,8 @@ func (w *walker) walkMap(v *value, depth int, elem reflect.Type) {
 	if v.c.bad != nil {
 		w.add(field.Invalid(w.at(), "<<", v.c.bad.msg), int32(v.c.bad.line))
 	}
-	seen := make(map[string]int32, len(v.c.pairs))
-	for _, pr := range v.c.pairs {
+	seen := make(map[string]*value, len(v.c.pairs))
+	for i, pr := range v.c.pairs {
 		if w.stopped {
 			return
 		}
@@ -381,29 +385,14 @@ func (w *walker) walkMap(v *value, depth int, elem reflect.Type) {
 			continue
 		}
 		w.push(atKey, k, 0)
-		w.mapValue(pr, k, seen, depth, elem)
-		w.pop()
-	}
-}
-
-func (w *walker) mapValue(pr pair, k string, seen map[string]int32, depth int, elem reflect.Type) {
-	if line, dup := seen[k]; dup {
-		d := fmt.Sprintf("key given twice (first on line %d)", line)
-		if pr.key.v.raw() != k {
-			d += fmt.Sprintf("; YAML 1.1, as Ray reads it, reads %s as %s", pr.key.v.raw(), k)
+		if w.key(v.c, i, k, seen) {
+			if elem == nil {
+				w.free(pr.val, depth+1, v.c.from(i))
+			} else {
+				w.walk(pr.val, elem, depth+1, v.c.from(i))
+			}
 		}
-		w.add(field.Invalid(w.at(), k, d), pr.key.v.line)
-		w.pass(pr.val.v)
-		return
-	}
-	seen[k] = pr.key.v.line
-	if pr.conflict != nil {
-		w.conflict(pr)
-	}
-	if elem == nil {
-		w.free(pr.val, depth+1, pr.from)
-	} else {
-		w.walk(pr.val, elem, depth+1, pr.from)
+		w.pop()
 	}
 }
 
