@@ -132,8 +132,8 @@ type builder struct {
 	bang  bool
 	lines []int
 	// memo and building hold anchored nodes only: only they are shared.
-	memo     map[*yaml.Node]*value
-	building map[*yaml.Node]bool
+	memo         map[*yaml.Node]*value
+	building     map[*yaml.Node]bool
 	work, copies int64
 	budget       int64
 	stopped      bool
