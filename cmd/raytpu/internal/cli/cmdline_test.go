@@ -71,6 +71,7 @@ func TestCommandLineRule(t *testing.T) {
 		{[]string{"serve", "status", "x", "--timeout", "-1s", "--address", hang}, usage, "--timeout"},
 		{[]string{"serve", "delete", "x", "--timeout", "-1s", "--address", hang}, usage, "--timeout"},
 		{[]string{"top", "--once", "--timeout", "-1s", "--address", hang}, usage, "--timeout"},
+		{[]string{"serve", "deploy", "-f", "testdata/apps/chat.yaml", "--stuck-after", "1m", "--address", hang}, usage, "--stuck-after needs --wait"},
 		{[]string{"job", "submit", "--working-dir", "/nonexistent", "--address", hang, "--", "ls"}, usage, "--working-dir"},
 		{[]string{"job", "submit", "--working-dir", aFile, "--address", hang, "--", "ls"}, usage, "--working-dir"},
 		{[]string{"data", "plan", "-f", dataNeg}, invalid, "pipeline.source.range.n"},

@@ -58,6 +58,11 @@ To see where an application's replicas would land, use
 			if err := checkTimeout("timeout", timeout); err != nil {
 				return err
 			}
+			if !wait && cmd.Flags().Changed("stuck-after") {
+				// As --max-slices without --autoscale: a flag that would
+				// change nothing is refused, never ignored.
+				return usagef("--stuck-after needs --wait")
+			}
 			plan, err := loadApplication(file) // every problem, before any request
 			if err != nil {
 				return err
