@@ -187,12 +187,8 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 // regular file (a FIFO, a device, a directory) is refused before it is
 // opened: reading one could block forever or never end.
 func readFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+	if err := checkRegularFile(path); err != nil {
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -200,6 +196,19 @@ func readFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, fieldfile.MaxFileSize+1))
+}
+
+// checkRegularFile refuses a path that is not a regular file (a FIFO, a
+// device, a directory) before anything opens it.
+func checkRegularFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	return nil
 }
 
 // checkTimeout refuses a negative --timeout as a usage error, the same on

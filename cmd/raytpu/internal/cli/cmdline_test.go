@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,11 @@ func TestCommandLineRule(t *testing.T) {
 	}
 	unnamed := write("unnamed.json", planOut)
 	hang := hangserver.URL(t) // nothing may be sent to it: input is checked first
+	// A FIFO with no writer: opening it to read would block forever.
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	const usage, invalid = cli.ExitUsage, cli.ExitInvalid
 	cases := []struct {
@@ -77,6 +83,11 @@ func TestCommandLineRule(t *testing.T) {
 		{[]string{"data", "plan", "-f", dataNeg}, invalid, "pipeline.source.range.n"},
 		{[]string{"render", "-f", unnamed}, invalid, "plan.name: Required value"},
 		{[]string{"render", "-f", unnamed}, invalid, "--name"},
+		{[]string{"render", "-f", fifo}, invalid, "not a regular file"},
+		{[]string{"plan", "-f", fifo}, invalid, "not a regular file"},
+		{[]string{"data", "plan", "-f", fifo}, invalid, "not a regular file"},
+		{[]string{"serve", "deploy", "-f", fifo, "--address", hang}, invalid, "not a regular file"},
+		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster-file", fifo}, invalid, "not a regular file"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

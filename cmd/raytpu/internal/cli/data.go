@@ -172,6 +172,9 @@ func blocksArg(n int) string {
 // JSON) with the names of dataFile.
 func readDataFile(path string) (dataFile, error) {
 	var f dataFile
+	if err := checkRegularFile(path); err != nil {
+		return f, err
+	}
 	if err := fieldfile.Load(path, fieldfile.DataPipeline, dataPath, &f); err != nil {
 		return f, err
 	}
