@@ -327,13 +327,13 @@ func runDataPlan(w io.Writer, path, format string) error {
 
 func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) {
 	if f.Name != "" {
-		fmt.Fprintf(w, "Dataset:   %s\n", f.Name)
+		fmt.Fprintf(w, "Dataset:   %s\n", terminalSafe(f.Name))
 	}
 	rows := "unknown before running"
 	if pr.Rows >= 0 {
 		rows = fmt.Sprintf("%d rows", pr.Rows)
 	}
-	fmt.Fprintf(w, "Source:    %s: %s\n", desc, rows)
+	fmt.Fprintf(w, "Source:    %s: %s\n", terminalSafe(desc), rows)
 	acc := f.Hosts.Accelerator
 	if acc == "" {
 		acc = "CPU"
@@ -342,7 +342,7 @@ func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) 
 	if pr.Devices == 1 {
 		devices = "device"
 	}
-	fmt.Fprintf(w, "Hosts:     %d workers (%s), %d JAX %s each\n", pr.Workers, acc, pr.Devices, devices)
+	fmt.Fprintf(w, "Hosts:     %d workers (%s), %d JAX %s each\n", pr.Workers, terminalSafe(acc), pr.Devices, devices)
 	sync := "off"
 	if pr.Synchronized {
 		sync = "on"

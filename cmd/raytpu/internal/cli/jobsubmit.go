@@ -143,16 +143,16 @@ func jobLinks(p *progress.Printer, c *ray.Client, id string) {
 // SUCCEEDED.
 func followJob(ctx context.Context, p *progress.Printer, c *ray.Client, id string) error {
 	stop := ticking(p)
-	j, err := c.WaitJob(ctx, id, ray.WaitOptions{OnTransition: func(j ray.JobInfo) { p.State(string(j.Status)) }})
+	j, err := c.WaitJob(ctx, id, ray.WaitOptions{OnTransition: func(j ray.JobInfo) { p.State(terminalSafe(string(j.Status))) }})
 	stop()
 	if err != nil {
-		p.Done(gaveUp(err))
+		p.Done(terminalSafe(gaveUp(err)))
 		return fmt.Errorf("job %s: %w (last status %s)", id, err, dash(string(j.Status)))
 	}
 	if msg, _, _ := strings.Cut(strings.TrimSpace(j.Message), "\n"); msg != "" && j.Status != ray.JobSucceeded {
-		p.Line(msg) // Ray appends the log's tail: `raytpu job logs` has it all
+		p.Line(terminalSafe(msg)) // Ray appends the log's tail: `raytpu job logs` has it all
 	}
-	p.Done(string(j.Status))
+	p.Done(terminalSafe(string(j.Status)))
 	if j.Status != ray.JobSucceeded {
 		return fmt.Errorf("job %s ended %s (logs: raytpu job logs %s)", id, j.Status, id)
 	}
