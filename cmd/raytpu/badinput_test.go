@@ -196,7 +196,8 @@ func TestBadInvocations(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "emptydir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// An application whose RayService is over etcd's 1.5 MiB request limit.
+	// An application file over the largest file raytpu reads (1 MiB,
+	// fieldfile.MaxFileSize): refused before it is parsed.
 	huge := "name: huge\nimport_path: a:b\nargs:\n  blob: " + strings.Repeat("x", 2<<20) + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "app-huge.yaml"), []byte(huge), 0o644); err != nil {
 		t.Fatal(err)
@@ -313,8 +314,8 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"render", "-f", "app.yaml", "--name", long}, invalid, "at most 47 characters"},
 		{[]string{"apply", "-f", "app.yaml", "--name", long, "--kubeconfig", "kubeconfig"}, invalid, "at most 47 characters"},
 		{[]string{"render", "-f", "plan.json", "--name", "9lives"}, invalid, "not a valid RayCluster name"},
-		{[]string{"render", "-f", "app-huge.yaml"}, invalid, "RayService: Too many"},
-		{[]string{"apply", "-f", "app-huge.yaml", "--kubeconfig", "kubeconfig"}, invalid, "RayService: Too many"},
+		{[]string{"render", "-f", "app-huge.yaml"}, invalid, "larger than"},
+		{[]string{"apply", "-f", "app-huge.yaml", "--kubeconfig", "kubeconfig"}, invalid, "larger than"},
 		{[]string{"serve", "deploy", "-f", "app-typo.yaml", a}, invalid, "num_replica"},
 		{[]string{"serve", "deploy", "-f", "app-bad-topology.yaml", a}, invalid, "topology"},
 
