@@ -58,6 +58,7 @@ func TestCommandLineRule(t *testing.T) {
 		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "bogus"}, usage, "--cluster"},
 		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--autoscaler-version", "v3"}, usage, "--autoscaler-version"},
 		{[]string{"plan", "-f", "testdata/apps/chat.yaml", "--autoscaler-version", "v3"}, usage, "--autoscaler-version"},
+		{[]string{"plan", "-f", "testdata/apps/chat.yaml", "--num-slices", "2"}, usage, "--num-slices"},
 		{[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "1100*v6e-16", "-o", "svg"}, usage, "-o svg draws at most"},
 		{[]string{"slice", "v6e", "4x4", "--chips-per-host", "3"}, usage, "--chips-per-host"},
 		{[]string{"profile", "--target", "not a host", "-o", outDir}, usage, "--target"},

@@ -116,6 +116,12 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 		if f.spec.Accelerator != "" || f.spec.Topology != "" || f.compare {
 			return usagef("-f takes the slices from the application file: drop --accelerator, --topology and --compare")
 		}
+		// A flag of the slice spec would be ignored: refused instead.
+		for _, name := range []string{"num-slices", "chips-per-host", "pg-per-slice", "name", "resources-per-bundle", "strategy"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s is a flag of one slice spec (--accelerator, --topology); -f takes the slices from the application file: drop it", name)
+			}
+		}
 		return runPlanApp(cmd, f)
 	}
 	if f.resources != "" {
