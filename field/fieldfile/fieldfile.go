@@ -44,8 +44,9 @@
 //
 // Work is bounded by the file's size: a document may expand through its
 // aliases and merge keys to 32 values per byte of the file (at most
-// 1,048,576), and nest 64 levels deep; past either, the error names the
-// field, and for the budget the alias (its name and line) that passes it.
+// 1,048,576; a scalar counts one value for each 8 bytes it holds), and
+// nest 64 levels deep; past either, the error names the field, and for
+// the budget the alias (its name and line) that passes it.
 //
 // A file that is not of the kind expected comes back as a *KindError
 // naming the kind, wrapping the field errors.

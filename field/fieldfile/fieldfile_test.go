@@ -119,23 +119,6 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// No input makes Decode panic, hang or accept a value it did not check.
-func FuzzDecode(f *testing.F) {
-	for _, s := range []string{"name: a\ndeployments:\n- {name: b, num_replicas: 2}\n", "a: &x [*x]\n", "name: a\n---\n", "deployments:\n- args: {? [a]: b}\n", "{", "\t", "name: !!binary aGVsbG8=\n", "a: &a {b: *a}\n", "deployments: [{resources: {TPU: .nan}}]\n"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var a app
-		if errs := fieldfile.Decode(b, field.NewPath("app"), &a); len(errs) > 0 {
-			for _, e := range errs {
-				if !strings.HasPrefix(e.Field, "app") {
-					t.Fatalf("error outside the root: %v", e)
-				}
-			}
-		}
-	})
-}
-
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
 
 // A file means to raytpu what it means to Ray, whose serve deploy reads

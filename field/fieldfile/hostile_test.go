@@ -201,3 +201,18 @@ func TestDensestFileIsBounded(t *testing.T) {
 	}
 	t.Logf("%d values in %v", n, time.Since(start))
 }
+
+// An alias to a long string costs what the string costs: 30,000 aliases
+// to a 100 KB string would be 3 GB of JSON.
+func TestLongStringAliasesAreBounded(t *testing.T) {
+	b := []byte("name: long\nargs:\n  s: &s " + strings.Repeat("x", 100_000) + "\n  l: [" + strings.TrimSuffix(strings.Repeat("*s, ", 30_000), ", ") + "]\n")
+	var errs field.ErrorList
+	alloctest.Below(t, 20*alloctest.MiB, func() {
+		var a serveApp
+		errs = fieldfile.Decode(b, field.NewPath("app"), &a)
+	})
+	want := []field.Ref{{Field: "app.args[l][82]", Type: field.TypeTooMany}}
+	if diff := cmp.Diff(want, field.Refs(errs)); diff != "" {
+		t.Fatalf("(-want +got):\n%s\n%v", diff, errs)
+	}
+}

@@ -65,13 +65,26 @@ type coll struct {
 	bad *merr
 }
 
-// size is the number of values v expands to, itself included.
+// size is the number of values v expands to, itself included, where a
+// scalar counts one value for every 8 bytes it holds beyond the first 8:
+// an alias to a long string costs as much as that many values.
 func (v *value) size() int64 {
 	if v.c == nil {
-		return 1
+		return 1 + int64(len(v.s)/scalarBytes)
 	}
 	return v.c.size
 }
+
+// own is what v counts itself, its children left out.
+func (v *value) own() int64 {
+	if v.c == nil {
+		return v.size()
+	}
+	return 1
+}
+
+// scalarBytes is the bytes of a scalar that count as one value.
+const scalarBytes = 8
 
 // height is the number of levels v nests, itself one.
 func (v *value) height() int32 {
@@ -466,7 +479,7 @@ func (b *builder) equal(x, y *value, at *yaml.Node) bool {
 	case kFloat:
 		return x.f == y.f
 	case kInt, kStr, kTime:
-		return x.s == y.s
+		return !b.charge(int64(len(x.s)/scalarBytes), at) && x.s == y.s
 	case kSeq:
 		if len(x.c.items) != len(y.c.items) {
 			return false

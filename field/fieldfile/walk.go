@@ -121,7 +121,7 @@ func (w *walker) enter(e edge, from *yaml.Node) bool {
 		w.overBudget(e.v, via)
 		return false
 	}
-	w.count++
+	w.count += e.v.own()
 	if w.count > w.budget {
 		w.overBudget(e.v, nil)
 		return false
@@ -132,7 +132,7 @@ func (w *walker) enter(e edge, from *yaml.Node) bool {
 // pass counts the rest of a value that is not walked (it is refused, or
 // its type decodes itself), so that the budget still bounds converting it.
 func (w *walker) pass(v *value) {
-	w.count = addSat(w.count, v.size()-1)
+	w.count = addSat(w.count, v.size()-v.own())
 	if w.count > w.budget && !w.stopped {
 		w.overBudget(v, nil)
 	}
@@ -145,6 +145,9 @@ func (w *walker) overBudget(v *value, via *yaml.Node) {
 	switch {
 	case via == nil:
 		what = fmt.Sprintf("more than %d values", w.budget)
+	case via.Kind == yaml.AliasNode && v.c == nil:
+		what = fmt.Sprintf("*%s, a scalar of %d bytes, counts as %d values", via.Value, len(v.s), v.size())
+		line = int32(via.Line)
 	case via.Kind == yaml.AliasNode:
 		what = "*" + via.Value + " expands to " + strconv.FormatInt(v.size(), 10) + " values"
 		line = int32(via.Line)
@@ -156,7 +159,7 @@ func (w *walker) overBudget(v *value, via *yaml.Node) {
 		what = strings.Replace(what, strconv.FormatInt(v.size(), 10), "more than "+strconv.FormatInt(math.MaxInt64, 10), 1)
 	}
 	w.add(field.TooMany(w.at(), what, int(w.budget),
-		fmt.Sprintf("values a %d-byte file may expand to through YAML aliases and merge keys: %d per byte, at most %d", w.size, perByte, maxValues)), line)
+		fmt.Sprintf("values a %d-byte file may expand to through YAML aliases and merge keys: %d per byte, at most %d; a scalar counts one value for each %d bytes", w.size, perByte, maxValues, scalarBytes)), line)
 }
 
 // bad reports a value PyYAML or Ray would not take, once.
@@ -196,7 +199,7 @@ func (w *walker) walk(e edge, t reflect.Type, depth int, from *yaml.Node) {
 		t = t.Elem()
 	}
 	if t == rawMessageType || t.Kind() == reflect.Interface {
-		w.count--
+		w.count -= v.own()
 		w.free(e, depth, from)
 		return
 	}
@@ -206,7 +209,7 @@ func (w *walker) walk(e edge, t reflect.Type, depth int, from *yaml.Node) {
 		// against its file shape when it has one, then its own decoding
 		// runs on this part of the file, so its error has this path.
 		before := len(w.errs)
-		w.count--
+		w.count -= v.own()
 		if ft != t {
 			w.walk(e, ft, depth, from)
 		} else {
