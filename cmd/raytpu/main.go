@@ -38,18 +38,27 @@ const interruptGrace = 900 * time.Millisecond
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
 		// A second Ctrl-C kills the process at once.
 		stop()
 		if len(os.Args) > 1 && os.Args[1] == "dev-cluster" {
 			return // stops the processes it started: given the time it needs
 		}
-		time.Sleep(interruptGrace)
-		fmt.Fprintln(os.Stderr, "raytpu: interrupted")
-		os.Exit(cli.ExitInvalid)
+		select {
+		case <-time.After(interruptGrace):
+			fmt.Fprintln(os.Stderr, "raytpu: interrupted")
+			os.Exit(cli.ExitInvalid)
+		case <-finished:
+		}
 	}()
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	close(finished)
 	stop()
 	os.Exit(code)
 }
