@@ -24,8 +24,9 @@
 //     yes, no, on, off, true, false (in lower, Title and UPPER case) are
 //     booleans; ~, null and nothing are null; 0b1010, 012 (octal), 0x0A,
 //     1_000 and 1:30 (sexagesimal, 90) are integers; 1.5, 1., .5, 1.0e+3,
-//     .inf and .nan are floats (1e3 is a string to PyYAML: a number field
-//     takes it as the number, as Ray's pydantic does); 2001-12-14 is a
+//     .inf and .nan are floats (1e3 and -.5 are strings to PyYAML: a
+//     number field takes them as numbers, as Ray's pydantic does, and a
+//     free-form field keeps the string); 0o17 is a string; 2001-12-14 is a
 //     date; everything else is a string. A quoted or block scalar is a
 //     string. user_config: {use_cache: no} holds the boolean false, as
 //     in Ray; where a field takes a string, such a value is an error that

@@ -136,7 +136,7 @@ deployments:
   - name: a
     <<: *defaults
     user_config: {use_cache: no, debug: off, fast: yes, level: 010, minutes: 1:30, ratio: 1e3, exact: 1.0e+3, none: ~, quoted: 'no'}
-    resources: {TPU: 4, memory: 1e9}
+    resources: {TPU: 4, memory: 1e9, CPU: -.5, GPU: +1, disk: 1e-07}
   - <<: *defaults
     name: b
     num_replicas: 3
@@ -154,7 +154,7 @@ deployments:
 		Deployments: []serveDeployment{
 			{Name: "a", NumReplicas: 2, MaxOngoingRequests: 1000,
 				UserConfig: map[string]any{"use_cache": false, "debug": false, "fast": true, "level": 8.0, "minutes": 90.0, "ratio": "1e3", "exact": 1000.0, "none": nil, "quoted": "no"},
-				Resources:  map[string]float64{"TPU": 4, "memory": 1e9}},
+				Resources:  map[string]float64{"TPU": 4, "memory": 1e9, "CPU": -0.5, "GPU": 1, "disk": 1e-07}},
 			{Name: "b", NumReplicas: 3, MaxOngoingRequests: 1000},
 		}}
 	if diff := cmp.Diff(want, f.serveApp); diff != "" {

@@ -274,9 +274,9 @@ func (w *walker) walk(e edge, t reflect.Type, depth int, from *yaml.Node) {
 		switch {
 		case v.kind == kInt:
 		case v.kind == kFloat && !math.IsNaN(v.f) && !math.IsInf(v.f, 0):
-		case v.kind == kStr && v.plain && isJSONNumber(v.s):
-			// 1e5 is a string to PyYAML, which Ray's pydantic reads as
-			// the number; JSON (a compiled plan) writes numbers so.
+		case v.kind == kStr && v.plain && isDecimalNumber(v.s):
+			// 1e5 and -.5 are strings to PyYAML, which Ray's pydantic
+			// reads as the numbers; JSON (a compiled plan) writes 1e-07.
 			w.numbers[v] = true
 		case v.kind == kFloat:
 			want = "want a number, got " + describeValue(v) + ", which JSON cannot hold"
@@ -290,8 +290,9 @@ func (w *walker) walk(e edge, t reflect.Type, depth int, from *yaml.Node) {
 	}
 }
 
-func isJSONNumber(s string) bool {
-	if !reJSONNumber.MatchString(s) {
+// isDecimalNumber reports a finite decimal number (see reDecimal).
+func isDecimalNumber(s string) bool {
+	if !reDecimal.MatchString(s) {
 		return false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -444,7 +445,8 @@ func (w *walker) writeJSON(buf *bytes.Buffer, v *value) {
 		buf.Write(appendJSONFloat(buf.AvailableBuffer(), v.f))
 	case kStr:
 		if w.numbers[v] {
-			buf.WriteString(v.s)
+			f, _ := strconv.ParseFloat(v.s, 64)
+			buf.Write(appendJSONFloat(buf.AvailableBuffer(), f))
 			return
 		}
 		writeJSONString(buf, v.s)

@@ -43,8 +43,9 @@ var (
 		`(?:(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?` +
 		`(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?$`)
 
-	// A number as JSON writes it.
-	reJSONNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$`)
+	// A decimal number as Python's float() reads one (and JSON writes
+	// one), which PyYAML's resolver may leave a string: 1e5, -.5, +1.
+	reDecimal = regexp.MustCompile(`^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$`)
 )
 
 // tag is what PyYAML resolves a plain scalar to.
