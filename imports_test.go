@@ -71,6 +71,7 @@ var allowed = map[string]struct {
 	"internal/testinfra/faultproxy":  {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/gobin":       {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/golden":      {nil, "test infrastructure is a leaf"},
+	"internal/testinfra/hangserver":  {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/owntest":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/syncbuf":     {nil, "test infrastructure is a leaf"},
 	"internal/testinfra/testtree":    {nil, "test infrastructure is a leaf"},
