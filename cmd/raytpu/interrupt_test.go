@@ -24,13 +24,15 @@ func TestCtrlCEnds(t *testing.T) {
 		t.Run(strings.Join(args[:2], " "), func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.CommandContext(t.Context(), bin, args...)
-			cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+			// GORACE: a race-built binary otherwise sleeps 1s at exit.
+			cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "GORACE=atexit_sleep_ms=0")
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(500 * time.Millisecond)
+			// Time to start and install its signal handler, under load too.
+			time.Sleep(2 * time.Second)
 			sent := time.Now()
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
