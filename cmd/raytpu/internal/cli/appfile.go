@@ -46,6 +46,9 @@ func compileApplication(path string, app serve.Application) (*placement.Plan, er
 // LLM application (llm.OpenAIApp's JSON form) when it holds llm_configs,
 // a Serve application (serve.Application's) otherwise.
 func loadApplication(path string) (*placement.Plan, error) {
+	if err := checkRegularFile(path); err != nil {
+		return nil, err
+	}
 	if isLLMApplication(path) {
 		return loadLLMApplication(path)
 	}

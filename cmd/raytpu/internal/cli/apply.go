@@ -37,10 +37,18 @@ The cluster comes from the kubeconfig as kubectl finds it: --kubeconfig,
 else $KUBECONFIG, else ~/.kube/config; --context picks a context, and the
 namespace is --namespace, else the context's.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := checkTimeout("timeout", timeout); err != nil {
 				return err
 			}
+			// --timeout bounds every request to the cluster, the wait included.
+			ctx, cancel := withTimeout(cmd.Context(), timeout)
+			defer cancel()
+			defer func() {
+				if err != nil && ctx.Err() != nil && cmd.Context().Err() == nil {
+					err = fmt.Errorf("gave up after --timeout %v: %w", timeout, err)
+				}
+			}()
 			auto, err := f.auto.autoscaling(cmd)
 			if err != nil {
 				return err
@@ -56,12 +64,8 @@ namespace is --namespace, else the context's.`,
 				return err
 			}
 			if _, err := kuberay.Render(p, o, kuberay.RenderInput{}); err != nil {
-				return flagErrors(err)
+				return optionFlagErrors(err)
 			}
-			// --timeout bounds the whole command: every call to the
-			// apiserver as well as the wait.
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
 			cfg, ns, err := kuberay.LoadConfig(kubeconfig, kubeContext)
 			if err != nil {
 				return err

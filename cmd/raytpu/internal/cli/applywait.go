@@ -47,14 +47,14 @@ func waitKube(ctx context.Context, w io.Writer, b *kuberay.Backend, ref kuberay.
 	switch ref.Kind {
 	case kuberay.KindRayJob:
 		out, err := b.WaitJob(ctx, ref.Name, backend.RunOptions{OnStatus: func(st backend.Status) {
-			p.State(string(st.State))
-			p.Detail(st.Message)
+			p.State(terminalSafe(string(st.State)))
+			p.Detail(terminalSafe(st.Message))
 		}})
 		stop()
 		if out != nil {
-			p.Done(string(out.State))
+			p.Done(terminalSafe(string(out.State)))
 		} else {
-			p.Done(gaveUp(err))
+			p.Done(terminalSafe(gaveUp(err)))
 		}
 		return err
 	case kuberay.KindRayService:
@@ -64,16 +64,16 @@ func waitKube(ctx context.Context, w io.Writer, b *kuberay.Backend, ref kuberay.
 			st = se.Status
 		}
 		if st != nil {
-			p.Done(string(st.State))
+			p.Done(terminalSafe(string(st.State)))
 		} else {
-			p.Done(gaveUp(err))
+			p.Done(terminalSafe(gaveUp(err)))
 		}
 		return err
 	case kuberay.KindRayCluster:
 		cs, err := b.WaitCluster(ctx, planName, func(cs kuberay.ClusterStatus) { showClusterStatus(p, cs) })
 		stop()
 		if err != nil {
-			p.Done(gaveUp(err))
+			p.Done(terminalSafe(gaveUp(err)))
 			return err
 		}
 		p.Done(clusterState(cs))
@@ -89,7 +89,7 @@ func showClusterStatus(p *progress.Printer, cs kuberay.ClusterStatus) {
 	if cs.Message != "" {
 		d += "  " + cs.Message
 	}
-	p.Detail(d)
+	p.Detail(terminalSafe(d))
 }
 
 // clusterState is KubeRay's state of a RayCluster, "provisioning" before

@@ -91,17 +91,17 @@ func printAutoscale(w io.Writer, pred *sim.AutoscalePrediction) {
 	}
 	fmt.Fprintf(w, "Autoscaler (Ray 2.60 %s on KubeRay, predicted):\n", pred.Version)
 	for _, g := range pred.Groups {
-		fmt.Fprintf(w, "  %s\n", g)
+		fmt.Fprintf(w, "  %s\n", terminalSafe(fmt.Sprint(g)))
 	}
 	for _, f := range pred.Findings {
 		if f.Code == sim.CodeScaleUp {
 			continue // the group lines above say it
 		}
 		if f.Part != "" {
-			fmt.Fprintf(w, "  %-7s %s: %s: %s\n", f.Severity, f.Code, f.Part, f.Message)
+			fmt.Fprintf(w, "  %-7s %s: %s: %s\n", f.Severity, f.Code, terminalSafe(f.Part), terminalSafe(f.Message))
 			continue
 		}
-		fmt.Fprintf(w, "  %-7s %s: %s\n", f.Severity, f.Code, f.Message)
+		fmt.Fprintf(w, "  %-7s %s: %s\n", f.Severity, f.Code, terminalSafe(f.Message))
 	}
 	fmt.Fprintln(w)
 }

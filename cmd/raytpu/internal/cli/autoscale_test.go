@@ -28,8 +28,8 @@ func TestAutoscaleFlagErrors(t *testing.T) {
 		{"negative head CPUs", []string{"render", "-f", plan, "--autoscale", "--head-cpus", "-1"}, cli.ExitUsage, []string{"--head-cpus -1", "0 for 8"}},
 		{"worker CPUs without --autoscale", []string{"render", "-f", plan, "--worker-cpus", "4"}, cli.ExitUsage, []string{"--worker-cpus needs --autoscale"}},
 		{"apply checks them first", []string{"apply", "-f", plan, "--autoscaler-version", "v2"}, cli.ExitUsage, []string{"--autoscaler-version needs --autoscale"}},
-		{"plan's version", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "v4-16{max=1}", "--autoscaler-version", "v3"}, cli.ExitInvalid, []string{`"v3"`, "v1", "v2"}},
-		{"a spec bound", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "v4-16{min=3,max=2}"}, cli.ExitInvalid, []string{"spec[0].minSlices", "must not exceed maxSlices (2)"}},
+		{"plan's version", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "v4-16{max=1}", "--autoscaler-version", "v3"}, cli.ExitUsage, []string{"--autoscaler-version", `"v3"`, "v1", "v2"}},
+		{"a spec bound", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--cluster", "v4-16{min=3,max=2}"}, cli.ExitUsage, []string{"--cluster[0].minSlices", "must not exceed maxSlices (2)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -50,7 +50,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "raytpu: %v\nRun 'raytpu --help' for usage.\n", err)
+		printError(stderr, "", err.Error())
+		fmt.Fprintln(stderr, "Run 'raytpu --help' for usage.")
 		return ExitUsage
 	}
 	if errs := field.Errors(err); len(errs) > 0 {
@@ -65,12 +66,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 			}
 		}
 		for _, e := range errs {
-			fmt.Fprintf(stderr, "raytpu: %s%v\n", prefix, e)
+			printError(stderr, prefix, e.Error())
 		}
 		return ExitInvalid
 	}
-	fmt.Fprintf(stderr, "raytpu: %v\n", err)
+	printError(stderr, "", err.Error())
 	return ExitInvalid
+}
+
+// printError prints an error's message on stderr, each line after
+// "raytpu: ", escaped (terminalSafe) and capped (capText): whatever a user
+// typed or a file or server holds reaches the terminal as text.
+func printError(stderr io.Writer, prefix, msg string) {
+	for line := range strings.SplitSeq(msg, "\n") {
+		fmt.Fprintf(stderr, "raytpu: %s%s\n", prefix, terminalSafe(capText(line, maxErrorLine)))
+	}
 }
 
 // isCobraUsage recognises cobra's own argument and flag errors.
@@ -173,14 +183,32 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 }
 
 // readFile reads a file a user names, up to one byte past
-// fieldfile.MaxFileSize (the loader refuses a larger one).
+// fieldfile.MaxFileSize (the loader refuses a larger one). Anything but a
+// regular file (a FIFO, a device, a directory) is refused before it is
+// opened: reading one could block forever or never end.
 func readFile(path string) ([]byte, error) {
+	if err := checkRegularFile(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, fieldfile.MaxFileSize+1))
+}
+
+// checkRegularFile refuses a path that is not a regular file (a FIFO, a
+// device, a directory) before anything opens it.
+func checkRegularFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	return nil
 }
 
 // checkTimeout refuses a negative --timeout as a usage error, the same on

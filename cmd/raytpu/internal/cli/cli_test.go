@@ -170,9 +170,9 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", []string{"plan", "--topo", "4x4"}, cli.ExitUsage, []string{"unknown flag"}},
 		{"bad topology", []string{"slice", "v6e", "4x5"}, cli.ExitInvalid, []string{"topology", `"4x5"`, `"4x4"`}},
 		{"bad generation", []string{"catalog", "v6x"}, cli.ExitInvalid, []string{"generation", `"v6x"`, `"v6e"`}},
-		{"bad plan", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 3}`}, cli.ExitInvalid, []string{"resourcesPerBundle[TPU]"}},
-		{"bad cluster", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "2*v6e-17"}, cli.ExitInvalid, []string{"v6e-17"}},
-		{"missing accelerator", []string{"plan", "--topology", "4x4"}, cli.ExitInvalid, []string{"accelerator: Required"}},
+		{"bad plan", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--resources-per-bundle", `{"TPU": 3}`}, cli.ExitUsage, []string{"--resources-per-bundle[TPU]"}},
+		{"bad cluster", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--cluster", "2*v6e-17"}, cli.ExitUsage, []string{"--cluster[0].podType", "v6e-17"}},
+		{"missing accelerator", []string{"plan", "--topology", "4x4"}, cli.ExitUsage, []string{"--accelerator: Required"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -218,8 +218,8 @@ func TestApplicationFileErrors(t *testing.T) {
 		{"head_reservation_timeout is seconds now", []string{"plan", "-f", "testdata/apps/head-timeout-old.yaml"}, cli.ExitInvalid, []string{"head_reservation_timeout_s"}},
 		{"huge num_replicas", []string{"plan", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].num_replicas", "20000"}},
 		{"huge num_replicas render", []string{"render", "-f", "testdata/apps/huge-replicas.yaml"}, cli.ExitInvalid, []string{"app.deployments[llm].num_replicas"}},
-		{"huge num-slices", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "99999999999"}, cli.ExitInvalid, []string{"numSlices", "1024"}},
-		{"topology as a chip count", []string{"plan", "--accelerator", "v6e", "--topology", "16"}, cli.ExitInvalid, []string{"topology", "a chip count", "4x4"}},
+		{"huge num-slices", []string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "99999999999"}, cli.ExitUsage, []string{"--num-slices", "1024"}},
+		{"topology as a chip count", []string{"plan", "--accelerator", "v6e", "--topology", "16"}, cli.ExitUsage, []string{"--topology", "a chip count", "4x4"}},
 		{"slice as a chip count", []string{"slice", "v6e", "16"}, cli.ExitInvalid, []string{"a chip count", "4x4"}},
 		{"-f with a slice spec", []string{"plan", "-f", "testdata/apps/chat.yaml", "--topology", "4x4"}, cli.ExitUsage, []string{"drop --accelerator"}},
 	}

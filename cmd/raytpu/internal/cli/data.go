@@ -172,6 +172,9 @@ func blocksArg(n int) string {
 // JSON) with the names of dataFile.
 func readDataFile(path string) (dataFile, error) {
 	var f dataFile
+	if err := checkRegularFile(path); err != nil {
+		return f, err
+	}
 	if err := fieldfile.Load(path, fieldfile.DataPipeline, dataPath, &f); err != nil {
 		return f, err
 	}
@@ -184,6 +187,30 @@ func readDataFile(path string) (dataFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// spelling spells data.Predict's paths as the dataset file f does:
+// pipeline.batchSize is pipeline.iter.batchSize, pipeline.workers is
+// pipeline.hosts.workers, pipeline.dataset is pipeline.source and a field
+// of the dataset's source (pipeline.dataset.source.n) is under the
+// source's key in the file (pipeline.source.range.n).
+func (f dataFile) spelling() field.Spelling {
+	var key string
+	switch {
+	case f.Source.Range != nil:
+		key = "range"
+	case f.Source.FromItems != nil:
+		key = "fromItems"
+	case f.Source.ReadParquet != nil:
+		key = "readParquet"
+	}
+	return func(p string) string {
+		src := dataPath.Child("dataset", "source").String()
+		if rest, ok := strings.CutPrefix(p, src); ok && key != "" && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return dataPath.Child("source", key).String() + rest
+		}
+		return dataSpelling(p)
+	}
 }
 
 // dataSpelling spells data.Predict's paths (pipeline.batchSize,
@@ -261,7 +288,7 @@ func runDataPlan(w io.Writer, path, format string) error {
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error { return fileError(path, fieldfile.DataPipeline, err, dataSpelling) }
+	fail := func(err error) error { return fileError(path, fieldfile.DataPipeline, err, f.spelling()) }
 	ds, it, desc, errs := f.compile()
 	if len(errs) > 0 {
 		return fail(errs)
@@ -280,7 +307,7 @@ func runDataPlan(w io.Writer, path, format string) error {
 		return fail(perrs)
 	}
 	for i := range pr.Findings {
-		pr.Findings[i].Field = dataSpelling(pr.Findings[i].Field)
+		pr.Findings[i].Field = f.spelling()(pr.Findings[i].Field)
 	}
 	if format == "json" {
 		if err := writeJSON(w, pr); err != nil {
@@ -300,13 +327,13 @@ func runDataPlan(w io.Writer, path, format string) error {
 
 func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) {
 	if f.Name != "" {
-		fmt.Fprintf(w, "Dataset:   %s\n", f.Name)
+		fmt.Fprintf(w, "Dataset:   %s\n", terminalSafe(f.Name))
 	}
 	rows := "unknown before running"
 	if pr.Rows >= 0 {
 		rows = fmt.Sprintf("%d rows", pr.Rows)
 	}
-	fmt.Fprintf(w, "Source:    %s: %s\n", desc, rows)
+	fmt.Fprintf(w, "Source:    %s: %s\n", terminalSafe(desc), rows)
 	acc := f.Hosts.Accelerator
 	if acc == "" {
 		acc = "CPU"
@@ -315,7 +342,7 @@ func printPrediction(w io.Writer, f dataFile, desc string, pr *data.Prediction) 
 	if pr.Devices == 1 {
 		devices = "device"
 	}
-	fmt.Fprintf(w, "Hosts:     %d workers (%s), %d JAX %s each\n", pr.Workers, acc, pr.Devices, devices)
+	fmt.Fprintf(w, "Hosts:     %d workers (%s), %d JAX %s each\n", pr.Workers, terminalSafe(acc), pr.Devices, devices)
 	sync := "off"
 	if pr.Synchronized {
 		sync = "on"

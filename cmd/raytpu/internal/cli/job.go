@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,6 +60,11 @@ func dashboardFlag(cmd *cobra.Command) func() (*ray.Client, error) {
 		if err != nil {
 			return nil, usagef("--address: %v", err)
 		}
+		if u, err := url.Parse(dashboardURL(a)); err == nil {
+			if err := checkDashboardURL(u.Host); err != nil {
+				return nil, usagef("--address %s: %v", strconv.Quote(a), err)
+			}
+		}
 		return c, nil
 	}
 }
@@ -69,6 +77,7 @@ func newJobCmd() *cobra.Command {
 	client := dashboardFlag(cmd)
 
 	var listOut output
+	var listTimeout, statusTimeout, logsTimeout, stopTimeout time.Duration
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List jobs",
@@ -77,12 +86,18 @@ func newJobCmd() *cobra.Command {
 			if err := listOut.check(); err != nil {
 				return err
 			}
+			if err := checkTimeout("timeout", listTimeout); err != nil {
+				return err
+			}
 			c, err := client()
 			if err != nil {
 				return err
 			}
-			jobs, err := c.ListJobs(cmd.Context())
-			if err != nil {
+			var jobs []ray.JobInfo
+			if err := timed(cmd.Context(), listTimeout, func(ctx context.Context) (err error) {
+				jobs, err = c.ListJobs(ctx)
+				return err
+			}); err != nil {
 				return err
 			}
 			if listOut.value == "json" {
@@ -91,12 +106,13 @@ func newJobCmd() *cobra.Command {
 			tw := newTable(cmd.OutOrStdout())
 			fmt.Fprintln(tw, "SUBMISSION ID\tTYPE\tSTATUS\tSTARTED\tDURATION\tENTRYPOINT")
 			for _, j := range jobs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", dash(j.SubmissionID), j.Type, j.Status, when(j.Started()), duration(j), truncate(j.Entrypoint, 48))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", terminalSafe(dash(j.SubmissionID)), terminalSafe(j.Type), terminalSafe(string(j.Status)), when(j.Started()), duration(j), terminalSafe(truncate(j.Entrypoint, 48)))
 			}
 			return tw.Flush()
 		},
 	}
 	addOutput(list, &listOut, "table", "json")
+	list.Flags().DurationVar(&listTimeout, "timeout", defaultCallTimeout, "give up after this long (0: no limit)")
 
 	var statusOut output
 	status := &cobra.Command{
@@ -107,19 +123,25 @@ func newJobCmd() *cobra.Command {
 			if err := statusOut.check(); err != nil {
 				return err
 			}
+			if err := checkTimeout("timeout", statusTimeout); err != nil {
+				return err
+			}
 			c, err := client()
 			if err != nil {
 				return err
 			}
-			j, err := c.GetJob(cmd.Context(), args[0])
-			if err != nil {
+			var j ray.JobInfo
+			if err := timed(cmd.Context(), statusTimeout, func(ctx context.Context) (err error) {
+				j, err = c.GetJob(ctx, args[0])
 				return notFound(err, args[0])
+			}); err != nil {
+				return err
 			}
 			if statusOut.value == "json" {
 				return writeJSON(cmd.OutOrStdout(), j)
 			}
 			tw := newTable(cmd.OutOrStdout())
-			row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+			row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, terminalSafe(v)) }
 			row("Submission ID:", dash(j.SubmissionID))
 			row("Job ID:", dash(j.JobID))
 			row("Status:", string(j.Status))
@@ -134,6 +156,7 @@ func newJobCmd() *cobra.Command {
 		},
 	}
 	addOutput(status, &statusOut, "table", "json")
+	status.Flags().DurationVar(&statusTimeout, "timeout", defaultCallTimeout, "give up after this long (0: no limit)")
 
 	var follow bool
 	logs := &cobra.Command{
@@ -141,57 +164,77 @@ func newJobCmd() *cobra.Command {
 		Short: "Print a job's driver log; -f follows it until the job ends",
 		Args:  exactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTimeout("timeout", logsTimeout); err != nil {
+				return err
+			}
 			c, err := client()
 			if err != nil {
 				return err
 			}
-			if !follow {
-				s, err := c.JobLogs(cmd.Context(), args[0])
-				if err != nil {
-					return notFound(err, args[0])
-				}
-				_, err = io.WriteString(cmd.OutOrStdout(), s)
-				return err
+			timeout := logsTimeout
+			if follow && !cmd.Flags().Changed("timeout") {
+				timeout = 0 // a followed log lasts as long as the job
 			}
-			for chunk, err := range c.TailJobLogs(cmd.Context(), args[0]) {
-				if err != nil {
-					return notFound(err, args[0])
-				}
-				if _, err := io.WriteString(cmd.OutOrStdout(), chunk); err != nil {
+			return timed(cmd.Context(), timeout, func(ctx context.Context) error {
+				if !follow {
+					s, err := c.JobLogs(ctx, args[0])
+					if err != nil {
+						return notFound(err, args[0])
+					}
+					_, err = io.WriteString(cmd.OutOrStdout(), s)
 					return err
 				}
-			}
-			return nil
+				for chunk, err := range c.TailJobLogs(ctx, args[0]) {
+					if err != nil {
+						return notFound(err, args[0])
+					}
+					if _, err := io.WriteString(cmd.OutOrStdout(), chunk); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 		},
 	}
 	logs.Flags().BoolVarP(&follow, "follow", "f", false, "follow the log until the job ends")
+	logs.Flags().DurationVar(&logsTimeout, "timeout", defaultCallTimeout, "give up after this long (0: no limit); with -f the default is no limit")
 
 	stop := &cobra.Command{
 		Use:   "stop ID",
 		Short: "Stop a job",
 		Args:  exactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTimeout("timeout", stopTimeout); err != nil {
+				return err
+			}
 			c, err := client()
 			if err != nil {
 				return err
 			}
-			stopped, err := c.StopJob(cmd.Context(), args[0])
-			if err != nil {
+			var stopped bool
+			if err := timed(cmd.Context(), stopTimeout, func(ctx context.Context) (err error) {
+				stopped, err = c.StopJob(ctx, args[0])
 				return notFound(err, args[0])
+			}); err != nil {
+				return err
 			}
 			if stopped {
-				fmt.Fprintf(cmd.OutOrStdout(), "job %s: stop requested\n", args[0])
+				fmt.Fprintf(cmd.OutOrStdout(), "job %s: stop requested\n", terminalSafe(args[0]))
 			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "job %s: already finished\n", args[0])
+				fmt.Fprintf(cmd.OutOrStdout(), "job %s: already finished\n", terminalSafe(args[0]))
 			}
 			return nil
 		},
 	}
+	stop.Flags().DurationVar(&stopTimeout, "timeout", defaultCallTimeout, "give up after this long (0: no limit)")
 	cmd.AddCommand(list, status, logs, stop, newJobSubmitCmd(client), newJobWaitCmd(client))
 	return cmd
 }
 
 func notFound(err error, id string) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, ray.ErrNotFound) {
 		return fmt.Errorf("job %q not found", id)
 	}

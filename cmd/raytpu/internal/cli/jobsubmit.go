@@ -46,49 +46,61 @@ place; otherwise every change is a line starting with a UTC timestamp.`,
 			if err := checkTimeout("timeout", f.timeout); err != nil {
 				return err
 			}
+			if f.workingDir != "" && !strings.Contains(f.workingDir, "://") {
+				// A local directory: checked before anything is printed or sent.
+				if err := checkDirFlag("--working-dir", f.workingDir, false); err != nil {
+					return err
+				}
+			}
+			if f.submissionID != "" {
+				if err := checkArg("--submission-id", f.submissionID); err != nil {
+					return err
+				}
+			}
 			c, err := client()
 			if err != nil {
 				return err
 			}
-			id := f.submissionID
-			if id == "" {
-				id = ray.NewSubmissionID() // known before the upload, for the links
-			}
-			ctx := cmd.Context()
-			if f.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, f.timeout)
-				defer cancel()
-			}
-			p := newProgress(cmd.OutOrStdout())
-			sub := ray.JobSubmission{Entrypoint: strings.Join(args, " "), SubmissionID: id}
-			if f.workingDir != "" {
-				p.State("UPLOADING")
-				stop := ticking(p)
-				uctx, _ := withUploadProgress(ctx, p, "working_dir")
-				env, err := c.PrepareRuntimeEnv(uctx, &runtimeenv.RuntimeEnv{WorkingDir: f.workingDir}, ray.PackageOptions{})
-				stop()
-				if err != nil {
-					return fmt.Errorf("--working-dir %s: %w", f.workingDir, err)
-				}
-				sub.RuntimeEnv = env
-			}
-			if id, err = c.SubmitJob(ctx, sub); err != nil {
-				return err
-			}
-			jobLinks(p, c, id)
-			if !f.wait {
-				p.Done("submitted " + id)
-				return nil
-			}
-			return followJob(ctx, p, c, id)
+			return timed(cmd.Context(), f.timeout, func(ctx context.Context) error { return submitJob(ctx, cmd, c, &f, args) })
 		},
 	}
 	cmd.Flags().StringVar(&f.workingDir, "working-dir", "", "local directory to upload as the job's runtime_env working_dir")
 	cmd.Flags().StringVar(&f.submissionID, "submission-id", "", "submission id (default: a fresh raytpu_<random>); a retried submit with the same id never runs the job twice")
 	cmd.Flags().BoolVar(&f.wait, "wait", false, "follow the job until it ends; exit 1 unless it SUCCEEDED")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "with --wait: give up after this long (0: no limit)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long, the upload, the submission and with --wait the wait included (0: no limit; each request still ends by the client's own deadline)")
 	return cmd
+}
+
+// submitJob uploads the working directory, submits and with --wait
+// follows the job.
+func submitJob(ctx context.Context, cmd *cobra.Command, c *ray.Client, f *jobSubmitFlags, args []string) error {
+	id := f.submissionID
+	if id == "" {
+		id = ray.NewSubmissionID() // known before the upload, for the links
+	}
+	p := newProgress(cmd.OutOrStdout())
+	sub := ray.JobSubmission{Entrypoint: strings.Join(args, " "), SubmissionID: id}
+	if f.workingDir != "" {
+		p.State("UPLOADING")
+		stop := ticking(p)
+		uctx, _ := withUploadProgress(ctx, p, "working_dir")
+		env, err := c.PrepareRuntimeEnv(uctx, &runtimeenv.RuntimeEnv{WorkingDir: f.workingDir}, ray.PackageOptions{})
+		stop()
+		if err != nil {
+			return fmt.Errorf("--working-dir %s: %w", f.workingDir, err)
+		}
+		sub.RuntimeEnv = env
+	}
+	id, err := c.SubmitJob(ctx, sub)
+	if err != nil {
+		return err
+	}
+	jobLinks(p, c, id)
+	if !f.wait {
+		p.Done("submitted " + id)
+		return nil
+	}
+	return followJob(ctx, p, c, id)
 }
 
 // newJobWaitCmd is `raytpu job wait ID`.
@@ -106,21 +118,17 @@ func newJobWaitCmd(client func() (*ray.Client, error)) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			if timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
-				defer cancel()
-			}
-			if _, err := c.GetJob(ctx, args[0]); err != nil {
-				return notFound(err, args[0])
-			}
-			p := newProgress(cmd.OutOrStdout())
-			jobLinks(p, c, args[0])
-			return followJob(ctx, p, c, args[0])
+			return timed(cmd.Context(), timeout, func(ctx context.Context) error {
+				if _, err := c.GetJob(ctx, args[0]); err != nil {
+					return notFound(err, args[0])
+				}
+				p := newProgress(cmd.OutOrStdout())
+				jobLinks(p, c, args[0])
+				return followJob(ctx, p, c, args[0])
+			})
 		},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit; each request still ends by the client's own deadline)")
 	return cmd
 }
 
@@ -135,16 +143,16 @@ func jobLinks(p *progress.Printer, c *ray.Client, id string) {
 // SUCCEEDED.
 func followJob(ctx context.Context, p *progress.Printer, c *ray.Client, id string) error {
 	stop := ticking(p)
-	j, err := c.WaitJob(ctx, id, ray.WaitOptions{OnTransition: func(j ray.JobInfo) { p.State(string(j.Status)) }})
+	j, err := c.WaitJob(ctx, id, ray.WaitOptions{OnTransition: func(j ray.JobInfo) { p.State(terminalSafe(string(j.Status))) }})
 	stop()
 	if err != nil {
-		p.Done(gaveUp(err))
+		p.Done(terminalSafe(gaveUp(err)))
 		return fmt.Errorf("job %s: %w (last status %s)", id, err, dash(string(j.Status)))
 	}
 	if msg, _, _ := strings.Cut(strings.TrimSpace(j.Message), "\n"); msg != "" && j.Status != ray.JobSucceeded {
-		p.Line(msg) // Ray appends the log's tail: `raytpu job logs` has it all
+		p.Line(terminalSafe(msg)) // Ray appends the log's tail: `raytpu job logs` has it all
 	}
-	p.Done(string(j.Status))
+	p.Done(terminalSafe(string(j.Status)))
 	if j.Status != ray.JobSucceeded {
 		return fmt.Errorf("job %s ended %s (logs: raytpu job logs %s)", id, j.Status, id)
 	}

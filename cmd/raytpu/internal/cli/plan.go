@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,28 +109,50 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if f.cluster != "" && f.clusterYML != "" {
 		return usagef("--cluster and --cluster-file both give the simulated cluster: keep one")
 	}
+	if err := checkAutoscalerFlag(f.autoscaler); err != nil {
+		return err
+	}
 	if f.file != "" {
 		if f.spec.Accelerator != "" || f.spec.Topology != "" || f.compare {
 			return usagef("-f takes the slices from the application file: drop --accelerator, --topology and --compare")
+		}
+		// A flag of the slice spec would be ignored: refused instead.
+		for _, name := range []string{"num-slices", "chips-per-host", "pg-per-slice", "name", "resources-per-bundle", "strategy"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s is a flag of one slice spec (--accelerator, --topology); -f takes the slices from the application file: drop it", name)
+			}
 		}
 		return runPlanApp(cmd, f)
 	}
 	if f.resources != "" {
 		if err := json.Unmarshal([]byte(f.resources), &f.spec.ResourcesPerBundle); err != nil {
-			return field.ErrorList{field.Invalid(field.NewPath("resourcesPerBundle"), f.resources, `want a JSON object of numbers, e.g. {"TPU": 1, "CPU": 2}`)}
+			return usagef(`--resources-per-bundle %s: want a JSON object of numbers, e.g. {"TPU": 1, "CPU": 2}`, strconv.Quote(capText(f.resources, maxArg)))
 		}
 	}
 	f.spec.Strategy = placement.Strategy(strings.ToUpper(f.strategy))
-	if f.spec.NumSlices == 0 {
-		return field.ErrorList{field.Invalid(field.NewPath("numSlices"), 0, "must be at least 1")}
+	if f.spec.NumSlices < 1 {
+		// The flag's one rule (the Go API's 0 for one slice is not the
+		// flag's: its default is 1).
+		return usagef("--num-slices %d: want 1 or more slices", f.spec.NumSlices)
 	}
 	group, err := f.spec.Compile(nil)
 	if err != nil {
-		return err
+		return flagErrors(err, sliceSpecFlags)
 	}
 	spec, err := clusterSpec(f, group)
 	if err != nil {
 		return err
+	}
+	if f.out.value == "svg" {
+		// Every item is at least one host: refused before the cluster
+		// is built, which costs as much as its hosts.
+		n := 0
+		for _, it := range spec.Items {
+			n += max(it.Count, 1)
+			if n > maxSVGHosts {
+				return svgTooLarge(n)
+			}
+		}
 	}
 	plan := placement.NewSlicePlan(f.spec.Name, group)
 	pred, err := predictAutoscaling(spec, plan, f.autoscaler)
@@ -142,6 +165,9 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	cluster, err := sim.NewCluster(spec)
 	if err != nil {
 		return err
+	}
+	if f.out.value == "svg" && cluster.NumHosts() > maxSVGHosts {
+		return svgTooLarge(cluster.NumHosts())
 	}
 	sp, err := cluster.PlaceSlices(group)
 	if err != nil && (sp == nil || !errors.Is(err, sim.ErrSliceReservation)) {
@@ -169,7 +195,7 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	case "json":
 		err = writeJSON(w, report)
 	case "svg":
-		err = sim.RenderSVG(w, cluster, sp)
+		err = writeSVG(w, cluster, sp)
 	default:
 		err = printPlan(w, group, report)
 	}
@@ -236,7 +262,8 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 		}
 		return s, nil
 	case f.cluster != "":
-		return sim.ParseSpec(f.cluster)
+		s, err := sim.ParseSpec(f.cluster)
+		return s, flagErrors(err, map[string]string{"spec": "--cluster"})
 	}
 	item := g.PodType
 	if f.spec.ChipsPerHost != 0 {
@@ -245,8 +272,73 @@ func clusterSpec(f *planFlags, g *placement.SliceGroup) (sim.Spec, error) {
 	return sim.ParseSpec(fmt.Sprintf("%d*%s:%s,cpu:1", g.NumSlices+1, item, g.Topology))
 }
 
+// sliceSpecFlags names the flag that gives each field of the SliceSpec
+// `raytpu plan` compiles.
+var sliceSpecFlags = map[string]string{
+	"accelerator":        "--accelerator",
+	"topology":           "--topology",
+	"numSlices":          "--num-slices",
+	"chipsPerHost":       "--chips-per-host",
+	"pgPerSlice":         "--pg-per-slice",
+	"name":               "--name",
+	"resourcesPerBundle": "--resources-per-bundle",
+	"strategy":           "--strategy",
+}
+
+// checkAutoscalerFlag refuses an --autoscaler-version that is not one.
+func checkAutoscalerFlag(v string) error {
+	if slices.Contains(sim.AutoscalerVersions(), v) {
+		return nil
+	}
+	msg := fmt.Sprintf("--autoscaler-version %s is not supported (valid: %s)", strconv.Quote(capText(v, maxArg)), strings.Join(sim.AutoscalerVersions(), ", "))
+	if s := field.Nearest(v, sim.AutoscalerVersions()); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return usageError{errors.New(msg)}
+}
+
+// maxSVGHosts and maxSVGBytes bound `plan -o svg`: a drawing of more
+// hosts is unreadable, and its size grows with them.
+const (
+	maxSVGHosts = 4096
+	maxSVGBytes = 64 << 20
+)
+
+func svgTooLarge(hosts int) error {
+	return usagef("-o svg draws at most %d hosts; the simulated cluster (--cluster, or the default for --num-slices) has more (%d or more): use -o table or -o json", maxSVGHosts, hosts)
+}
+
+// writeSVG draws the placement into memory, at most maxSVGBytes, and
+// writes it to w only when it is whole.
+func writeSVG(w io.Writer, c *sim.Cluster, sp *sim.SlicePlacement) error {
+	lw := &limitedBuffer{max: maxSVGBytes}
+	if err := sim.RenderSVG(lw, c, sp); err != nil {
+		if lw.over {
+			return usagef("-o svg: the drawing is larger than %d MiB: use -o table or -o json, or a smaller --cluster", maxSVGBytes>>20)
+		}
+		return err
+	}
+	_, err := w.Write(lw.buf.Bytes())
+	return err
+}
+
+// limitedBuffer keeps at most max bytes and fails the write past them.
+type limitedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.buf.Len()+len(p) > b.max {
+		b.over = true
+		return 0, errors.New("output too large")
+	}
+	return b.buf.Write(p)
+}
+
 func printPlan(w io.Writer, g *placement.SliceGroup, r planReport) error {
-	fmt.Fprintf(w, "Plan:     %s\n", g)
+	fmt.Fprintf(w, "Plan:     %s\n", terminalSafe(g.String()))
 	fmt.Fprintf(w, "Hosts:    %d per slice × %d chips, %d TPU per bundle\n", g.HostsPerSlice, g.ChipsPerHost, int(g.BundleResources[rayvocab.ResourceTPU]))
 	if r.Autoscaling != nil {
 		fmt.Fprintf(w, "Cluster:  %s (simulated, as the autoscaler scales it)\n\n", r.Cluster)
@@ -259,7 +351,7 @@ func printPlan(w io.Writer, g *placement.SliceGroup, r planReport) error {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "HEAD\tRESOURCE\tSTATE\tNODE\tSLICE")
 		for _, h := range sp.Heads {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Slice, rayvocab.HeadResource(g.PodType), h.State, dash(h.Node), dash(h.SliceName))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", h.Slice, rayvocab.HeadResource(g.PodType), h.State, terminalSafe(dash(h.Node)), terminalSafe(dash(h.SliceName)))
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
@@ -286,7 +378,7 @@ func printBundles(w io.Writer, sp *sim.SlicePlacement) {
 				name = sp.Groups[b.Group].ID
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", name, b.Index, b.Slice, resources(b.Resources), b.State, dash(b.Node), dash(b.SliceName))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", terminalSafe(name), b.Index, b.Slice, terminalSafe(resources(b.Resources)), b.State, terminalSafe(dash(b.Node)), terminalSafe(dash(b.SliceName)))
 	}
 	tw.Flush()
 }
@@ -313,7 +405,7 @@ func printSliceSummary(w io.Writer, sp *sim.SlicePlacement) {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "SLICE\tBUNDLES\tTPU")
 	for _, k := range order {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", k, rows[k].bundles, rows[k].tpu)
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", terminalSafe(k), rows[k].bundles, rows[k].tpu)
 	}
 	tw.Flush()
 }
@@ -326,10 +418,10 @@ func printDiagnosis(w io.Writer, title string, d placement.Diagnosis) {
 	}
 	for _, f := range d {
 		if f.Part != "" {
-			fmt.Fprintf(w, "  %-7s %s: %s: %s\n", f.Severity, f.Code, f.Part, f.Message)
+			fmt.Fprintf(w, "  %-7s %s: %s: %s\n", f.Severity, f.Code, terminalSafe(f.Part), terminalSafe(f.Message))
 			continue
 		}
-		fmt.Fprintf(w, "  %-7s %s: %s\n", f.Severity, f.Code, f.Message)
+		fmt.Fprintf(w, "  %-7s %s: %s\n", f.Severity, f.Code, terminalSafe(f.Message))
 	}
 }
 

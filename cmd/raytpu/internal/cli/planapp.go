@@ -82,7 +82,7 @@ func appClusterSpec(f *planFlags, p *placement.Plan) (sim.Spec, error) {
 }
 
 func printAppPlan(w io.Writer, spec sim.Spec, p *placement.Plan, st *backend.ServiceStatus, pred *sim.AutoscalePrediction) {
-	fmt.Fprintf(w, "Application: %s (%d replica slices)\n", p.Name, len(p.Slices))
+	fmt.Fprintf(w, "Application: %s (%d replica slices)\n", terminalSafe(p.Name), len(p.Slices))
 	if pred != nil {
 		fmt.Fprintf(w, "Cluster:     %s (simulated, as the autoscaler scales it)\n\n", spec)
 		printAutoscale(w, pred)
@@ -95,7 +95,7 @@ func printAppPlan(w io.Writer, spec sim.Spec, p *placement.Plan, st *backend.Ser
 		tw := newTable(w)
 		fmt.Fprintln(tw, "PART\tBUNDLE\tSTATE\tNODE\tSLICE")
 		for _, l := range st.Landings {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", l.Part, l.Bundle, l.State, dash(l.Node), dash(l.SliceName))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", terminalSafe(fmt.Sprint(l.Part)), l.Bundle, l.State, terminalSafe(dash(l.Node)), terminalSafe(dash(l.SliceName)))
 		}
 		tw.Flush()
 	}

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +18,7 @@ func newProfileCmd() *cobra.Command {
 		job, target, dir, run    string
 		app, deployment, replica string
 		worker, host             int
-		duration                 time.Duration
+		duration, timeout        time.Duration
 		hostLevel                int
 		python, noDevice         bool
 	)
@@ -53,6 +57,7 @@ without events is refused and not written.`,
 	f.DurationVar(&duration, "duration", 2*time.Second, "how long to trace")
 	f.StringVarP(&dir, "out-dir", "o", "", "log directory to write the trace under (required)")
 	f.StringVar(&run, "run", "", "run directory name (default: the capture's start time, 2006_01_02_15_04_05)")
+	f.DurationVar(&timeout, "timeout", 0, "give up after this long, finding the server and the trace included (0: --duration plus 1m)")
 	f.IntVar(&hostLevel, "host-tracer-level", profiler.DefaultHostTracerLevel, "host events: 0 off, 1 annotations, 2 XLA runtime, 3 all")
 	f.BoolVar(&python, "python-tracer", false, "trace Python function calls too")
 	f.BoolVar(&noDevice, "no-device-tracer", false, "do not trace device (TPU/GPU) activity")
@@ -88,15 +93,41 @@ without events is refused and not written.`,
 		}
 		opts := profiler.Options{Duration: duration, HostTracerLevel: &hostLevel, PythonTracer: python, NoDeviceTracer: noDevice}
 		if err := opts.Validate(nil); err != nil {
-			return usageError{err}
+			return flagErrors(err, map[string]string{"duration": "--duration", "hostTracerLevel": "--host-tracer-level"})
 		}
-		ctx := cmd.Context()
-		what := target
-		if target == "" {
-			c, err := client()
-			if err != nil {
+		// Everything the command line gives is checked before any request
+		// and before the capture.
+		if target != "" {
+			if err := checkTarget(target); err != nil {
 				return err
 			}
+		}
+		if run != "" {
+			if err := checkRunName(run); err != nil {
+				return err
+			}
+		}
+		if err := checkDirFlag("--out-dir", dir, true); err != nil {
+			return err
+		}
+		if err := checkTimeout("timeout", timeout); err != nil {
+			return err
+		}
+		if timeout == 0 {
+			timeout = duration + time.Minute
+		}
+		if target != "" {
+			return timed(cmd.Context(), timeout, func(ctx context.Context) error {
+				return capture(ctx, cmd, target, target, opts, dir, run)
+			})
+		}
+		c, err := client()
+		if err != nil {
+			return err
+		}
+		return timed(cmd.Context(), timeout, func(ctx context.Context) error {
+			var target, what string
+			var err error
 			if job != "" {
 				target, opts.Host, what, err = jobWorkerTarget(ctx, c, job, worker)
 			} else {
@@ -105,31 +136,65 @@ without events is refused and not written.`,
 			if err != nil {
 				return err
 			}
-		}
-		start := time.Now()
-		tr, err := profiler.Capture(ctx, target, opts)
-		if err != nil {
-			return err
-		}
-		if run == "" {
-			run = profiler.RunName(start)
-		}
-		path, err := tr.WriteLogDir(dir, run)
-		if err != nil {
-			return err
-		}
-		out := cmd.OutOrStdout()
-		fmt.Fprintf(out, "traced %s for %s: %d planes, %d events, %d bytes\n", what, duration, len(tr.Summary.Planes), tr.Summary.Events(), len(tr.XSpace))
-		tw := newTable(out)
-		fmt.Fprintln(tw, "PLANE\tLINES\tEVENTS\tEVENT NAMES")
-		for _, p := range tr.Summary.Planes {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", p.Name, p.Lines, p.Events, len(p.EventCounts))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "wrote %s\nopen with: tensorboard --logdir %s   (or: xprof %s)\n", path, dir, dir)
-		return nil
+			return capture(ctx, cmd, target, what, opts, dir, run)
+		})
 	}
 	return cmd
+}
+
+// capture traces target for opts.Duration and writes the trace under
+// dir/plugins/profile/run.
+func capture(ctx context.Context, cmd *cobra.Command, target, what string, opts profiler.Options, dir, run string) error {
+	start := time.Now()
+	tr, err := profiler.Capture(ctx, target, opts)
+	if err != nil {
+		return err
+	}
+	if run == "" {
+		run = profiler.RunName(start)
+	}
+	path, err := tr.WriteLogDir(dir, run)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "traced %s for %s: %d planes, %d events, %d bytes\n", terminalSafe(what), opts.Duration, len(tr.Summary.Planes), tr.Summary.Events(), len(tr.XSpace))
+	tw := newTable(out)
+	fmt.Fprintln(tw, "PLANE\tLINES\tEVENTS\tEVENT NAMES")
+	for _, p := range tr.Summary.Planes {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", terminalSafe(p.Name), p.Lines, p.Events, len(p.EventCounts))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "wrote %s\nopen with: tensorboard --logdir %s   (or: xprof %s)\n", terminalSafe(path), terminalSafe(dir), terminalSafe(dir))
+	return nil
+}
+
+// checkTarget refuses a --target that is not host:port with a port from
+// 1 to 65535 and a host name or address without spaces or control
+// characters.
+func checkTarget(target string) error {
+	host, port, err := net.SplitHostPort(target)
+	if err == nil && host != "" && !strings.ContainsAny(host, " \t/") && terminalSafe(host) == host {
+		if n, perr := strconv.Atoi(port); perr == nil && n >= 1 && n <= 65535 {
+			return nil
+		}
+	}
+	return usagef("--target %s: want host:port of a JAX profiler server, e.g. 10.0.0.5:9999", strconv.Quote(capText(target, maxArg)))
+}
+
+// checkRunName refuses a --run that is not one directory name.
+func checkRunName(run string) error {
+	switch {
+	case run == "." || run == "..":
+		return usagef("--run %q: want a directory name, not . or ..", run)
+	case strings.ContainsAny(run, `/\`):
+		return usagef("--run %s: want one directory name, without a path separator", strconv.Quote(capText(run, maxArg)))
+	case len(run) > 255:
+		return usagef("--run: a %d-byte name, want at most 255 bytes", len(run))
+	case terminalSafe(run) != run:
+		return usagef("--run %s: holds a control or non-printable character", strconv.Quote(run))
+	}
+	return nil
 }

@@ -23,8 +23,8 @@ func TestProfileUsageErrors(t *testing.T) {
 		{"app without deployment", []string{"-o", "d", "--app", "a"}, "--deployment"},
 		{"worker with target", []string{"-o", "d", "--target", "127.0.0.1:1", "--worker", "1"}, "--worker"},
 		{"host with job", []string{"-o", "d", "--job", "j", "--host", "1"}, "--host"},
-		{"zero duration", []string{"-o", "d", "--target", "127.0.0.1:1", "--duration", "0s"}, "duration"},
-		{"tracer level", []string{"-o", "d", "--target", "127.0.0.1:1", "--host-tracer-level", "5"}, "hostTracerLevel"},
+		{"zero duration", []string{"-o", "d", "--target", "127.0.0.1:1", "--duration", "0s"}, "--duration"},
+		{"tracer level", []string{"-o", "d", "--target", "127.0.0.1:1", "--host-tracer-level", "5"}, "--host-tracer-level"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

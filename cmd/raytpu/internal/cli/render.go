@@ -80,7 +80,7 @@ kubectl delete -f of the same file.`,
 			}
 			m, err := kuberay.Render(p, opts, kuberay.RenderInput{Name: f.name})
 			if err != nil {
-				return flagErrors(err)
+				return optionFlagErrors(err)
 			}
 			var b []byte
 			if out.value == "json" {
@@ -105,7 +105,7 @@ kubectl delete -f of the same file.`,
 func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay.Options, error) {
 	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster}
 	if err := kuberay.CheckOptions(o); err != nil {
-		return o, flagErrors(err)
+		return o, optionFlagErrors(err)
 	}
 	return o, nil
 }
@@ -135,10 +135,10 @@ func flagFor(path string) string {
 	return optionFlags[path]
 }
 
-// flagErrors turns the errors of kuberay options into a usage error
+// optionFlagErrors turns the errors of kuberay options into a usage error
 // naming each flag as typed, with the value and what is valid; an error
 // that no flag caused (the plan's, the manifest's) is returned as it is.
-func flagErrors(err error) error {
+func optionFlagErrors(err error) error {
 	errs := field.Errors(err)
 	if len(errs) == 0 {
 		return err
@@ -197,16 +197,24 @@ func readWorkload(f kubeFlags) (*placement.Plan, error) {
 	var probe map[string]any
 	_ = yaml.Unmarshal(raw, &probe) // only picks the kind; the loader reports what is wrong
 	var p *placement.Plan
+	var namePath *field.Path
 	switch {
 	case probe["apiVersion"] != nil:
 		p, err = decodePlan(f.file, raw)
+		namePath = field.NewPath("name")
 	case probe["plan"] != nil:
 		p, err = decodePlanReport(f.file, raw)
+		namePath = field.NewPath("plan", "name")
 	default:
 		p, err = loadApplication(f.file)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if namePath != nil && p.Name == "" && f.name == "" {
+		// raytpu plan -o json without --name writes a plan without one.
+		return nil, &fieldfile.KindError{File: f.file, Want: fieldfile.CompiledPlan, Err: field.ErrorList{
+			field.Required(namePath, "the workload's name: give --name here, or --name to raytpu plan when compiling")}}
 	}
 	if f.name != "" {
 		// A name the user gives is used as it is, by render and apply

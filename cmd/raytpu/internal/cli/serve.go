@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,6 +58,11 @@ To see where an application's replicas would land, use
 			if err := checkTimeout("timeout", timeout); err != nil {
 				return err
 			}
+			if !wait && cmd.Flags().Changed("stuck-after") {
+				// As --max-slices without --autoscale: a flag that would
+				// change nothing is refused, never ignored.
+				return usagef("--stuck-after needs --wait")
+			}
 			plan, err := loadApplication(file) // every problem, before any request
 			if err != nil {
 				return err
@@ -65,48 +71,60 @@ To see where an application's replicas would land, use
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			up := newProgress(w)
-			stop := ticking(up)
-			ctx, uploaded := withUploadProgress(cmd.Context(), up, "working_dir")
-			st, err := s.Deploy(ctx, plan)
-			stop()
-			if uploaded() {
-				up.Done("working_dir uploaded, deploy request answered")
-			}
-			if err != nil {
-				return err
-			}
-			printStatus(w, st)
-			if !wait {
-				fmt.Fprintf(w, "application: %s\nmetrics: %s\n", dash.ServeApp(plan.Name), dash.Metrics())
-				return nil
-			}
-			return waitApp(cmd.Context(), w, s, dash, notes, plan.Name, timeout, stuckAfter)
+			// --timeout bounds the whole command: the upload and the deploy
+			// request, and with --wait the wait.
+			return timed(cmd.Context(), timeout, func(ctx context.Context) error {
+				w := cmd.OutOrStdout()
+				up := newProgress(w)
+				stop := ticking(up)
+				uctx, uploaded := withUploadProgress(ctx, up, "working_dir")
+				st, err := s.Deploy(uctx, plan)
+				stop()
+				if uploaded() {
+					up.Done("working_dir uploaded, deploy request answered")
+				}
+				if err != nil {
+					return err
+				}
+				printStatus(w, st)
+				if !wait {
+					fmt.Fprintf(w, "application: %s\nmetrics: %s\n", dash.ServeApp(plan.Name), dash.Metrics())
+					return nil
+				}
+				return waitApp(ctx, w, s, dash, notes, plan.Name, 0, stuckAfter)
+			})
 		},
 	}
 	deploy.Flags().StringVarP(&file, "file", "f", "", "application file (YAML)")
 	deploy.Flags().BoolVar(&wait, "wait", false, "wait until the application is RUNNING")
-	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with --wait: how long to wait (0: no limit)")
+	deploy.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "how long the deploy may take, the upload, the request and with --wait the wait included (0: no limit)")
 	deploy.Flags().DurationVar(&stuckAfter, "stuck-after", backend.DefaultStuckAfter, "with --wait: diagnose an application still DEPLOYING after this long, and stop if it is stuck, not while the cluster's autoscaler starts nodes (negative: never)")
 
+	var statusTimeout, deleteTimeout time.Duration
 	status := &cobra.Command{
 		Use:   "status NAME",
 		Short: "Print an application's status and its deployments",
 		Args:  exactArgs("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTimeout("timeout", statusTimeout); err != nil {
+				return err
+			}
 			s, err := server()
 			if err != nil {
 				return err
 			}
-			st, err := s.Status(cmd.Context(), args[0])
-			if err != nil {
+			var st *backend.ServiceStatus
+			if err := timed(cmd.Context(), statusTimeout, func(ctx context.Context) (err error) {
+				st, err = s.Status(ctx, args[0])
+				return err
+			}); err != nil {
 				return err
 			}
 			printStatus(cmd.OutOrStdout(), st)
 			return nil
 		},
 	}
+	status.Flags().DurationVar(&statusTimeout, "timeout", defaultCallTimeout, "give up after this long (0: no limit)")
 
 	var waitTimeout, waitStuck time.Duration
 	waitCmd := &cobra.Command{
@@ -121,7 +139,9 @@ To see where an application's replicas would land, use
 			if err != nil {
 				return err
 			}
-			return waitApp(cmd.Context(), cmd.OutOrStdout(), s, dash, notes, args[0], waitTimeout, waitStuck)
+			return timed(cmd.Context(), waitTimeout, func(ctx context.Context) error {
+				return waitApp(ctx, cmd.OutOrStdout(), s, dash, notes, args[0], 0, waitStuck)
+			})
 		},
 	}
 	waitCmd.Flags().DurationVar(&waitTimeout, "timeout", 10*time.Minute, "how long to wait (0: no limit)")
@@ -132,38 +152,42 @@ To see where an application's replicas would land, use
 		Short: "Delete one application; the others keep running",
 		Args:  exactArgs("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTimeout("timeout", deleteTimeout); err != nil {
+				return err
+			}
 			s, err := server()
 			if err != nil {
 				return err
 			}
-			if err := serve.Delete(cmd.Context(), s, args[0]); err != nil {
+			if err := timed(cmd.Context(), deleteTimeout, func(ctx context.Context) error { return serve.Delete(ctx, s, args[0]) }); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", terminalSafe(args[0]))
 			return nil
 		},
 	}
+	del.Flags().DurationVar(&deleteTimeout, "timeout", defaultCallTimeout, "give up after this long (0: no limit)")
 	cmd.AddCommand(deploy, status, waitCmd, del)
 	return cmd
 }
 
 func printStatus(w io.Writer, st *backend.ServiceStatus) {
-	fmt.Fprintf(w, "application %s: %s\n", st.Name, st.State)
+	fmt.Fprintf(w, "application %s: %s\n", terminalSafe(st.Name), terminalSafe(string(st.State)))
 	if st.Message != "" {
-		fmt.Fprintf(w, "  %s\n", st.Message)
+		fmt.Fprintf(w, "  %s\n", terminalSafe(st.Message))
 	}
 	if len(st.Deployments) > 0 {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "DEPLOYMENT\tSTATUS\tREPLICAS\tMESSAGE")
 		for _, d := range st.Deployments {
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", d.Name, d.Status, d.Replicas, d.TargetReplicas, dash(d.Message))
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", terminalSafe(d.Name), terminalSafe(string(d.Status)), d.Replicas, d.TargetReplicas, terminalSafe(dash(d.Message)))
 		}
 		tw.Flush()
 	}
 	if len(st.Diagnosis) > 0 {
 		fmt.Fprintln(w, "Diagnosis:")
 		for _, f := range st.Diagnosis {
-			fmt.Fprintf(w, "  %s\n", f)
+			fmt.Fprintf(w, "  %s\n", terminalSafe(fmt.Sprint(f)))
 		}
 	}
 }

@@ -71,14 +71,14 @@ func waitApp(ctx context.Context, w io.Writer, s backend.Server, dash links, not
 	switch {
 	case errors.As(err, &se):
 		showServeStatus(p, se.Status)
-		p.Done(string(se.Status.State))
+		p.Done(terminalSafe(string(se.Status.State)))
 		printStatus(w, se.Status)
 	case st != nil:
 		showServeStatus(p, st)
-		p.Done(string(st.State))
+		p.Done(terminalSafe(string(st.State)))
 		printStatus(w, st)
 	default:
-		p.Done(gaveUp(err))
+		p.Done(terminalSafe(gaveUp(err)))
 	}
 	return err
 }
@@ -89,9 +89,9 @@ func showServeStatus(p *progress.Printer, st *backend.ServiceStatus) {
 	if st == nil {
 		return
 	}
-	p.State(string(st.State))
+	p.State(terminalSafe(string(st.State)))
 	if d := replicaDetail(st.Deployments); d != "" {
-		p.Detail(d)
+		p.Detail(terminalSafe(d))
 	}
 }
 
@@ -148,7 +148,7 @@ func (n *waitNotes) Handle(_ context.Context, r slog.Record) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.p != nil {
-		n.p.Line(msg)
+		n.p.Line(terminalSafe(msg))
 	}
 	return nil
 }

@@ -65,7 +65,9 @@ func newSliceCmd() *cobra.Command {
 			s, errs := tpu.SliceSpec{Generation: args[0], Topology: args[1], ChipsPerHost: chipsPerHost, MachineType: machineType}.
 				Resolve(tpu.TargetAny, tpu.FieldsUnder(nil))
 			if errs != nil {
-				return errs
+				// GEN and TOPOLOGY are a spec (exit 1, named by their
+				// fields); the flags are named as typed (exit 2).
+				return flagErrors(errs, map[string]string{"chipsPerHost": "--chips-per-host", "machineType": "--machine-type"})
 			}
 			j := sliceJSON(s)
 			if out.value == "json" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -23,6 +24,7 @@ type topFlags struct {
 	interval time.Duration
 	metric   string
 	nodeAddr []string
+	timeout  time.Duration
 }
 
 func newTopCmd() *cobra.Command {
@@ -45,6 +47,7 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 	cmd.Flags().BoolVar(&f.once, "once", false, "print one reading and exit")
 	cmd.Flags().DurationVar(&f.interval, "interval", 2*time.Second, "time between readings")
 	cmd.Flags().StringVar(&f.metric, "metric", metricTensorCore, "heat map metric: "+joinMetrics())
+	cmd.Flags().DurationVar(&f.timeout, "timeout", defaultCallTimeout, "give up on a reading after this long, every request of it included (0: no limit)")
 	cmd.Flags().StringArrayVar(&f.nodeAddr, "node-addr", nil, "NODE=HOST:PORT: read the metrics of the node of this IP or id at HOST:PORT instead of its own IP and metrics port (from outside a Kubernetes cluster, a kubectl port-forward); repeatable")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := f.out.check(); err != nil {
@@ -53,13 +56,12 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 		if f.interval <= 0 {
 			return usagef("--interval %v: want a positive duration such as 2s", f.interval)
 		}
+		if err := checkTimeout("timeout", f.timeout); err != nil {
+			return err
+		}
 		m, ok := heatMetricByName(f.metric)
 		if !ok {
 			return usagef("--metric %q is not supported (valid: %s)", f.metric, joinMetrics())
-		}
-		c, err := client()
-		if err != nil {
-			return err
 		}
 		var ropts []observe.Option
 		if len(f.nodeAddr) > 0 {
@@ -68,6 +70,10 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 				return err
 			}
 			ropts = append(ropts, observe.WithNodeAddr(observe.NodeAddrs(addrs)))
+		}
+		c, err := client()
+		if err != nil {
+			return err
 		}
 		r, err := observe.NewReader(c, ropts...)
 		if err != nil {
@@ -78,7 +84,11 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 		once := f.once || f.out.value != "table"
 		tty := isTerminal(w)
 		for {
-			tm, err := r.TPUMetrics(ctx)
+			var tm observe.TPUMetrics
+			err := timed(ctx, f.timeout, func(ctx context.Context) (err error) {
+				tm, err = r.TPUMetrics(ctx)
+				return err
+			})
 			switch {
 			case err == nil:
 			case once:
@@ -101,7 +111,7 @@ slice's chips (hosts as rows, chips as columns) coloured by --metric;
 				}
 				if err != nil {
 					// Keep refreshing: the cluster may come back.
-					fmt.Fprintf(&buf, "error: %v\n", err)
+					fmt.Fprintf(&buf, "error: %s\n", terminalSafe(err.Error()))
 					err = nil
 					break
 				}
@@ -165,7 +175,7 @@ func writeTopTable(w io.Writer, tm observe.TPUMetrics) error {
 		if name == "" {
 			name = "(no slice name)"
 		}
-		fmt.Fprintf(w, "SLICE %s  %s  %s  %s  %s, %s\n", name, dash(s.PodType), dash(s.Model), dash(s.Topology), plural(len(s.Hosts), "host"), plural(s.Chips(), "chip"))
+		fmt.Fprintf(w, "SLICE %s  %s  %s  %s  %s, %s\n", terminalSafe(name), terminalSafe(dash(s.PodType)), terminalSafe(dash(s.Model)), terminalSafe(dash(s.Topology)), plural(len(s.Hosts), "host"), plural(s.Chips(), "chip"))
 		stale := false
 		tw := newTable(w)
 		fmt.Fprintln(tw, "HOST\tIP\tCHIP\tDEVICE\tTENSORCORE\tDUTY CYCLE\tHBM BW\tHBM USED/TOTAL")
@@ -176,20 +186,20 @@ func writeTopTable(w io.Writer, tm observe.TPUMetrics) error {
 			}
 			switch {
 			case h.Err != "":
-				fmt.Fprintf(tw, "%s\t%s\t-\t-\tunreadable: %s\n", host, h.IP, h.Err)
+				fmt.Fprintf(tw, "%s\t%s\t-\t-\tunreadable: %s\n", host, terminalSafe(h.IP), terminalSafe(h.Err))
 			case len(h.Chips) == 0:
-				fmt.Fprintf(tw, "%s\t%s\t-\t-\tno TPU metrics from Ray\n", host, h.IP)
+				fmt.Fprintf(tw, "%s\t%s\t-\t-\tno TPU metrics from Ray\n", host, terminalSafe(h.IP))
 			}
 			if h.Stale {
 				host += "*"
 				stale = true
 			}
 			for j, c := range h.Chips {
-				hostCol, ipCol := host, h.IP
+				hostCol, ipCol := host, terminalSafe(h.IP)
 				if j > 0 {
 					hostCol, ipCol = "", ""
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", hostCol, ipCol, c.Index, dash(c.DeviceName),
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", hostCol, ipCol, c.Index, terminalSafe(dash(c.DeviceName)),
 					percent(c.TensorCoreUtilization), percent(c.DutyCycle), percent(c.MemoryBandwidthUtilization), hbm(c.HBMUsed, c.HBMTotal))
 			}
 		}
