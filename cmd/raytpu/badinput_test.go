@@ -307,13 +307,14 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"render", "-f", "app-int-topology.yaml"}, invalid, "topology"},
 		{[]string{"render", "-f", "missing.yaml"}, invalid, "missing.yaml"},
 		{[]string{"apply", "-f", "app-typo.yaml", "--kubeconfig", "kubeconfig"}, invalid, "num_replica"},
-		// Kubernetes names: a name the user gives is used as it is or refused,
-		// by render and apply alike; an object too large is refused first.
-		{[]string{"render", "-f", "app.yaml", "--name", "Bad_Name"}, invalid, `--name "Bad_Name": not a valid RayService name`},
-		{[]string{"apply", "-f", "app.yaml", "--name", "Bad_Name", "--kubeconfig", "kubeconfig"}, invalid, `--name "Bad_Name": not a valid RayService name`},
-		{[]string{"render", "-f", "app.yaml", "--name", long}, invalid, "at most 47 characters"},
-		{[]string{"apply", "-f", "app.yaml", "--name", long, "--kubeconfig", "kubeconfig"}, invalid, "at most 47 characters"},
-		{[]string{"render", "-f", "plan.json", "--name", "9lives"}, invalid, "not a valid RayCluster name"},
+		// Kubernetes names: a name the user gives (--name, a flag) is used as
+		// it is or refused as a usage error, by render and apply alike; an
+		// object too large is refused first.
+		{[]string{"render", "-f", "app.yaml", "--name", "Bad_Name"}, usage, `--name "Bad_Name": not a valid RayService name`},
+		{[]string{"apply", "-f", "app.yaml", "--name", "Bad_Name", "--kubeconfig", "kubeconfig"}, usage, `--name "Bad_Name": not a valid RayService name`},
+		{[]string{"render", "-f", "app.yaml", "--name", long}, usage, "at most 47 characters"},
+		{[]string{"apply", "-f", "app.yaml", "--name", long, "--kubeconfig", "kubeconfig"}, usage, "at most 47 characters"},
+		{[]string{"render", "-f", "plan.json", "--name", "9lives"}, usage, "not a valid RayCluster name"},
 		{[]string{"render", "-f", "app-huge.yaml"}, invalid, "larger than"},
 		{[]string{"apply", "-f", "app-huge.yaml", "--kubeconfig", "kubeconfig"}, invalid, "larger than"},
 		{[]string{"serve", "deploy", "-f", "app-typo.yaml", a}, invalid, "num_replica"},
