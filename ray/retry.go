@@ -102,10 +102,12 @@ func (c *Client) withRetry(ctx context.Context, maxAttempts int, what string, tr
 				c.logger.LogAttrs(ctx, slog.LevelInfo, "ray: the dashboard does not serve "+ae.Method+" "+ae.Path+" yet (HTTP 405); waiting for it to start", append(attrs,
 					slog.String("dashboard", Redact(c.base)), slog.Duration("up_to", c.retry.StartupWait))...)
 			}
-			if waited := time.Since(startingSince); waited >= c.retry.StartupWait {
+			waited := time.Since(startingSince)
+			if waited >= c.retry.StartupWait {
 				return attempt, &notServingError{dashboard: Redact(c.base), waited: waited, err: ae}
 			}
-			wait := min(c.retry.backoff(polls), maxStartupPoll)
+			// The last pause ends at the bound, for one more try there.
+			wait := min(c.retry.backoff(polls), maxStartupPoll, c.retry.StartupWait-waited)
 			if serr := c.sleep(ctx, wait); serr != nil {
 				return attempt, fmt.Errorf("%w (last error: %v)", serr, &notServingError{dashboard: Redact(c.base), waited: time.Since(startingSince), err: ae})
 			}
