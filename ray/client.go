@@ -39,6 +39,28 @@
 //     but not as a value of nodeTypeMapping); ClusterStatus maps them back.
 //     A cluster started with ray start runs a monitor without an
 //     autoscaler and reports no autoscalerReport.
+//   - Every route of the dashboard is registered before its HTTP port is
+//     bound: the Jobs API (JobHead: /api/jobs/, /api/version,
+//     /api/packages/) runs in a subprocess of the dashboard with its own
+//     aiohttp server on a unix socket, proxied by the dashboard's server,
+//     and DashboardHead.run waits for every such module to be ready before
+//     it binds the port. A dashboard that answers at all routes POST
+//     /api/jobs/ to JobHead, which refuses a body without an entrypoint
+//     with HTTP 400 (a probe that creates no job; internal/raycluster
+//     waits for it before a cluster is ready). A JobHead restarting after
+//     a failed health check answers 500 meanwhile, not 405.
+//   - "# HTTP 405 Method Not Allowed: POST; use OPTIONS or GET" is the
+//     Prometheus client's exporter, which Ray runs for the dashboard's
+//     metrics (port 44227), the autoscaler's (44217) and every node's
+//     --metrics-export-port: it answers 200 with metrics text to a GET of
+//     any path and 405 to anything else. Such an answer means the address
+//     is a metrics port, not the dashboard's (or no dashboard is up there
+//     yet); a GET answered 200 proves nothing. The client waits a 405 out
+//     for RetryPolicy.StartupWait, then names the dashboard's address.
+//
+// Every request is bounded by the request timeout (WithRequestTimeout,
+// default DefaultRequestTimeout) and every answer by a size limit (256 MiB;
+// ErrAnswerTooLarge).
 //
 // What a package holds, and what is refused (a symbolic link out of the
 // directory, a link loop, a FIFO, socket or device file), is package
