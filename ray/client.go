@@ -287,6 +287,12 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 	if err != nil {
 		return answer{}, fmt.Errorf("ray: %s %s: %w", r.method, r.path, err)
 	}
+	if r.body != nil {
+		// Keep the length (set from the bytes.Reader) and watch the
+		// body's progress, as for a stream: a large PUT is bounded by
+		// how long the dashboard stops taking it, not by its size.
+		req.Body = io.NopCloser(&progressReader{r: bytes.NewReader(r.body), dog: dog, limit: limit})
+	}
 	for k, v := range c.header {
 		req.Header[k] = v
 	}

@@ -244,6 +244,7 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	if err := c.waitSummary(ctx, len(cfg.Nodes)+1, pluginChips(cfg, ipPrefix)); err != nil {
 		return nil, c.startError("the dashboard's node summary is incomplete", err)
 	}
+	c.logger.Info("waiting for the Jobs API to take submissions", "dashboard", c.DashboardURL)
 	if err := c.waitJobsAPI(ctx); err != nil {
 		return nil, c.startError("the dashboard's Jobs API does not take submissions", err)
 	}
