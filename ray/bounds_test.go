@@ -219,7 +219,7 @@ func TestStartingDashboard(t *testing.T) {
 	if n := accepted.Load(); n != 1 {
 		t.Errorf("%d submissions reached the server, want 1", n)
 	}
-	for _, want := range []string{"waiting for it to start", "serves job submission now"} {
+	for _, want := range []string{"waiting for it to start", "serves the route now"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}

@@ -114,8 +114,8 @@ func (c *Client) withRetry(ctx context.Context, maxAttempts int, what string, tr
 			continue
 		}
 		if !startingSince.IsZero() {
-			c.logger.LogAttrs(ctx, slog.LevelInfo, "ray: the dashboard serves "+what+" now", append(attrs,
-				slog.String("dashboard", Redact(c.base)), slog.Duration("waited", time.Since(startingSince)))...)
+			c.logger.LogAttrs(ctx, slog.LevelInfo, "ray: the dashboard serves the route now", append(attrs,
+				slog.String("dashboard", Redact(c.base)), slog.String("request", what), slog.Duration("waited", time.Since(startingSince)))...)
 			startingSince = time.Time{}
 		}
 		if err == nil {
