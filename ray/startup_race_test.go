@@ -1,6 +1,7 @@
 package ray_test
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -100,4 +101,36 @@ func TestSubmitWhileDashboardStarts(t *testing.T) {
 			t.Errorf("WaitJob %s: %v", id, err)
 		}
 	}
+}
+
+// TestSubmitToMetricsPort submits to the real head's metrics export port,
+// a Prometheus exporter of Ray: it answers exactly what issue 51 saw
+// ("HTTP 405 ... use OPTIONS or GET"), and the client ends the wait at
+// StartupWait with an error that names the address and says it is a
+// metrics exporter's.
+func TestSubmitToMetricsPort(t *testing.T) {
+	t.Parallel()
+	addr, ok := realCluster(t).MetricsAddr("head")
+	if !ok {
+		t.Fatal("the cluster has no metrics address for its head")
+	}
+	const wait = 2 * time.Second
+	c, err := ray.NewClient("http://"+addr, ray.WithRetry(ray.RetryPolicy{StartupWait: wait}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.SubmitJob(t.Context(), ray.JobSubmission{Entrypoint: "echo never"})
+	took := time.Since(start)
+	var ae *ray.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusMethodNotAllowed || !strings.Contains(ae.Body, "use OPTIONS or GET") {
+		t.Fatalf("SubmitJob to %s: %v; want the Prometheus exporter's HTTP 405", addr, err)
+	}
+	if !errors.Is(err, ray.ErrDashboardNotServing) || !strings.Contains(err.Error(), "Prometheus metrics exporter") {
+		t.Errorf("error %q does not say the address is a metrics exporter's", err)
+	}
+	if took > wait+time.Second {
+		t.Errorf("took %v, want at most %v", took, wait+time.Second)
+	}
+	t.Logf("answer: %s", ae.Body)
 }
