@@ -54,8 +54,11 @@ const (
 
 // WithRetry sets the retry policy for retry-safe requests. Zero fields take
 // their defaults from DefaultRetryPolicy.
-func WithRetry(p RetryPolicy) Option {
+func WithRetry(policy RetryPolicy) Option {
 	return optionFunc(func(c *Client) error {
+		// A copy: the option may be applied by several NewClient calls at
+		// once.
+		p := policy
 		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 || p.AttemptTimeout < 0 || p.StartupWait < 0 {
 			return fmt.Errorf("ray: WithRetry: negative field in %+v", p)
 		}
