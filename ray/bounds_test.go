@@ -2,6 +2,7 @@ package ray_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,6 +56,11 @@ func TestNeverAnsweringServer(t *testing.T) {
 			return nil
 		}},
 		{"serve status", 1, func(ctx context.Context) error { _, err := c.ServeApplications(ctx); return err }},
+		// A deploy starts Serve's controller inside the request: it
+		// waits ten timeouts.
+		{"serve deploy", 10, func(ctx context.Context) error {
+			return c.DeployServeApplications(ctx, ray.ServeDeployConfig{Applications: []json.RawMessage{}})
+		}},
 		{"top: nodes", 1, func(ctx context.Context) error { _, err := c.Nodes(ctx); return err }},
 		{"cluster status", 1, func(ctx context.Context) error { _, err := c.ClusterStatus(ctx); return err }},
 		{"version", 1, func(ctx context.Context) error { _, err := c.Version(ctx); return err }},

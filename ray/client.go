@@ -217,7 +217,14 @@ type request struct {
 	retry bool
 	// ok lists the accepted statuses besides 200.
 	ok []int
+	// slow: the dashboard does long work inside the request (a Serve
+	// deploy or shutdown starts or stops Serve's controller), so its
+	// answer is waited for slowFactor times the request timeout.
+	slow bool
 }
+
+// slowFactor is how many request timeouts a slow request waits.
+const slowFactor = 10
 
 // answer is a successful HTTP answer, read whole.
 type answer struct {
@@ -268,6 +275,9 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 	// A watchdog bounds the attempt: it fires when the request body has
 	// not moved, or the answer has not come in whole, for limit.
 	limit, cause := c.timeout, errRequestTimeout
+	if r.slow {
+		limit *= slowFactor
+	}
 	if a := c.retry.AttemptTimeout; a > 0 && a < limit {
 		limit, cause = a, errAttemptTimeout
 	}

@@ -86,7 +86,10 @@ func WithLogger(l *slog.Logger) Option {
 // ErrUnreachable. A context deadline that comes first ends the request
 // first; RetryPolicy.AttemptTimeout, when shorter, bounds each attempt
 // instead and is retried. TailJobLogs' stream is not bounded, only its
-// opening handshake.
+// opening handshake. A Serve deploy or shutdown (PUT or DELETE
+// /api/serve/applications/: the dashboard starts or stops Serve's
+// controller inside the request, which takes minutes on a loaded
+// machine) waits ten times the timeout for its answer.
 func WithRequestTimeout(d time.Duration) Option {
 	return optionFunc(func(c *Client) error {
 		if d < 0 {
