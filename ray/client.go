@@ -39,6 +39,28 @@
 //     but not as a value of nodeTypeMapping); ClusterStatus maps them back.
 //     A cluster started with ray start runs a monitor without an
 //     autoscaler and reports no autoscalerReport.
+//   - Every route of the dashboard is registered before its HTTP port is
+//     bound: the Jobs API (JobHead: /api/jobs/, /api/version,
+//     /api/packages/) runs in a subprocess of the dashboard with its own
+//     aiohttp server on a unix socket, proxied by the dashboard's server,
+//     and DashboardHead.run waits for every such module to be ready before
+//     it binds the port. A dashboard that answers at all routes POST
+//     /api/jobs/ to JobHead, which refuses a body without an entrypoint
+//     with HTTP 400 (a probe that creates no job; internal/raycluster
+//     waits for it before a cluster is ready). A JobHead restarting after
+//     a failed health check answers 500 meanwhile, not 405.
+//   - "# HTTP 405 Method Not Allowed: POST; use OPTIONS or GET" is the
+//     Prometheus client's exporter, which Ray runs for the dashboard's
+//     metrics (port 44227), the autoscaler's (44217) and every node's
+//     --metrics-export-port: it answers 200 with metrics text to a GET of
+//     any path and 405 to anything else. Such an answer means the address
+//     is a metrics port, not the dashboard's (or no dashboard is up there
+//     yet); a GET answered 200 proves nothing. The client waits a 405 out
+//     for RetryPolicy.StartupWait, then names the dashboard's address.
+//
+// Every request is bounded by the request timeout (WithRequestTimeout,
+// default DefaultRequestTimeout) and every answer by a size limit (256 MiB;
+// ErrAnswerTooLarge).
 //
 // What a package holds, and what is refused (a symbolic link out of the
 // directory, a link loop, a FIFO, socket or device file), is package
@@ -66,9 +88,14 @@ import (
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 64 << 10
 
-// maxAnswer bounds how much of a successful answer is read (job logs can be
-// long).
-const maxAnswer = 256 << 20
+// maxAnswerSize bounds a successful answer (job logs can be long). A larger
+// answer is not buffered: the call fails with an error matching
+// ErrAnswerTooLarge that names the path and the limit.
+const maxAnswerSize = 256 << 20
+
+// DefaultRequestTimeout is how long one request waits for the dashboard
+// when no WithRequestTimeout option is given.
+const DefaultRequestTimeout = 30 * time.Second
 
 // Client talks to the Ray dashboard's REST API: Jobs, runtime_env packages
 // and job log tails. It is safe for concurrent use.
@@ -86,6 +113,10 @@ type Client struct {
 	token, tokenSource string
 	// uploads joins concurrent UploadDir calls for the same package.
 	uploads singleflight.Group
+	// timeout bounds each request (WithRequestTimeout); maxAnswer bounds
+	// a successful answer's size.
+	timeout   time.Duration
+	maxAnswer int64
 }
 
 // NewClient returns a client for the dashboard at baseURL, e.g.
@@ -119,6 +150,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		retry:  DefaultRetryPolicy(),
 		sleep:  sleepCtx,
 		newID:  NewSubmissionID,
+
+		timeout:   DefaultRequestTimeout,
+		maxAnswer: maxAnswerSize,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -183,7 +217,14 @@ type request struct {
 	retry bool
 	// ok lists the accepted statuses besides 200.
 	ok []int
+	// slow: the dashboard does long work inside the request (a Serve
+	// deploy or shutdown starts or stops Serve's controller), so its
+	// answer is waited for slowFactor times the request timeout.
+	slow bool
 }
+
+// slowFactor is how many request timeouts a slow request waits.
+const slowFactor = 10
 
 // answer is a successful HTTP answer, read whole.
 type answer struct {
@@ -227,27 +268,40 @@ func transient(err error) bool {
 		return ae.retryable()
 	}
 	var te *transportError
-	return errors.As(err, &te)
+	return errors.As(err, &te) && !te.timedOut()
 }
 
 func (c *Client) once(ctx context.Context, r request) (answer, error) {
-	actx := ctx
-	if c.retry.AttemptTimeout > 0 {
-		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, c.retry.AttemptTimeout)
-		defer cancel()
+	// A watchdog bounds the attempt: it fires when the request body has
+	// not moved, or the answer has not come in whole, for limit.
+	limit, cause := c.timeout, errRequestTimeout
+	if r.slow {
+		limit *= slowFactor
 	}
+	if a := c.retry.AttemptTimeout; a > 0 && a < limit {
+		limit, cause = a, errAttemptTimeout
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	dog := time.AfterFunc(limit, func() { cancel(cause) })
+	defer dog.Stop()
 	u := c.requestURL(r)
 	var body io.Reader
 	switch {
 	case r.stream != nil:
-		body = r.stream
+		body = &progressReader{r: r.stream, dog: dog, limit: limit}
 	case r.body != nil:
 		body = bytes.NewReader(r.body)
 	}
 	req, err := http.NewRequestWithContext(actx, r.method, u.String(), body)
 	if err != nil {
 		return answer{}, fmt.Errorf("ray: %s %s: %w", r.method, r.path, err)
+	}
+	if r.body != nil {
+		// Keep the length (set from the bytes.Reader) and watch the
+		// body's progress, as for a stream: a large PUT is bounded by
+		// how long the dashboard stops taking it, not by its size.
+		req.Body = io.NopCloser(&progressReader{r: bytes.NewReader(r.body), dog: dog, limit: limit})
 	}
 	for k, v := range c.header {
 		req.Header[k] = v
@@ -257,6 +311,13 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	start := time.Now()
+	// timedOut is the failure of an attempt the watchdog ended.
+	timedOut := func() error {
+		if context.Cause(actx) == errAttemptTimeout {
+			return fmt.Errorf("attempt timed out after %v", limit)
+		}
+		return &timeoutError{limit: limit}
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -265,7 +326,7 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: request failed",
 			slog.String("method", r.method), slog.String("url", Redact(u)), slog.Duration("took", time.Since(start)))
 		if actx.Err() != nil {
-			err = fmt.Errorf("attempt timed out after %v", c.retry.AttemptTimeout)
+			err = timedOut()
 		}
 		return answer{}, scrubURLError(r.method, u, err)
 	}
@@ -274,11 +335,13 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 	for _, s := range r.ok {
 		accepted = accepted || resp.StatusCode == s
 	}
-	limit := int64(maxAnswer)
+	max := c.maxAnswer
 	if !accepted {
-		limit = maxErrorBody
+		max = maxErrorBody
 	}
-	data, rerr := io.ReadAll(io.LimitReader(resp.Body, limit))
+	// One byte past the limit tells a long answer from one of exactly
+	// the limit; nothing more of it is read.
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "ray: request",
 		slog.String("method", r.method), slog.String("url", Redact(u)),
 		slog.Int("status", resp.StatusCode), slog.Duration("took", time.Since(start)))
@@ -287,14 +350,46 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 			return answer{}, fmt.Errorf("ray: %s %s: %w", r.method, Redact(u), ctx.Err())
 		}
 		if actx.Err() != nil {
-			rerr = fmt.Errorf("attempt timed out after %v", c.retry.AttemptTimeout)
+			rerr = timedOut()
 		}
 		return answer{}, scrubURLError(r.method, u, fmt.Errorf("reading answer: %w", rerr))
+	}
+	if int64(len(data)) > max {
+		if !accepted {
+			data = data[:max] // an error's message: its start is enough
+		} else {
+			return answer{}, fmt.Errorf("ray: %s %s: %w: answer larger than %d bytes", r.method, u.Path, ErrAnswerTooLarge, max)
+		}
 	}
 	if !accepted {
 		return answer{status: resp.StatusCode}, c.apiError(resp.StatusCode, r.method, u.Path, data)
 	}
 	return answer{status: resp.StatusCode, body: data}, nil
+}
+
+// errAttemptTimeout and errRequestTimeout say which bound ended an
+// attempt: RetryPolicy.AttemptTimeout (retried) or the request timeout
+// (not retried).
+var (
+	errAttemptTimeout = errors.New("attempt timeout")
+	errRequestTimeout = errors.New("request timeout")
+)
+
+// progressReader is a streamed request body: every read that moves it
+// restarts the attempt's watchdog, so a long upload is bounded by its
+// progress, not by its length.
+type progressReader struct {
+	r     io.Reader
+	dog   *time.Timer
+	limit time.Duration
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 || err == io.EOF {
+		p.dog.Reset(p.limit)
+	}
+	return n, err
 }
 
 // getJSON GETs path (retrying) and decodes the answer into v.

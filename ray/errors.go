@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Sentinel errors. An *APIError (or a transport failure) matches them with
@@ -35,6 +36,15 @@ var (
 	// 401: none was sent; HTTP 403: it was wrong). The error's message says
 	// how to supply one (see EnvAuthToken).
 	ErrUnauthenticated = errors.New("ray: not authenticated")
+	// ErrAnswerTooLarge: a successful answer was larger than the client
+	// reads (256 MiB); the error names the path. Nothing past the limit
+	// is read.
+	ErrAnswerTooLarge = errors.New("ray: answer too large")
+	// ErrDashboardNotServing: the address kept answering HTTP 405 to a
+	// route Ray 2.60's dashboard serves for longer than
+	// RetryPolicy.StartupWait: no Ray dashboard (or one still starting)
+	// answers there. It also matches ErrUnavailable.
+	ErrDashboardNotServing = errors.New("ray: dashboard not serving the route")
 )
 
 // APIError is an error answer from the Ray dashboard.
@@ -115,6 +125,40 @@ func (e *APIError) retryable() bool {
 	return false
 }
 
+// notServing returns err's HTTP 405 answer, or nil.
+func notServing(err error) *APIError {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusMethodNotAllowed {
+		return ae
+	}
+	return nil
+}
+
+// prometheusMarker is what the Prometheus client's exporter answers to a
+// method other than GET ("# HTTP 405 Method Not Allowed: POST; use
+// OPTIONS or GET"); Ray serves its metrics with it.
+const prometheusMarker = "use OPTIONS or GET"
+
+// notServingError is a 405 that outlasted RetryPolicy.StartupWait.
+type notServingError struct {
+	dashboard string
+	waited    time.Duration
+	err       *APIError
+}
+
+func (e *notServingError) Error() string {
+	msg := fmt.Sprintf("ray: %s %s: the Ray dashboard at %s has not served this route for %v (HTTP 405: %s)",
+		e.err.Method, e.err.Path, e.dashboard, e.waited.Round(time.Second), e.err.Message)
+	if strings.Contains(e.err.Body, prometheusMarker) {
+		return msg + "; that answer is a Prometheus metrics exporter's, not a dashboard's: the address names a metrics port, not the Ray dashboard's port"
+	}
+	return msg + "; is the address that of a Ray 2.60 dashboard, and has its head finished starting?"
+}
+
+func (e *notServingError) Unwrap() []error {
+	return []error{ErrDashboardNotServing, ErrUnavailable, e.err}
+}
+
 // condense turns a Ray error body (often a Python traceback) into a
 // one-line message.
 func condense(body string) string {
@@ -161,6 +205,31 @@ func (e *transportError) Error() string {
 }
 
 func (e *transportError) Unwrap() []error { return []error{ErrUnreachable, ErrUnavailable, e.Err} }
+
+// timedOut reports whether the request timeout (not an attempt timeout
+// of the retry policy) ended the request: such a request is not retried.
+func (e *transportError) timedOut() bool {
+	var te *timeoutError
+	return errors.As(e.Err, &te)
+}
+
+// requestTimedOut reports whether err is a request that used up the
+// client's request timeout.
+func requestTimedOut(err error) bool {
+	var te *transportError
+	return errors.As(err, &te) && te.timedOut()
+}
+
+// timeoutError is a request that got no whole answer within the client's
+// request timeout.
+type timeoutError struct{ limit time.Duration }
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("no answer within %v (the client's request timeout; see WithRequestTimeout)", e.limit)
+}
+
+// Timeout lets net.Error-style checks see a timeout.
+func (e *timeoutError) Timeout() bool { return true }
 
 // Redact returns u without credentials: no userinfo, and the values of query
 // parameters that look like secrets (token, key, secret, password, auth,

@@ -156,6 +156,12 @@ func checkID(op, id string) error {
 // entrypoint, an earlier attempt created it and SubmitJob succeeds. A job is
 // never submitted under a second id. A first attempt rejected as a
 // duplicate returns an error matching ErrAlreadyExists.
+//
+// A dashboard that answers HTTP 405 (still starting) is waited for up to
+// RetryPolicy.StartupWait, as every request is; those attempts never
+// reached Ray's Jobs API, so a later duplicate still means an earlier
+// attempt of this call created the job, which is confirmed by reading it
+// back.
 func (c *Client) SubmitJob(ctx context.Context, sub JobSubmission) (string, error) {
 	if strings.TrimSpace(sub.Entrypoint) == "" {
 		return "", fmt.Errorf("ray: SubmitJob: %w: entrypoint is empty", ErrInvalid)
@@ -206,8 +212,9 @@ func (c *Client) SubmitJob(ctx context.Context, sub JobSubmission) (string, erro
 			return "", err
 		}
 		return c.confirmSubmitted(ctx, sub, err)
-	case transient(err) && ctx.Err() == nil:
-		// Every attempt failed, but one may have reached the server: look.
+	case (transient(err) || requestTimedOut(err)) && ctx.Err() == nil:
+		// Every attempt failed (or the last got no answer in time), but
+		// one may have reached the server: look.
 		if id, cerr := c.confirmSubmitted(ctx, sub, err); cerr == nil {
 			return id, nil
 		}

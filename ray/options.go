@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"time"
 )
 
 // An Option configures a Client. Options validate their input and copy
@@ -70,6 +71,33 @@ func WithLogger(l *slog.Logger) Option {
 			return errors.New("ray: WithLogger(nil)")
 		}
 		c.logger = l
+		return nil
+	})
+}
+
+// WithRequestTimeout sets how long one request may wait for the dashboard
+// (default DefaultRequestTimeout, 30s; zero keeps it): the request fails
+// when its answer has not come in whole that long after the request was
+// sent, or when a streamed request body (a package upload) has not moved
+// for that long. A request that timed out is not retried (against a
+// dashboard that accepts connections and never answers, a read costs the
+// timeout once, not once per attempt); SubmitJob then reads the job back
+// once, as after any submission whose fate is unknown. The error matches
+// ErrUnreachable. A context deadline that comes first ends the request
+// first; RetryPolicy.AttemptTimeout, when shorter, bounds each attempt
+// instead and is retried. TailJobLogs' stream is not bounded, only its
+// opening handshake. A Serve deploy or shutdown (PUT or DELETE
+// /api/serve/applications/: the dashboard starts or stops Serve's
+// controller inside the request, which takes minutes on a loaded
+// machine) waits ten times the timeout for its answer.
+func WithRequestTimeout(d time.Duration) Option {
+	return optionFunc(func(c *Client) error {
+		if d < 0 {
+			return fmt.Errorf("ray: WithRequestTimeout(%v): negative; pass 0 for the default %v", d, DefaultRequestTimeout)
+		}
+		if d > 0 {
+			c.timeout = d
+		}
 		return nil
 	})
 }

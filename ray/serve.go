@@ -187,7 +187,7 @@ func (c *Client) DeployServeApplications(ctx context.Context, cfg ServeDeployCon
 	// not rebuilt and keeps its replicas. A retry after a lost answer
 	// therefore lands where the first attempt would have. (A concurrent
 	// writer is overwritten either way: Ray's PUT is last-writer-wins.)
-	_, _, err = c.do(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json", retry: true})
+	_, _, err = c.do(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json", retry: true, slow: true})
 	return serveError(err)
 }
 
@@ -224,6 +224,6 @@ func serveError(err error) error {
 // the proxies and the controller. Shutting down a Serve that is not
 // running succeeds, so the call is retried like every safe call.
 func (c *Client) ShutdownServe(ctx context.Context) error {
-	_, _, err := c.do(ctx, request{method: http.MethodDelete, path: servePath, retry: true})
+	_, _, err := c.do(ctx, request{method: http.MethodDelete, path: servePath, retry: true, slow: true})
 	return err
 }

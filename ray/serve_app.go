@@ -341,7 +341,7 @@ func (c *Client) rewriteServeOnce(ctx context.Context, op string, attempt int, c
 	if err != nil {
 		return false, fmt.Errorf("ray: %s: %w", op, err)
 	}
-	_, err = c.once(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json"})
+	_, err = c.once(ctx, request{method: http.MethodPut, path: servePath, body: body, ctype: "application/json", slow: true})
 	return err != nil, serveError(err)
 }
 

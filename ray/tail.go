@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -34,11 +35,29 @@ func (c *Client) TailJobLogs(ctx context.Context, id string) iter.Seq2[string, e
 		default:
 			u.Scheme = "ws"
 		}
-		conn, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{
+		// The request timeout bounds the opening handshake only: the
+		// stream lasts as long as the job. The dial's context must
+		// outlive the dial (the connection keeps it), so the bound is a
+		// timer that cancels it only while the dial runs.
+		dctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		dog := time.AfterFunc(c.timeout, func() { cancel(errRequestTimeout) })
+		conn, resp, err := websocket.Dial(dctx, u.String(), &websocket.DialOptions{
 			HTTPClient: c.hc,
 			HTTPHeader: c.header.Clone(),
 		})
+		dogFired := !dog.Stop()
+		if err == nil && dogFired && ctx.Err() == nil {
+			// The bound ran out as the handshake ended: the connection
+			// is cancelled with it.
+			conn.CloseNow()
+			err = errRequestTimeout
+		}
 		if err != nil {
+			if dogFired && ctx.Err() == nil {
+				yield("", scrubURLError(http.MethodGet, u, &timeoutError{limit: c.timeout}))
+				return
+			}
 			if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols && resp.StatusCode != 0 {
 				var body []byte
 				if resp.Body != nil {

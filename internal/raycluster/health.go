@@ -3,6 +3,7 @@ package raycluster
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,10 +17,15 @@ import (
 	"github.com/raytpu/raytpu/rayvocab"
 )
 
+// waitDashboard waits until the head's dashboard answers GET /api/version
+// with Ray's version document. A bare 200 is not enough: every Prometheus
+// exporter of Ray answers 200, with metrics text, to a GET of any path
+// (see jobsprobe.go).
 func (c *Cluster) waitDashboard(ctx context.Context) error {
 	hc := &http.Client{Timeout: 2 * time.Second}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
+	last := errors.New("no answer yet")
 	for {
 		if p := c.exited(); p != nil {
 			return fmt.Errorf("ray start for %s exited: %v", p.Name, p.waitErr)
@@ -27,17 +33,14 @@ func (c *Cluster) waitDashboard(ctx context.Context) error {
 		if _, failed := startState(c.head()); failed != nil {
 			return failed
 		}
-		resp, err := c.get(ctx, hc, "/api/version")
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if err := c.versionOK(ctx, hc); err == nil {
+			return nil
+		} else {
+			last = err
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("dashboard %s not answering: %w", c.DashboardURL, ctx.Err())
+			return fmt.Errorf("dashboard %s not answering: %w; last: %v", c.DashboardURL, ctx.Err(), last)
 		case <-tick.C:
 		}
 	}

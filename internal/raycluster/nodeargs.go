@@ -68,15 +68,33 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	ports := make([]int, 0, n)
-	for range n {
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("raycluster: pick a free port: %w", err)
 		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ls = append(ls, l) // held (and so not picked again) until the end
+		if p := l.Addr().(*net.TCPAddr).Port; !rayFixedPorts[p] {
+			ports = append(ports, p)
+		}
 	}
 	return ports, nil
+}
+
+// rayFixedPorts are the ports Ray 2.60 binds on its own whatever a node's
+// flags say, or by default: a port picked free at start may not be one of
+// them. 44227 and 44217 (in Linux's ephemeral range, so a free pick can
+// land on them) are the dashboard's and the autoscaler monitor's
+// Prometheus exporters, which bind before the dashboard's HTTP port and,
+// once on a port meant for a dashboard, answer its GETs with metrics and
+// its POSTs with HTTP 405 (see jobsprobe.go). The others are Ray's
+// defaults (GCS, dashboard, Ray client, dashboard agent, Serve HTTP and
+// gRPC, Serve's HAProxy stats).
+var rayFixedPorts = map[int]bool{
+	44227: true, // DASHBOARD_METRIC_PORT
+	44217: true, // AUTOSCALER_METRIC_PORT
+	6379:  true, 8265: true, 10001: true, 52365: true,
+	8000: true, 9000: true, 8404: true,
 }
 
 // TPUNodes builds the worker nodes of one slice: hosts nodes named

@@ -163,7 +163,10 @@ type Cluster struct {
 // machine-wide start lock, until its `ray start` reports the node started),
 // and waits until every node is ALIVE with the expected resources and
 // labels in the state API and listed in the dashboard's node summary (what
-// `raytpu top` and the Serve diagnosis read). On failure it stops what it
+// `raytpu top` and the Serve diagnosis read), and until the Jobs API takes
+// submissions: a POST /api/jobs/ without an entrypoint is refused by Ray's
+// job module itself (see jobsprobe.go for why a status code alone, or a
+// GET, does not tell). On failure it stops what it
 // started and returns an error with the tail of the Ray logs.
 //
 // A head that does not come up is started again (maxHeadStarts), on fresh
@@ -240,6 +243,10 @@ func start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}
 	if err := c.waitSummary(ctx, len(cfg.Nodes)+1, pluginChips(cfg, ipPrefix)); err != nil {
 		return nil, c.startError("the dashboard's node summary is incomplete", err)
+	}
+	c.logger.Info("waiting for the Jobs API to take submissions", "dashboard", c.DashboardURL)
+	if err := c.waitJobsAPI(ctx); err != nil {
+		return nil, c.startError("the dashboard's Jobs API does not take submissions", err)
 	}
 	c.logger.Info("ray cluster ready", "nodes", len(cfg.Nodes)+1, "dashboard", c.DashboardURL)
 	return c, nil

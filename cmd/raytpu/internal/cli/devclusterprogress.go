@@ -18,8 +18,9 @@ const nodePoll = time.Second
 // startProgress shows a dev cluster coming up. It is the slog.Handler
 // given to raycluster.Start: the head's start prints the cluster's links
 // and starts counting the nodes the dashboard reports alive out of
-// wanted; the workers' start is a state; any other record (a restarted
-// worker, a warning) is a line.
+// wanted; the workers' start and the wait for the Jobs API are states;
+// READY comes once Ray's job module takes submissions; any other record
+// (a restarted worker, a warning) is a line.
 type startProgress struct {
 	p      *progress.Printer
 	ctx    context.Context
@@ -68,6 +69,10 @@ func (s *startProgress) Handle(_ context.Context, r slog.Record) error {
 		}
 	case "starting ray worker":
 		s.p.State("STARTING WORKERS")
+	case "waiting for the Jobs API to take submissions":
+		// Every node is up; READY waits until a submission would be
+		// taken (issue 51).
+		s.p.State("STARTING JOBS API")
 	case "ray cluster ready":
 		s.p.State("READY")
 	default:

@@ -46,6 +46,7 @@ func TestStartProgressCountsNodesOnRealRay(t *testing.T) {
 	for !strings.Contains(out.String(), "nodes up 4/4") && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
 	}
+	log.Info("waiting for the Jobs API to take submissions", "dashboard", c.DashboardURL)
 	log.Info("ray cluster ready", "nodes", 4)
 	stop()
 	lines := plainLines(t, out.String())
@@ -56,6 +57,7 @@ func TestStartProgressCountsNodesOnRealRay(t *testing.T) {
 		`^STARTING WORKERS \(after `,
 		`^WARN restarting ray worker whose ray start exited node=slice-a/1$`,
 		`^nodes up 4/4$`,
+		`^STARTING JOBS API \(after `,
 		`^READY \(after `,
 	))
 }
