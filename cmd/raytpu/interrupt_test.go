@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/testinfra/hangserver"
+	"github.com/raytpu/raytpu/internal/testinfra/silentserver"
 )
 
 // TestCtrlCEnds sends the built command SIGINT while it waits on a server
@@ -15,7 +15,7 @@ import (
 // interrupted.
 func TestCtrlCEnds(t *testing.T) {
 	bin := buildRaytpu(t)
-	hang := hangserver.URL(t)
+	hang := silentserver.Start(t).URL
 	for _, args := range [][]string{
 		{"job", "wait", "x", "--address", hang},
 		{"serve", "status", "chat", "--timeout", "0", "--address", hang},

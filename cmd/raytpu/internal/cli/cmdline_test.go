@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/cmd/raytpu/internal/cli"
-	"github.com/raytpu/raytpu/internal/testinfra/hangserver"
+	"github.com/raytpu/raytpu/internal/testinfra/silentserver"
 )
 
 // TestCommandLineRule runs the reproductions of the command line's one
@@ -37,7 +37,7 @@ func TestCommandLineRule(t *testing.T) {
 		t.Fatalf("plan -o json: exit %d: %s", code, errOut)
 	}
 	unnamed := write("unnamed.json", planOut)
-	hang := hangserver.URL(t) // nothing may be sent to it: input is checked first
+	hang := silentserver.Start(t).URL // nothing may be sent to it: input is checked first
 	// A FIFO with no writer: opening it to read would block forever.
 	fifo := filepath.Join(dir, "fifo.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -116,7 +116,7 @@ func TestCommandLineRule(t *testing.T) {
 // at most a second, exit 1, saying it gave up after --timeout.
 func TestWaitsEnd(t *testing.T) {
 	t.Parallel()
-	hang := hangserver.URL(t)
+	hang := silentserver.Start(t).URL
 	outDir := filepath.Join(t.TempDir(), "profiles")
 	const timeout = time.Second
 	cases := []struct {
@@ -182,7 +182,7 @@ func indexOf(s []string, v string) int {
 // (Ctrl-C at the root), saying it was interrupted.
 func TestInterruptEnds(t *testing.T) {
 	t.Parallel()
-	hang := hangserver.URL(t)
+	hang := silentserver.Start(t).URL
 	for _, args := range [][]string{
 		{"job", "wait", "x", "--address", hang},
 		{"job", "logs", "-f", "x", "--address", hang},
@@ -251,7 +251,7 @@ func TestApplyWaitEnds(t *testing.T) {
 kind: Config
 clusters:
   - name: hang
-    cluster: {server: "` + hangserver.URL(t) + `"}
+    cluster: {server: "` + silentserver.Start(t).URL + `"}
 users:
   - name: hang
     user: {}

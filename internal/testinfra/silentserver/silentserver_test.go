@@ -1,4 +1,4 @@
-package hangserver_test
+package silentserver_test
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raytpu/raytpu/internal/testinfra/hangserver"
+	"github.com/raytpu/raytpu/internal/testinfra/silentserver"
 )
 
 func TestNeverAnswers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, hangserver.URL(t)+"/x", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, silentserver.Start(t).URL+"/x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
