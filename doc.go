@@ -97,4 +97,35 @@
 // transport that knows nothing of plans or the runtime; only a Kubernetes
 // backend (and the kube control plane of the tests) may import k8s.io and
 // sigs.k8s.io packages. A test in this package enforces these rules.
+// # The public API and its promise
+//
+// Every package above outside internal/ is public API, and each is there
+// because a user needs it: the front ends, the plan and the catalog for
+// workload definitions; backend, backend/backendtest, rayruntime and
+// rayvocab for a platform team's own backend (the runtime is what every
+// backend ships into Ray, and rayvocab names the resources, labels and
+// environment a backend must set or read exactly as Ray spells them); ray,
+// observe and profiler for programs that talk to a live cluster;
+// serve/client and serve/servev1 (generated gRPC code) for programs that
+// call a served model; kuberay/kubesim for checking a plan against a live
+// RayCluster's groups; runtimeenv/packaging for uploading a working_dir as
+// Ray names it. What only raytpu's own packages share (the batch model
+// behind data.Predict, serve's rule checks, nil detection) lives under an
+// internal/ folder, and so does everything the tests and the command use.
+//
+// The exported surface is recorded, one feature a line as Go's own
+// api/*.txt, in api/raytpu.txt; the suite fails when the code and the
+// record disagree, so a change to the surface shows in the diff that
+// makes it. Every exported function and method is total: called with nil,
+// typed-nil, zero or negative values it returns an error (or a documented
+// zero answer), never panics; the suite calls each one so (TestTotal).
+//
+// raytpu is at v0: the API may still change between releases, each change
+// visible in api/raytpu.txt and named in the release notes, with the old
+// name kept for one release as a // Deprecated: wrapper where that is
+// possible. From v1 on raytpu keeps Go 1-style compatibility within the
+// major version: no exported name is removed or changes its signature or
+// documented meaning; new fields, methods, functions and constants may be
+// added, so write struct literals with field names; interfaces that users
+// implement (backend.Runner, backend.Server) gain no methods.
 package raytpu
