@@ -29,10 +29,34 @@ const totalFile = "total_walk_test.go"
 // nil interfaces, empty strings, zero structs, zero and negative numbers
 // and a cancelled context, it returns (an error, as its doc says) and
 // never panics or hangs.
+//
+// Not parallel: it watches the working directory, which no other test of
+// the package may change meanwhile.
 func TestTotal(t *testing.T) {
-	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	// A zero value must not be taken for "here": no call may write into
+	// the working directory (an empty dir is not ".").
+	before, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		after, err := os.ReadDir(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, e := range before {
+			names[e.Name()] = true
+		}
+		for _, e := range after {
+			if !names[e.Name()] {
+				t.Errorf("a call with zero values wrote %s into the working directory", e.Name())
+				_ = os.RemoveAll(e.Name())
+			}
+		}
+	}()
 	for _, c := range totalCalls {
 		done := make(chan string, 1)
 		go func() {
