@@ -26,7 +26,7 @@ type kubeFlags struct {
 
 func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl := cmd.Flags()
-	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML), or a compiled plan (JSON or YAML, as `raytpu plan -o json` prints it)")
+	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML), or a compiled plan (JSON or YAML, as raytpu plan -o json prints it)")
 	fl.StringVar(&f.name, "name", "", "name of the object, used as it is or refused when it is not a valid KubeRay name (default: derived from the plan's name, with a hash of it when it had to change)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
