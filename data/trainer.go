@@ -52,8 +52,10 @@ type NamedPrediction struct {
 }
 
 // Compile validates c for the given hosts and predicts every dataset's
-// first epoch. Paths are datasets[i].name, datasets[i].dataset.…,
-// datasets[i].iter.… and datasetsToSplit[i] below p.
+// first epoch. Below p, a dataset's paths are keyed by its name, as Ray's
+// datasets dict is (datasets[train].dataset.…, datasets[train].iter.…),
+// or by its index where the name is missing or taken twice
+// (datasets[1].name); DatasetsToSplit is dataset_config.datasets_to_split[i].
 func (c DatasetConfig) Compile(p *field.Path, hosts Hosts) (*TrainerDatasets, field.ErrorList) {
 	var errs field.ErrorList
 	out := &TrainerDatasets{Launcher: rayruntime.TrainDatasets{
@@ -69,12 +71,15 @@ func (c DatasetConfig) Compile(p *field.Path, hosts Hosts) (*TrainerDatasets, fi
 		out.Launcher.DataConfig.DatasetsToSplit = slices.Clone(c.DatasetsToSplit)
 		for i, n := range c.DatasetsToSplit {
 			if !slices.Contains(names, n) {
-				errs = append(errs, field.NotSupported(p.Child("datasetsToSplit").Index(i), n, names))
+				errs = append(errs, field.NotSupported(p.Child("dataset_config", "datasets_to_split").Index(i), n, names))
 			}
 		}
 	}
 	for i, td := range c.Datasets {
 		dp := p.Child("datasets").Index(i)
+		if td.Name != "" && slices.Index(names, td.Name) == i {
+			dp = p.Child("datasets").Key(td.Name)
+		}
 		switch {
 		case td.Name == "":
 			errs = append(errs, field.Required(dp.Child("name"), "the name get_dataset_shard uses"))

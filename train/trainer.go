@@ -57,7 +57,7 @@ var importPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0
 
 // Compile validates t and returns its plan. Problems come back together as
 // a field.ErrorList with paths under "trainer" (trainer.scaling_config.topology,
-// trainer.datasets[0].iter.batchSize). Compile drops the
+// trainer.datasets[train].iter.batchSize). Compile drops the
 // Datasets' warnings; CompileWithWarnings returns them.
 func (t JaxTrainer) Compile() (*placement.Plan, error) {
 	p, _, err := t.CompileWithWarnings()

@@ -60,8 +60,8 @@ func TestDatasetsErrorsUnderTrainer(t *testing.T) {
 		allowRaise bool
 		want       string // field of the one error; "" for none
 	}{
-		{"batch not divisible by a v4 host's 4 devices", 1000, 62, data.Drop{}, false, "trainer.datasets[0].iter.batchSize"},
-		{"raise certain to fail", 1002, 64, data.Raise{}, false, "trainer.datasets[0].iter.ragged"},
+		{"batch not divisible by a v4 host's 4 devices", 1000, 62, data.Drop{}, false, "trainer.datasets[drop].iter.batchSize"},
+		{"raise certain to fail", 1002, 64, data.Raise{}, false, "trainer.datasets[raise].iter.ragged"},
 		{"raise allowed", 1002, 64, data.Raise{}, true, ""},
 		{"raise that completes", 1000, 64, data.Raise{}, false, ""},
 	}
