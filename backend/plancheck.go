@@ -25,15 +25,25 @@ type InvalidPlanError struct {
 	Errs field.ErrorList
 }
 
+// Error names the backend, the plan and every broken rule; "<nil>" for a
+// nil *InvalidPlanError.
 func (e *InvalidPlanError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	return fmt.Sprintf("%s: plan %q is invalid: %v", e.Backend, e.Name, e.Errs)
 }
 
 // Is reports ErrInvalidPlan.
 func (e *InvalidPlanError) Is(target error) bool { return target == ErrInvalidPlan }
 
-// Unwrap returns the field errors.
-func (e *InvalidPlanError) Unwrap() error { return e.Errs }
+// Unwrap returns the field errors (nil when there are none, or e is nil).
+func (e *InvalidPlanError) Unwrap() error {
+	if e == nil || len(e.Errs) == 0 {
+		return nil
+	}
+	return e.Errs
+}
 
 // CheckPlan is what a backend does first with a plan it is handed, before
 // anything else; every backend of this module calls it, and a backend of

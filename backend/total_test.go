@@ -22,6 +22,7 @@ func TestTotalOverNilAndZero(t *testing.T) {
 		"nil *PlacementError":           (*backend.PlacementError)(nil),
 		"zero PlacementError":           &backend.PlacementError{},
 		"zero InvalidPlanError":         &backend.InvalidPlanError{},
+		"nil *InvalidPlanError":         (*backend.InvalidPlanError)(nil),
 		"nil *ServiceError":             (*backend.ServiceError)(nil),
 		"ServiceError without a status": &backend.ServiceError{},
 	}
@@ -30,6 +31,9 @@ func TestTotalOverNilAndZero(t *testing.T) {
 			t.Errorf("%s: empty message", name)
 		}
 		_ = errors.Unwrap(err)
+	}
+	if errors.Unwrap(&backend.InvalidPlanError{}) != nil {
+		t.Error("an InvalidPlanError without errors unwraps to a non-nil error")
 	}
 	if !errors.Is(&backend.RunError{}, backend.ErrRunFailed) || !errors.Is(&backend.PlacementError{}, backend.ErrPlacement) {
 		t.Error("a zero error does not match its sentinel")

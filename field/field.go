@@ -124,7 +124,12 @@ type Error struct {
 //
 //	trainer.scaling_config.topology: Unsupported value: "4x5": did you mean "4x4"? (supported: "2x2", "4x4")
 //	app.deployments[0].num_replica (line 5): Unsupported value: "num_replica": unknown field: did you mean "num_replicas"? (supported: ...)
+//
+// A nil *Error renders as "<nil>".
 func (e *Error) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	b.WriteString(e.Field)
 	if e.Line > 0 {
@@ -232,8 +237,11 @@ func NotSupported(p *Path, value any, valid []string) *Error {
 }
 
 // Suggest sets e's Suggestion to the first of near and its Alternatives
-// to the rest (none for an empty near).
+// to the rest (none for an empty near). On a nil *Error it does nothing.
 func (e *Error) Suggest(near []string) {
+	if e == nil {
+		return
+	}
 	e.Suggestion, e.Alternatives = "", nil
 	if len(near) > 0 {
 		e.Suggestion = near[0]
@@ -244,8 +252,11 @@ func (e *Error) Suggest(near []string) {
 }
 
 // WithDetail returns e with its Detail set; it lets a NotSupported error
-// explain why the set is what it is.
+// explain why the set is what it is. A nil *Error stays nil.
 func (e *Error) WithDetail(detail string) *Error {
+	if e == nil {
+		return nil
+	}
 	e.Detail = detail
 	return e
 }

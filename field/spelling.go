@@ -29,8 +29,12 @@ type FileShaper interface {
 var fileShaperType = reflect.TypeFor[FileShaper]()
 
 // FileType returns the type whose fields a file holding a t spells out:
-// t itself, or its FileShape's type, with pointers removed.
+// t itself, or its FileShape's type, with pointers removed (nil for a nil
+// t).
 func FileType(t reflect.Type) reflect.Type {
+	if t == nil {
+		return nil
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -74,8 +78,11 @@ func FileName(f reflect.StructField) (name string, ok bool) {
 
 // FileFields returns the fields of struct type t that a file holds, with
 // an embedded struct's fields promoted as encoding/json promotes them, in
-// declaration order.
+// declaration order. A nil t or one that is not a struct has none: nil.
 func FileFields(t reflect.Type) []reflect.StructField {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
 	var out []reflect.StructField
 	for _, f := range reflect.VisibleFields(t) {
 		if _, ok := FileName(f); ok {

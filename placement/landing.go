@@ -113,8 +113,11 @@ func Land(s Snapshot, bundles []LandedBundle) RawLanding {
 // WrongPodType when one landed on a slice of another pod type,
 // PartialSlice when a multi-host slice holds only some hosts of its slice,
 // and SpansHosts when a single-host slice's bundles landed on several
-// hosts.
+// hosts. A nil group has nothing to diagnose: the Diagnosis is empty.
 func DiagnoseSliceLandings(g *SliceGroup, landings []RawLanding) Diagnosis {
+	if g == nil {
+		return nil
+	}
 	var d Diagnosis
 	shape := fmt.Sprintf("%s %s (%s)", g.Generation, g.Topology, g.PodType)
 	owner := map[string]int{}

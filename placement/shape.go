@@ -54,8 +54,13 @@ func (s SliceSpec) Resolve(f Fields) (*Shape, field.ErrorList) {
 // ResolveFunc is Resolve for a caller whose paths cost something to build
 // (a front end's paths below a deployment or a trainer): fields is called
 // only when there is an error to report, by Resolve or by a later Group,
-// and the errors are the ones Resolve(fields()) reports.
+// and the errors are the ones Resolve(fields()) reports. A nil fields is
+// an error: pass one (func() placement.Fields { return placement.FieldsUnder(p) }),
+// or call Resolve.
 func (s SliceSpec) ResolveFunc(fields func() Fields) (*Shape, field.ErrorList) {
+	if fields == nil {
+		return nil, field.ErrorList{field.Required(field.NewPath("fields"), "placement: nil fields func: pass one returning the spec's Fields (placement.FieldsUnder), or call SliceSpec.Resolve")}
+	}
 	sh, errs := s.resolve(Fields{})
 	if len(errs) > 0 {
 		// Resolving is deterministic: the same errors, at the real paths.
@@ -168,8 +173,12 @@ func (s SliceSpec) resolve(f Fields) (*Shape, field.ErrorList) {
 // multi-slice group. It checks what depends on the count: numSlices itself
 // and the length of BundleLabelSelector. The group owns every map and
 // slice in it: it shares none with the shape, with another group or with
-// the spec (see SliceGroup).
+// the spec (see SliceGroup). A nil Shape, or one not made by Resolve, is
+// an error.
 func (sh *Shape) Group(numSlices int) (*SliceGroup, field.ErrorList) {
+	if sh == nil || sh.Slice == nil {
+		return nil, field.ErrorList{field.Required(field.NewPath("shape"), "placement: nil or zero *Shape: use SliceSpec.Resolve")}
+	}
 	s, sl := &sh.spec, sh.Slice
 	if numSlices < 1 {
 		return nil, field.ErrorList{field.Invalid(sh.paths().NumSlices, numSlices, "must be at least 1")}

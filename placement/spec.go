@@ -178,11 +178,20 @@ func (g *SliceGroup) DeepCopy() *SliceGroup {
 	return &out
 }
 
-// Hosts is the number of hosts over all slices.
-func (g *SliceGroup) Hosts() int { return g.HostsPerSlice * g.NumSlices }
+// Hosts is the number of hosts over all slices (0 for a nil group).
+func (g *SliceGroup) Hosts() int {
+	if g == nil {
+		return 0
+	}
+	return g.HostsPerSlice * g.NumSlices
+}
 
-// Bundles returns every worker bundle over all groups, slice by slice.
+// Bundles returns every worker bundle over all groups, slice by slice (nil
+// for a nil group).
 func (g *SliceGroup) Bundles() []Bundle {
+	if g == nil {
+		return nil
+	}
 	var out []Bundle
 	for _, grp := range g.Groups {
 		out = append(out, grp.Bundles...)
@@ -234,8 +243,12 @@ func (m Megascale) Env(addr string) map[string]string {
 	return rayvocab.MegascaleEnv(addr, m.Port, m.NumSlices, m.Slice)
 }
 
-// String summarises the group: "2 × v6e 4x4 (v6e-16): 8 bundles {CPU:1, TPU:4}, SPREAD".
+// String summarises the group: "2 × v6e 4x4 (v6e-16): 8 bundles {CPU:1, TPU:4}, SPREAD";
+// "<nil>" for a nil group.
 func (g *SliceGroup) String() string {
+	if g == nil {
+		return "<nil>"
+	}
 	keys := slices.Sorted(maps.Keys(g.BundleResources))
 	parts := make([]string, len(keys))
 	for i, k := range keys {

@@ -79,7 +79,11 @@ func WriteModule(dir string) (string, error) {
 // replaces, not merges, a deployment's py_modules over the
 // application's). It replaces app's fields with copies and writes into
 // nothing app shares, so app may be a shallow copy of a compiled config.
+// A nil app or an empty uri (nothing shipped) leaves everything as it is.
 func ShipModule(app *serveconfig.Application, uri string) {
+	if app == nil || uri == "" {
+		return
+	}
 	app.RuntimeEnv = withPyModule(app.RuntimeEnv, uri)
 	app.Deployments = slices.Clone(app.Deployments)
 	for i := range app.Deployments {
@@ -94,8 +98,12 @@ func ShipModule(app *serveconfig.Application, uri string) {
 }
 
 // HasSliceDeployments reports whether a deployment of app carries a slice
-// reservation, and so needs the replica runtime (ShipModule).
+// reservation, and so needs the replica runtime (ShipModule); false for a
+// nil app.
 func HasSliceDeployments(app *serveconfig.Application) bool {
+	if app == nil {
+		return false
+	}
 	return slices.ContainsFunc(app.Deployments, func(d serveconfig.Deployment) bool { return d.Reservation != nil })
 }
 

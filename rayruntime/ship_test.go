@@ -60,3 +60,18 @@ func TestShipModuleLeavesThePlan(t *testing.T) {
 		t.Errorf("Plain got ray_actor_options %+v; it takes the application's py_modules", app.Deployments[2].RayActorOptions)
 	}
 }
+
+// A nil app has no slice deployments and ShipModule leaves it alone; an
+// empty URI ships nothing.
+func TestShipModuleNilAndEmpty(t *testing.T) {
+	t.Parallel()
+	if rayruntime.HasSliceDeployments(nil) {
+		t.Error("a nil app has slice deployments")
+	}
+	rayruntime.ShipModule(nil, "gcs://_ray_pkg_runtime.zip")
+	var app serveconfig.Application
+	rayruntime.ShipModule(&app, "")
+	if app.RuntimeEnv != nil {
+		t.Errorf("an empty URI was shipped: %+v", app.RuntimeEnv)
+	}
+}

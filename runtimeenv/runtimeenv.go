@@ -49,8 +49,12 @@ type Config struct {
 	EagerInstall        *bool `json:"eager_install,omitempty"`
 }
 
-// IsEmpty reports whether e sets nothing: it marshals to {}.
+// IsEmpty reports whether e sets nothing: it marshals to {}. A nil env
+// sets nothing: true.
 func (e *RuntimeEnv) IsEmpty() bool {
+	if e == nil {
+		return true
+	}
 	return e.WorkingDir == "" && len(e.PyModules) == 0 && len(e.Pip) == 0 && len(e.EnvVars) == 0 &&
 		len(e.Excludes) == 0 && e.Config == nil && len(e.Extra) == 0
 }
@@ -174,7 +178,11 @@ func (e *RuntimeEnv) UnmarshalJSON(b []byte) error {
 
 // Validate reports the problems of e under path p: environment variable
 // names Ray cannot set, and Extra keys that repeat a typed field that is set.
+// A nil env is no runtime env, which is valid: nil.
 func (e *RuntimeEnv) Validate(p *field.Path) field.ErrorList {
+	if e == nil {
+		return nil
+	}
 	var errs field.ErrorList
 	// Keys are sorted only when one is bad, so that a valid env costs no
 	// allocation.

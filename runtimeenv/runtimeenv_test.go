@@ -78,3 +78,11 @@ func TestValidate(t *testing.T) {
 		t.Errorf("a valid env: %v", errs)
 	}
 }
+
+// A nil RuntimeEnv is no runtime env: empty and valid.
+func TestNilRuntimeEnv(t *testing.T) {
+	var e *runtimeenv.RuntimeEnv
+	if !e.IsEmpty() || e.Validate(field.NewPath("runtime_env")) != nil {
+		t.Error("a nil RuntimeEnv is not empty and valid")
+	}
+}

@@ -101,8 +101,14 @@ type gke3DRule struct {
 }
 
 // RayAcceleratorType is Ray's accelerator_type resource suffix and label
-// value: "TPU-" + upper(RayVersion), e.g. TPU-V6E, TPU-V5LITEPOD.
+// value: "TPU-" + upper(RayVersion), e.g. TPU-V6E, TPU-V5LITEPOD; "" for
+// a nil *Generation (the methods of Generation take a nil receiver: the
+// string and list ones answer "" and nil, [Generation.CheckTopology] says
+// what to pass).
 func (g *Generation) RayAcceleratorType() string {
+	if g == nil {
+		return ""
+	}
 	if g.rayAcceleratorType != "" {
 		return g.rayAcceleratorType // a catalog generation
 	}
@@ -110,12 +116,20 @@ func (g *Generation) RayAcceleratorType() string {
 }
 
 // RayTopologies returns Ray's valid topologies for g, sorted by chip count
-// then by shape.
-func (g *Generation) RayTopologies() []string { return slices.Clone(g.ray) }
+// then by shape (nil for a nil *Generation).
+func (g *Generation) RayTopologies() []string {
+	if g == nil {
+		return nil
+	}
+	return slices.Clone(g.ray)
+}
 
 // MachineTypeFor returns the first machine type with the given chips per
-// host, or "" if none.
+// host, or "" if none (or g is nil).
 func (g *Generation) MachineTypeFor(chipsPerHost int) string {
+	if g == nil {
+		return ""
+	}
 	for _, m := range g.MachineTypes {
 		if m.Chips == chipsPerHost {
 			return m.Name

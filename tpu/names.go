@@ -48,8 +48,12 @@ func (g *Generation) formatPodType(chips int) string {
 }
 
 // PodType is Ray's pod type for a slice of the given chip count:
-// "<RayVersion>-<chips × TensorCores per chip>", e.g. v6e-16, v4-16, v7x-16.
+// "<RayVersion>-<chips × TensorCores per chip>", e.g. v6e-16, v4-16, v7x-16;
+// "" for a nil *Generation.
 func (g *Generation) PodType(chips int) string {
+	if g == nil {
+		return ""
+	}
 	if n, ok := g.names[chips]; ok {
 		return n.podType
 	}
@@ -57,8 +61,11 @@ func (g *Generation) PodType(chips int) string {
 }
 
 // HeadResource is the custom resource Ray gives worker 0 of the slice,
-// e.g. TPU-v6e-16-head.
+// e.g. TPU-v6e-16-head; "" for a nil Slice or one without a Generation.
 func (s *Slice) HeadResource() string {
+	if s == nil || s.Generation == nil {
+		return ""
+	}
 	if n, ok := s.Generation.names[s.Chips()]; ok {
 		return n.headResource
 	}

@@ -38,8 +38,11 @@ func ParsePodType(s string) (*Generation, int, error) {
 // either accepts; among those, the most compact (smallest largest
 // dimension, then smallest next one). v6e 16 chips is 4x4 (not Ray's 2x8),
 // v4 256 chips is 4x8x8 (not 4x4x16). It returns false when no shape has
-// that many chips.
+// that many chips, or g is nil.
 func (g *Generation) TopologyForChips(chips int) (Topology, bool) {
+	if g == nil {
+		return Topology{}, false
+	}
 	var best Topology
 	bestBoth := false
 	for _, s := range g.any {

@@ -29,8 +29,12 @@ const (
 )
 
 // CheckTopology reports why t is not a valid slice of g under target, or ""
-// when it is. TargetAny accepts a shape either rule set accepts.
+// when it is. TargetAny accepts a shape either rule set accepts. A nil
+// *Generation accepts nothing: the reason names the lookup to use.
 func (g *Generation) CheckTopology(t Topology, target Target) string {
+	if g == nil {
+		return nilGeneration
+	}
 	switch target {
 	case TargetRay:
 		return g.checkRay(t)
@@ -98,8 +102,17 @@ func (g *Generation) checkGKE(t Topology) string {
 
 // GKETopologies lists the shapes GKE provisions: for 2D generations the
 // documented list; for 3D ones the sub-cube shapes plus every sorted
-// multiple-of-4 shape within the cube limit, by chip count.
-func (g *Generation) GKETopologies() []string { return slices.Clone(g.gke) }
+// multiple-of-4 shape within the cube limit, by chip count (nil for a nil
+// *Generation).
+func (g *Generation) GKETopologies() []string {
+	if g == nil {
+		return nil
+	}
+	return slices.Clone(g.gke)
+}
+
+// nilGeneration is the reason a nil *Generation gives.
+const nilGeneration = "tpu: nil *Generation: use tpu.LookupGeneration or tpu.ResolveGeneration"
 
 func (g *Generation) computeGKETopologies() []string {
 	if g.Dims == 2 {
@@ -117,8 +130,12 @@ func (g *Generation) computeGKETopologies() []string {
 	return out
 }
 
-// ValidTopologies lists the valid shapes under target (TargetAny: the union).
+// ValidTopologies lists the valid shapes under target (TargetAny: the
+// union); nil for a nil *Generation.
 func (g *Generation) ValidTopologies(target Target) []string {
+	if g == nil {
+		return nil
+	}
 	switch target {
 	case TargetRay:
 		return g.RayTopologies()
@@ -132,8 +149,11 @@ func (g *Generation) ValidTopologies(target Target) []string {
 // override is given. It follows Ray's get_chips_per_host: on v5e and v6e the
 // single-host shapes 1x1, 2x2 and 2x4 put the whole slice on one host; every
 // other shape has 4 chips per host. v7x 1x1x1 (a shape Ray does not list)
-// is one chip on a 1-chip host.
+// is one chip on a 1-chip host. A nil *Generation has no host size: 0.
 func (g *Generation) DefaultChipsPerHost(t Topology) int {
+	if g == nil {
+		return 0
+	}
 	if (g.RayVersion == "v5litepod" || g.RayVersion == "v6e") && (t == topo1x1 || t == topo2x2 || t == topo2x4) {
 		return t.Chips()
 	}
@@ -151,7 +171,11 @@ var (
 	topo1x1x1 = Topology{dims: [3]int{1, 1, 1}, n: 3}
 )
 
-// GCEAcceleratorType is the GCE accelerator type, e.g. v5litepod-16, tpu7x-16.
+// GCEAcceleratorType is the GCE accelerator type, e.g. v5litepod-16,
+// tpu7x-16; "" for a nil *Generation.
 func (g *Generation) GCEAcceleratorType(chips int) string {
+	if g == nil {
+		return ""
+	}
 	return g.GCEPrefix + "-" + strconv.Itoa(chips*g.CoresPerChip)
 }

@@ -17,28 +17,66 @@ type Slice struct {
 	RayReason, GKEReason string
 }
 
-// Chips is the number of chips in the slice.
-func (s *Slice) Chips() int { return s.Topology.Chips() }
+// Chips is the number of chips in the slice (0 for a nil Slice).
+//
+// The methods of Slice take a nil receiver and a zero Slice (one not made
+// by resolving a spec, with no Generation): they answer 0, false, "" or
+// nil rather than panic.
+func (s *Slice) Chips() int {
+	if s == nil {
+		return 0
+	}
+	return s.Topology.Chips()
+}
 
-// Hosts is chips / chips per host (at least 1).
-func (s *Slice) Hosts() int { return max(1, s.Chips()/s.ChipsPerHost) }
+// Hosts is chips / chips per host: at least 1 for a resolved slice, 0 for a
+// nil Slice or one without a positive ChipsPerHost.
+func (s *Slice) Hosts() int {
+	if s == nil || s.ChipsPerHost <= 0 {
+		return 0
+	}
+	return max(1, s.Topology.Chips()/s.ChipsPerHost)
+}
 
 // MultiHost reports whether the slice spans more than one host. Ray treats a
 // slice as single-host when chips <= chips per host.
-func (s *Slice) MultiHost() bool { return s.Chips() > s.ChipsPerHost }
+func (s *Slice) MultiHost() bool {
+	if s == nil {
+		return false
+	}
+	return s.Topology.Chips() > s.ChipsPerHost
+}
 
 // PodType is Ray's pod type (label ray.io/tpu-pod-type), e.g. v6e-16.
-func (s *Slice) PodType() string { return s.Generation.PodType(s.Chips()) }
+func (s *Slice) PodType() string {
+	if s == nil {
+		return ""
+	}
+	return s.Generation.PodType(s.Topology.Chips())
+}
 
 // GCEAcceleratorType is the GCE accelerator type, e.g. tpu7x-16.
-func (s *Slice) GCEAcceleratorType() string { return s.Generation.GCEAcceleratorType(s.Chips()) }
+func (s *Slice) GCEAcceleratorType() string {
+	if s == nil {
+		return ""
+	}
+	return s.Generation.GCEAcceleratorType(s.Topology.Chips())
+}
 
 // RayAcceleratorType is Ray's accelerator type, e.g. TPU-V6E.
-func (s *Slice) RayAcceleratorType() string { return s.Generation.RayAcceleratorType() }
+func (s *Slice) RayAcceleratorType() string {
+	if s == nil {
+		return ""
+	}
+	return s.Generation.RayAcceleratorType()
+}
 
 // GKEAccelerator is the value of cloud.google.com/gke-tpu-accelerator, or
 // "" when GKE does not offer the generation.
 func (s *Slice) GKEAccelerator() string {
+	if s == nil || s.Generation == nil {
+		return ""
+	}
 	g := s.Generation
 	if g.GKEAcceleratorSingleHost != "" && !s.MultiHost() {
 		return g.GKEAcceleratorSingleHost
@@ -46,25 +84,47 @@ func (s *Slice) GKEAccelerator() string {
 	return g.GKEAccelerator
 }
 
-// GKENodeSelector is the node selector a GKE pod of this slice carries.
+// GKENodeSelector is the node selector a GKE pod of this slice carries
+// (nil when GKE does not offer the generation).
 func (s *Slice) GKENodeSelector() map[string]string {
-	if s.GKEAccelerator() == "" {
+	acc := s.GKEAccelerator()
+	if acc == "" {
 		return nil
 	}
 	return map[string]string{
-		LabelGKEAccelerator: s.GKEAccelerator(),
+		LabelGKEAccelerator: acc,
 		LabelGKETopology:    s.Topology.String(),
 	}
 }
 
 // DevicesPerHost is the JAX device count on each host.
-func (s *Slice) DevicesPerHost() int { return s.ChipsPerHost * s.Generation.DevicesPerChip }
+func (s *Slice) DevicesPerHost() int {
+	if s == nil || s.Generation == nil {
+		return 0
+	}
+	return s.ChipsPerHost * s.Generation.DevicesPerChip
+}
 
 // Devices is the JAX device count of the whole slice.
-func (s *Slice) Devices() int { return s.Chips() * s.Generation.DevicesPerChip }
+func (s *Slice) Devices() int {
+	if s == nil || s.Generation == nil {
+		return 0
+	}
+	return s.Topology.Chips() * s.Generation.DevicesPerChip
+}
 
 // HBMGiB is the slice's total HBM (approximate).
-func (s *Slice) HBMGiB() float64 { return float64(s.Chips()) * s.Generation.HBMGiB }
+func (s *Slice) HBMGiB() float64 {
+	if s == nil || s.Generation == nil {
+		return 0
+	}
+	return float64(s.Topology.Chips()) * s.Generation.HBMGiB
+}
 
 // PeakBF16TFLOPS is the slice's total peak bf16 TFLOP/s (approximate).
-func (s *Slice) PeakBF16TFLOPS() float64 { return float64(s.Chips()) * s.Generation.PeakBF16TFLOPS }
+func (s *Slice) PeakBF16TFLOPS() float64 {
+	if s == nil || s.Generation == nil {
+		return 0
+	}
+	return float64(s.Topology.Chips()) * s.Generation.PeakBF16TFLOPS
+}

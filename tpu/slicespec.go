@@ -173,6 +173,9 @@ func (g *Generation) CheckChipsPerHost(t Topology, n int, p *field.Path) *field.
 	if n <= 0 {
 		return field.Invalid(p, n, "must be positive")
 	}
+	if g == nil {
+		return field.Invalid(p, n, nilGeneration)
+	}
 	if e := g.hostSizeError(n, p); e != nil {
 		return e
 	}

@@ -122,8 +122,17 @@ func rules() []rule {
 // (a real cluster): every name the suite uses is new, made of a random
 // prefix, so runs on a long-lived cluster never meet those of an earlier
 // Run.
+//
+// A nil t has nowhere to report, and Run returns at once; a nil newBackend
+// fails t.
 func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
+	if t == nil {
+		return
+	}
 	t.Helper()
+	if newBackend == nil {
+		t.Fatal("backendtest.Run: nil newBackend: pass a func returning the Backend under test")
+	}
 	prefix := newPrefix()
 	// What the backend implements decides which rules are its contract: a
 	// backend that only serves has no Runner rules to pass. One that

@@ -118,7 +118,11 @@ type KindError struct {
 	Err  error
 }
 
+// Error renders the kind error; "<nil>" for a nil *KindError.
 func (e *KindError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	prefix := ""
 	if e.File != "" {
 		prefix = e.File + ": "
@@ -126,7 +130,13 @@ func (e *KindError) Error() string {
 	return fmt.Sprintf("%snot a valid %s: %v", prefix, e.Want, e.Err)
 }
 
-func (e *KindError) Unwrap() error { return e.Err }
+// Unwrap returns the field errors (nil for a nil *KindError).
+func (e *KindError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Load reads the file at path (see ReadFile) as a file of kind k into v
 // (a pointer), reporting paths under root (nil: the file's top-level

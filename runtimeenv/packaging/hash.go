@@ -83,6 +83,9 @@ func copyPlain(w io.Writer, r io.Reader) error {
 // ray._private.runtime_env.packaging.get_uri_for_directory; see URI),
 // reading files on Options.Workers goroutines without zipping them.
 func (t *Tree) Hash() (string, error) {
+	if !t.usable() {
+		return "", errNoTree
+	}
 	hashes := make([][8]byte, len(t.entries))
 	g, ctx := errgroup.WithContext(context.Background())
 	g.SetLimit(t.opts.Workers)

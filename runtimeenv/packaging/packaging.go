@@ -89,6 +89,9 @@ func (o *Options) normalize() error {
 // a package of it holds, in zip order. It keeps the directory open (files
 // are read through an os.Root of it, so nothing outside it is ever opened)
 // until Close.
+//
+// Only Walk makes a usable Tree: on a nil or zero *Tree, Hash and WriteZip
+// return an error naming Walk, Files is nil, Size 0 and Close nil.
 type Tree struct {
 	dir     string
 	opts    Options
@@ -97,9 +100,16 @@ type Tree struct {
 	total   int64
 }
 
+// errNoTree is the error of a nil or zero *Tree (one Walk did not make).
+var errNoTree = errors.New("packaging: nil or zero *Tree: use packaging.Walk")
+
+// usable reports whether t was made by Walk (which always sets a positive
+// MaxSize).
+func (t *Tree) usable() bool { return t != nil && t.opts.MaxSize > 0 }
+
 // Close releases the directory.
 func (t *Tree) Close() error {
-	if t.root == nil {
+	if t == nil || t.root == nil {
 		return nil
 	}
 	return t.root.Close()
@@ -109,6 +119,9 @@ func (t *Tree) Close() error {
 // zip order, without Options.Prefix: files, Extra files, and empty
 // directories (with a trailing "/"; an empty tree is "./").
 func (t *Tree) Files() []string {
+	if t == nil {
+		return nil
+	}
 	var out []string
 	for _, e := range t.entries {
 		switch {
@@ -125,7 +138,12 @@ func (t *Tree) Files() []string {
 }
 
 // Size is the bytes of all the files (before zipping).
-func (t *Tree) Size() int64 { return t.total }
+func (t *Tree) Size() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.total
+}
 
 // open opens an entry's file: through the root, or the single file.
 func (t *Tree) open(e *entry) (io.ReadCloser, error) {
@@ -167,7 +185,11 @@ type SizeError struct {
 	Files bool
 }
 
+// Error says what was over which limit; "<nil>" for a nil *SizeError.
 func (e *SizeError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	what, at := "package", "reached"
 	if e.Files {
 		what, at = "files to package", "add up to"

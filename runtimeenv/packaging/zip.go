@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -104,6 +105,12 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 // size of every file once it is in the zip. Past Options.MaxSize it stops
 // with a *SizeError. A tree may be written more than once.
 func (t *Tree) WriteZip(w io.Writer, written func(size int64)) (*Zip, error) {
+	if !t.usable() {
+		return nil, errNoTree
+	}
+	if w == nil {
+		return nil, errors.New("packaging: nil io.Writer: pass the writer the zip goes to")
+	}
 	opts, dir, entries := t.opts, t.dir, t.entries
 	if opts.Store && t.total > opts.MaxSize {
 		return nil, &SizeError{Dir: dir, Size: t.total, Limit: opts.MaxSize, Files: true}
