@@ -45,14 +45,10 @@ func TestAliasBombIsRefusedAtItsAlias(t *testing.T) {
 		t.Fatalf("the bomb is %d bytes, issue 46's 324", len(b))
 	}
 	var errs field.ErrorList
-	start := time.Now()
 	alloctest.Below(t, 20*alloctest.MiB, func() {
 		var a serveApp
 		errs = fieldfile.Decode(b, field.NewPath("app"), &a)
 	})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
 	want := []field.Ref{{Field: "app.args[e][0]", Type: field.TypeTooMany}}
 	if diff := cmp.Diff(want, field.Refs(errs)); diff != "" {
 		t.Fatalf("(-want +got):\n%s\n%v", diff, errs)
@@ -95,14 +91,10 @@ func TestMergeBombIsRefused(t *testing.T) {
 		b.WriteString("  - {<<: *b}\n")
 	}
 	var errs field.ErrorList
-	start := time.Now()
 	alloctest.Below(t, 100*alloctest.MiB, func() {
 		var a serveApp
 		errs = fieldfile.Decode([]byte(b.String()), field.NewPath("app"), &a)
 	})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
 	if len(errs) != 1 || errs[0].Type != field.TypeTooMany {
 		t.Fatalf("want one TooMany, got %v", errs)
 	}
@@ -138,8 +130,8 @@ func TestReadFileRefusesBeforeReading(t *testing.T) {
 			if n > alloctest.MiB {
 				t.Errorf("Load(%s) allocated %d bytes", c.path, n)
 			}
-		case <-time.After(2 * time.Second):
-			t.Fatalf("Load(%s) still running after 2s", c.path)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("Load(%s) still running after 30s (a read that blocks)", c.path)
 		}
 	}
 	if _, err := fieldfile.ReadFile(t.TempDir() + "/missing.yaml"); !errors.Is(err, fs.ErrNotExist) {
