@@ -22,13 +22,22 @@ import (
 // Name is the name the backend gives itself in a backend.Outcome.
 const Name = "kuberay"
 
-// errNilBackend is the error of every method called on a nil *Backend.
-var errNilBackend = errors.New("kuberay: nil *Backend: make one with New or NewWithClient")
+// errNilBackend is the error of every method called on a nil *Backend,
+// and errZeroBackend of one called on a Backend not made by New or
+// NewWithClient; both match backend.ErrNilBackend.
+var (
+	errNilBackend  = fmt.Errorf("kuberay: nil *Backend: make one with kuberay.New or kuberay.NewWithClient: %w", backend.ErrNilBackend)
+	errZeroBackend = fmt.Errorf("kuberay: *Backend not made by New or NewWithClient (a zero Backend): make one with kuberay.New or kuberay.NewWithClient: %w", backend.ErrNilBackend)
+)
 
-// usable is the error of a call on a nil *Backend or with a nil context.
+// usable is the error of a call on a nil *Backend, on one not made by New
+// or NewWithClient, or with a nil context.
 func (b *Backend) usable(ctx context.Context) error {
 	if b == nil {
 		return errNilBackend
+	}
+	if b.client == nil || b.logger == nil {
+		return errZeroBackend
 	}
 	if ctx == nil {
 		return errors.New("kuberay: nil context.Context: pass context.Background() or a request's context")
@@ -37,8 +46,10 @@ func (b *Backend) usable(ctx context.Context) error {
 }
 
 // Backend runs plans as KubeRay RayJobs in one namespace. It is safe for
-// concurrent use.
-
+// concurrent use. A Backend is made by New or NewWithClient: every method
+// of a nil *Backend, or of one not made by them (a zero Backend,
+// new(Backend)), returns an error matching backend.ErrNilBackend that says
+// so, and does nothing.
 type Backend struct {
 	client rayclient.Interface
 	// kube writes ConfigMaps (a packed working_dir); nil with

@@ -368,3 +368,32 @@ func optionFields(err error) []string {
 
 // fakeRayClient is a KubeRay clientset that holds nothing.
 func fakeRayClient() *rayfake.Clientset { return rayfake.NewSimpleClientset() }
+
+// Every method of a nil *Backend and of one not made by New or
+// NewWithClient returns an error matching backend.ErrNilBackend.
+func TestNilAndZeroBackend(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, b := range map[string]*kuberay.Backend{"nil": nil, "zero": new(kuberay.Backend)} {
+		errs := map[string]error{}
+		_, errs["Run"] = b.Run(ctx, nil, backend.RunOptions{})
+		_, errs["Apply"] = b.Apply(ctx, nil, "x")
+		_, errs["ApplyPlan"] = b.ApplyPlan(ctx, nil)
+		_, errs["ApplyManifest"] = b.ApplyManifest(ctx, "default", nil)
+		_, errs["ApplyManifests"] = b.ApplyManifests(ctx, "default", nil)
+		_, errs["Deploy"] = b.Deploy(ctx, nil)
+		_, errs["Up"] = b.Up(ctx, nil)
+		errs["Down"] = b.Down(ctx, "x")
+		errs["Delete"] = b.Delete(ctx, "x")
+		_, errs["Status"] = b.Status(ctx, "x")
+		_, errs["Wait"] = b.Wait(ctx, "x", backend.WaitOptions{})
+		_, errs["WaitCluster"] = b.WaitCluster(ctx, "x", nil)
+		_, errs["WaitJob"] = b.WaitJob(ctx, "x", backend.RunOptions{})
+		_, errs["ReadClusterSlices"] = b.ReadClusterSlices(ctx, "x")
+		for m, err := range errs {
+			if !errors.Is(err, backend.ErrNilBackend) {
+				t.Errorf("%s Backend: %s = %v, want an error matching backend.ErrNilBackend", name, m, err)
+			}
+		}
+	}
+}

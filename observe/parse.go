@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -44,8 +46,11 @@ type Export struct {
 // ParseExport reads one node's Prometheus text (what its metrics export
 // port serves at /metrics) and returns its TPU chips. Families other than
 // the ray_tpu_* gauges are skipped before parsing; a sample without a
-// valid TpuIndex is an error.
+// valid TpuIndex is an error, and so is a nil r (or a nil pointer in it).
 func ParseExport(r io.Reader) (Export, error) {
+	if isNil(r) {
+		return Export{}, errors.New("observe: ParseExport: nil reader: pass a reader of one node's /metrics text")
+	}
 	tpuText, err := tpuLines(r)
 	if err != nil {
 		return Export{}, fmt.Errorf("observe: read metrics: %w", err)
@@ -146,4 +151,17 @@ func value(m *dto.Metric) float64 {
 		return m.GetCounter().GetValue()
 	}
 	return 0
+}
+
+// isNil reports whether v is nil or holds a nil pointer, map, slice, func
+// or channel (a typed nil).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }

@@ -19,7 +19,9 @@ import (
 const maxExport = 64 << 20
 
 // Reader reads TPU metrics from a Ray cluster. It is safe for concurrent
-// use.
+// use. A Reader is made by NewReader: TPUMetrics of a nil *Reader, or of
+// one not made by NewReader (a zero Reader), returns an error saying to use
+// NewReader.
 type Reader struct {
 	client   *ray.Client
 	hc       *http.Client
@@ -97,6 +99,18 @@ func NodeAddrs(addrs map[string]string) func(ray.Node) string {
 	}
 }
 
+// check reports a Reader its methods cannot use: nil, or not made by
+// NewReader. op names the method called.
+func (r *Reader) check(op string) error {
+	if r == nil {
+		return fmt.Errorf("observe: %s: nil *Reader: use observe.NewReader", op)
+	}
+	if r.client == nil || r.hc == nil || r.logger == nil || r.parallel <= 0 {
+		return fmt.Errorf("observe: %s: *Reader not made by NewReader (a zero Reader): use observe.NewReader", op)
+	}
+	return nil
+}
+
 // addr is where node n's export is read.
 func (r *Reader) addr(n ray.Node) string {
 	if r.nodeAddr != nil {
@@ -107,10 +121,14 @@ func (r *Reader) addr(n ray.Node) string {
 	return n.MetricsAddr()
 }
 
-// NewReader returns a reader of the cluster whose dashboard client is c.
+// NewReader returns a reader of the cluster whose dashboard client is c,
+// which must be made by ray.NewClient. Nil options are skipped.
 func NewReader(c *ray.Client, opts ...Option) (*Reader, error) {
 	if c == nil {
-		return nil, errors.New("observe: NewReader(nil): want a dashboard client")
+		return nil, errors.New("observe: NewReader(nil): want a dashboard client made by ray.NewClient")
+	}
+	if c.BaseURL() == "" {
+		return nil, errors.New("observe: NewReader: the dashboard client was not made by ray.NewClient: use ray.NewClient")
 	}
 	r := &Reader{
 		client:   c,
@@ -119,6 +137,9 @@ func NewReader(c *ray.Client, opts ...Option) (*Reader, error) {
 		logger:   slog.New(slog.DiscardHandler),
 	}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		if err := o(r); err != nil {
 			return nil, err
 		}
@@ -132,6 +153,9 @@ func NewReader(c *ray.Client, opts ...Option) (*Reader, error) {
 // its Host.Err; TPUMetrics fails only when the node list cannot be read or
 // when no TPU node could be read.
 func (r *Reader) TPUMetrics(ctx context.Context) (TPUMetrics, error) {
+	if err := r.check("TPUMetrics"); err != nil {
+		return TPUMetrics{}, err
+	}
 	nodes, err := r.client.Nodes(ctx)
 	if err != nil {
 		return TPUMetrics{}, fmt.Errorf("observe: list nodes: %w", err)

@@ -15,7 +15,8 @@ import (
 	"github.com/raytpu/raytpu/profiler/internal/tslpb"
 )
 
-// Trace is one captured profile of one host.
+// Trace is one captured profile of one host. WriteLogDir of a nil *Trace
+// returns an error saying to pass the Trace that Capture returns.
 type Trace struct {
 	// Host is the host the trace is of; the file is <Host>.xplane.pb.
 	Host string

@@ -17,6 +17,9 @@ func RunName(t time.Time) string { return t.UTC().Format("2006_01_02_15_04_05") 
 // --logdir <logdir>, xprof <logdir>), and returns the file's path. An
 // empty run is RunName(time.Now()). It never overwrites a file.
 func (t *Trace) WriteLogDir(logdir, run string) (string, error) {
+	if t == nil {
+		return "", fmt.Errorf("profiler: WriteLogDir: nil *Trace: pass the Trace that profiler.Capture returns")
+	}
 	if run == "" {
 		run = RunName(time.Now())
 	}

@@ -15,7 +15,9 @@ import (
 // no events.
 var ErrEmptyTrace = errors.New("empty trace")
 
-// Summary describes an XSpace: its planes and what each holds.
+// Summary describes an XSpace: its planes and what each holds. A nil
+// *Summary holds nothing: Events is 0, Plane is nil, and Check returns an
+// error wrapping ErrEmptyTrace that says to pass the Summary Parse made.
 type Summary struct {
 	// Planes in the order of the XSpace.
 	Planes []Plane `json:"planes"`
@@ -26,7 +28,9 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Plane summarises one XPlane: a device, or the host ("/host:CPU").
+// Plane summarises one XPlane: a device, or the host ("/host:CPU"). A
+// nil *Plane (what Summary.Plane answers for a missing plane) counts 0
+// events of every name.
 type Plane struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
@@ -97,6 +101,9 @@ func summarise(xs *tslpb.XSpace) (*Summary, error) {
 
 // Events is the number of events in every plane.
 func (s *Summary) Events() int {
+	if s == nil {
+		return 0
+	}
 	n := 0
 	for _, p := range s.Planes {
 		n += p.Events
@@ -106,6 +113,9 @@ func (s *Summary) Events() int {
 
 // Plane returns the plane named name, or nil.
 func (s *Summary) Plane(name string) *Plane {
+	if s == nil {
+		return nil
+	}
 	i := slices.IndexFunc(s.Planes, func(p Plane) bool { return p.Name == name })
 	if i < 0 {
 		return nil
@@ -115,6 +125,9 @@ func (s *Summary) Plane(name string) *Plane {
 
 // Count is the number of events named name in the plane.
 func (p *Plane) Count(name string) int {
+	if p == nil {
+		return 0
+	}
 	i, ok := slices.BinarySearchFunc(p.EventCounts, name, func(c NameCount, n string) int {
 		switch {
 		case c.Name < n:
@@ -134,6 +147,9 @@ func (p *Plane) Count(name string) int {
 // plane or no event: the server traced while nothing ran, or every tracer
 // was off. The profiler's own errors are part of the message.
 func (s *Summary) Check() error {
+	if s == nil {
+		return fmt.Errorf("%w: nil *Summary: pass the Summary that profiler.Parse returns (or a Trace's)", ErrEmptyTrace)
+	}
 	if len(s.Planes) > 0 && s.Events() > 0 {
 		return nil
 	}

@@ -151,3 +151,18 @@ func TestOptionsValidate(t *testing.T) {
 		})
 	}
 }
+
+// Nil summaries, planes and traces answer without panicking.
+func TestNilReceivers(t *testing.T) {
+	var s *profiler.Summary
+	if s.Events() != 0 || s.Plane("/host:CPU") != nil || s.Plane("x").Count("y") != 0 {
+		t.Error("a nil Summary or Plane holds something")
+	}
+	if err := s.Check(); !errors.Is(err, profiler.ErrEmptyTrace) {
+		t.Errorf("nil Summary: Check = %v, want ErrEmptyTrace", err)
+	}
+	var tr *profiler.Trace
+	if _, err := tr.WriteLogDir(t.TempDir(), "run"); err == nil {
+		t.Error("nil Trace: WriteLogDir succeeded")
+	}
+}

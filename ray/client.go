@@ -99,6 +99,12 @@ const DefaultRequestTimeout = 30 * time.Second
 
 // Client talks to the Ray dashboard's REST API: Jobs, runtime_env packages
 // and job log tails. It is safe for concurrent use.
+//
+// A Client is made by NewClient. Every method of a nil *Client, or of one
+// not made by NewClient (a zero Client, new(Client)), returns an error
+// saying to use NewClient ("ray: ListJobs: nil *Client: use ray.NewClient")
+// without sending anything; TailJobLogs yields that error once, and
+// BaseURL answers "".
 type Client struct {
 	base    *url.URL // scheme, host and path prefix, no trailing slash
 	hc      *http.Client
@@ -202,8 +208,26 @@ func (c *Client) apiError(status int, method, path string, body []byte) *APIErro
 	return e
 }
 
-// BaseURL returns the dashboard URL without credentials.
-func (c *Client) BaseURL() string { return Redact(c.base) }
+// check reports a Client its methods cannot use: nil, or not made by
+// NewClient. op names the method called.
+func (c *Client) check(op string) error {
+	if c == nil {
+		return fmt.Errorf("ray: %s: nil *Client: use ray.NewClient", op)
+	}
+	if c.base == nil || c.hc == nil || c.retry.MaxAttempts == 0 {
+		return fmt.Errorf("ray: %s: *Client not made by NewClient (a zero Client): use ray.NewClient", op)
+	}
+	return nil
+}
+
+// BaseURL returns the dashboard URL without credentials; "" for a nil
+// Client or one not made by NewClient.
+func (c *Client) BaseURL() string {
+	if c.check("BaseURL") != nil {
+		return ""
+	}
+	return Redact(c.base)
+}
 
 // request describes one logical call.
 type request struct {

@@ -117,6 +117,9 @@ func (r *AutoscalerReport) StartingSummary() string {
 // ClusterStatus reads the autoscaler's last report. It is a read and is
 // retried.
 func (c *Client) ClusterStatus(ctx context.Context) (ClusterStatus, error) {
+	if err := c.check("ClusterStatus"); err != nil {
+		return ClusterStatus{}, err
+	}
 	const path = "/api/cluster_status"
 	var out struct {
 		Result bool   `json:"result"`

@@ -47,7 +47,8 @@ var (
 	ErrDashboardNotServing = errors.New("ray: dashboard not serving the route")
 )
 
-// APIError is an error answer from the Ray dashboard.
+// APIError is an error answer from the Ray dashboard. A nil *APIError's
+// Error is "<nil>" and it matches no sentinel.
 type APIError struct {
 	Status  int    // HTTP status code
 	Method  string // HTTP method
@@ -59,6 +60,9 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	msg := e.Message
 	if msg == "" {
 		msg = http.StatusText(e.Status)
@@ -71,6 +75,9 @@ func (e *APIError) Error() string {
 
 // Is maps the error onto the package's sentinels.
 func (e *APIError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	switch target {
 	case ErrNotFound:
 		return e.kind() == ErrNotFound
@@ -89,6 +96,9 @@ func (e *APIError) Is(target error) bool {
 }
 
 func (e *APIError) kind() error {
+	if e == nil {
+		return nil
+	}
 	body := e.Body
 	switch {
 	case e.Status == http.StatusNotFound:

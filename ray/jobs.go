@@ -114,6 +114,9 @@ type VersionInfo struct {
 
 // Version returns the dashboard's API and Ray versions.
 func (c *Client) Version(ctx context.Context) (VersionInfo, error) {
+	if err := c.check("Version"); err != nil {
+		return VersionInfo{}, err
+	}
 	var v VersionInfo
 	err := c.getJSON(ctx, "/api/version", &v)
 	return v, err
@@ -163,6 +166,9 @@ func checkID(op, id string) error {
 // attempt of this call created the job, which is confirmed by reading it
 // back.
 func (c *Client) SubmitJob(ctx context.Context, sub JobSubmission) (string, error) {
+	if err := c.check("SubmitJob"); err != nil {
+		return "", err
+	}
 	if strings.TrimSpace(sub.Entrypoint) == "" {
 		return "", fmt.Errorf("ray: SubmitJob: %w: entrypoint is empty", ErrInvalid)
 	}
@@ -238,6 +244,9 @@ func (c *Client) confirmSubmitted(ctx context.Context, sub JobSubmission, cause 
 
 // GetJob returns a job by submission id (or job id).
 func (c *Client) GetJob(ctx context.Context, id string) (JobInfo, error) {
+	if err := c.check("GetJob"); err != nil {
+		return JobInfo{}, err
+	}
 	var j JobInfo
 	if err := checkID("GetJob", id); err != nil {
 		return j, err
@@ -249,6 +258,9 @@ func (c *Client) GetJob(ctx context.Context, id string) (JobInfo, error) {
 // ListJobs returns every job the cluster knows: submitted jobs and plain
 // drivers (Type "DRIVER").
 func (c *Client) ListJobs(ctx context.Context) ([]JobInfo, error) {
+	if err := c.check("ListJobs"); err != nil {
+		return nil, err
+	}
 	var js []JobInfo
 	err := c.getJSON(ctx, "/api/jobs/", &js)
 	return js, err
@@ -256,6 +268,9 @@ func (c *Client) ListJobs(ctx context.Context) ([]JobInfo, error) {
 
 // JobLogs returns the job's driver log so far.
 func (c *Client) JobLogs(ctx context.Context, id string) (string, error) {
+	if err := c.check("JobLogs"); err != nil {
+		return "", err
+	}
 	if err := checkID("JobLogs", id); err != nil {
 		return "", err
 	}
@@ -269,6 +284,9 @@ func (c *Client) JobLogs(ctx context.Context, id string) (string, error) {
 // StopJob asks Ray to stop the job. It reports false when the job had
 // already finished. Stopping is asynchronous: wait with WaitJob.
 func (c *Client) StopJob(ctx context.Context, id string) (bool, error) {
+	if err := c.check("StopJob"); err != nil {
+		return false, err
+	}
 	if err := checkID("StopJob", id); err != nil {
 		return false, err
 	}
@@ -287,6 +305,9 @@ func (c *Client) StopJob(ctx context.Context, id string) (bool, error) {
 // DeleteJob deletes a finished job's record and logs. Deleting a job that
 // is still PENDING or RUNNING fails with an error matching ErrConflict.
 func (c *Client) DeleteJob(ctx context.Context, id string) (bool, error) {
+	if err := c.check("DeleteJob"); err != nil {
+		return false, err
+	}
 	if err := checkID("DeleteJob", id); err != nil {
 		return false, err
 	}
@@ -322,6 +343,9 @@ type WaitOptions struct {
 // with ErrUnavailable are tolerated until ctx ends; other errors end the
 // wait.
 func (c *Client) WaitJob(ctx context.Context, id string, opts WaitOptions) (JobInfo, error) {
+	if err := c.check("WaitJob"); err != nil {
+		return JobInfo{}, err
+	}
 	interval := opts.PollInterval
 	if interval <= 0 {
 		interval = time.Second

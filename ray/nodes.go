@@ -57,6 +57,9 @@ func (n Node) MetricsAddr() string {
 // Nodes lists the cluster's nodes, dead ones included, head first, then
 // by IP and id. It is a read and is retried.
 func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
+	if err := c.check("Nodes"); err != nil {
+		return nil, err
+	}
 	const path = "/nodes"
 	var out struct {
 		Result bool   `json:"result"`

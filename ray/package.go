@@ -54,7 +54,7 @@ type PackageOptions struct {
 }
 
 // Package is a zipped directory, named by its content hash the way Ray
-// names it, ready for upload.
+// names it, ready for upload. A nil *Package's Name is "".
 type Package struct {
 	// URI is "gcs://_ray_pkg_<Hash>.zip".
 	URI string
@@ -69,7 +69,13 @@ type Package struct {
 }
 
 // Name returns the package's file name, "_ray_pkg_<hash>.zip".
-func (p *Package) Name() string { return "_ray_pkg_" + p.Hash + ".zip" }
+// A nil *Package has no name: "".
+func (p *Package) Name() string {
+	if p == nil {
+		return ""
+	}
+	return "_ray_pkg_" + p.Hash + ".zip"
+}
 
 func (o *PackageOptions) normalize() error {
 	if err := o.Validate(); err != nil {

@@ -26,6 +26,9 @@ const maxConcurrentUploads = 4
 // cancels the others and is returned. Concurrent calls on one Client that
 // need the same package upload it once (see UploadDir).
 func (c *Client) PrepareRuntimeEnv(ctx context.Context, env *runtimeenv.RuntimeEnv, opts PackageOptions) (*runtimeenv.RuntimeEnv, error) {
+	if err := c.check("PrepareRuntimeEnv"); err != nil {
+		return nil, err
+	}
 	out := env.Clone()
 	if out == nil {
 		return nil, nil

@@ -154,6 +154,9 @@ func abbrev(b []byte) string {
 // replicas. When Serve is not running, Applications is empty. The read is
 // retried like every safe call.
 func (c *Client) ServeApplications(ctx context.Context) (ServeDetails, error) {
+	if err := c.check("ServeApplications"); err != nil {
+		return ServeDetails{}, err
+	}
 	var d ServeDetails
 	err := c.getJSON(ctx, servePath, &d)
 	return d, err
@@ -172,6 +175,9 @@ func (c *Client) ServeApplications(ctx context.Context) (ServeDetails, error) {
 // Ray rejects an invalid config with HTTP 400 (ErrInvalid) and its
 // pydantic message.
 func (c *Client) DeployServeApplications(ctx context.Context, cfg ServeDeployConfig) error {
+	if err := c.check("DeployServeApplications"); err != nil {
+		return err
+	}
 	for i, a := range cfg.Applications {
 		if err := checkServeApp(fmt.Sprintf("applications[%d]", i), a); err != nil {
 			return fmt.Errorf("ray: DeployServeApplications: %w", err)
@@ -224,6 +230,9 @@ func serveError(err error) error {
 // the proxies and the controller. Shutting down a Serve that is not
 // running succeeds, so the call is retried like every safe call.
 func (c *Client) ShutdownServe(ctx context.Context) error {
+	if err := c.check("ShutdownServe"); err != nil {
+		return err
+	}
 	_, _, err := c.do(ctx, request{method: http.MethodDelete, path: servePath, retry: true, slow: true})
 	return err
 }

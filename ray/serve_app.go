@@ -168,6 +168,9 @@ func envelopeOf(d ServeDetails, apps []json.RawMessage) ServeDeployConfig {
 // A failed write is retried after reading the set again, never by sending
 // the same body (see the note on concurrent writers above).
 func (c *Client) DeployServeApplication(ctx context.Context, app json.RawMessage) error {
+	if err := c.check("DeployServeApplication"); err != nil {
+		return err
+	}
 	if err := checkServeApp("app", app); err != nil {
 		return fmt.Errorf("ray: DeployServeApplication: %w", err)
 	}
@@ -183,6 +186,9 @@ func (c *Client) DeployServeApplication(ctx context.Context, app json.RawMessage
 // runtime_envs from the fields, checks them as DeployServeApplication
 // does, and sends the config's JSON (serveconfig.Application.MarshalJSON).
 func (c *Client) DeployServeConfig(ctx context.Context, app *serveconfig.Application) error {
+	if err := c.check("DeployServeConfig"); err != nil {
+		return err
+	}
 	if app == nil {
 		return fmt.Errorf("ray: DeployServeConfig: app: %w: no application", ErrInvalid)
 	}
@@ -253,6 +259,9 @@ func (c *Client) deployServeApp(ctx context.Context, op, name string, app json.R
 // PUT leaves such applications alone): that is an error matching
 // ErrConflict.
 func (c *Client) DeleteServeApplication(ctx context.Context, name string) error {
+	if err := c.check("DeleteServeApplication"); err != nil {
+		return err
+	}
 	if name == "" {
 		return fmt.Errorf("ray: DeleteServeApplication: name: %w: empty application name", ErrInvalid)
 	}

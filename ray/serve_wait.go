@@ -23,7 +23,8 @@ var (
 // or ErrNotFound (NOT_STARTED: Ray has no such application) with
 // errors.Is. When the wait ended with its context, Err is the context's
 // error (errors.Is(err, context.DeadlineExceeded) holds) and Status is the
-// last status seen, such as DEPLOYING.
+// last status seen, such as DEPLOYING. A nil *ServeApplicationError's
+// Error is "<nil>"; it matches no sentinel and unwraps to nil.
 type ServeApplicationError struct {
 	Name   string
 	Status ServeApplicationStatus
@@ -38,6 +39,9 @@ type ServeApplicationError struct {
 }
 
 func (e *ServeApplicationError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "ray: Serve application %q is %s", e.Name, e.Status)
 	if e.Err != nil {
@@ -52,6 +56,9 @@ func (e *ServeApplicationError) Error() string {
 
 // Is maps the status onto the sentinels.
 func (e *ServeApplicationError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	switch target {
 	case ErrDeployFailed:
 		return e.Status == ServeAppDeployFailed
@@ -64,7 +71,12 @@ func (e *ServeApplicationError) Is(target error) bool {
 }
 
 // Unwrap returns the context's error, if the wait was cut short.
-func (e *ServeApplicationError) Unwrap() error { return e.Err }
+func (e *ServeApplicationError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // WaitServeOptions configures WaitServeApplication.
 type WaitServeOptions struct {
@@ -91,6 +103,9 @@ type WaitServeOptions struct {
 // the wait. A wait that ends before the dashboard answered never matches
 // ErrNotFound.
 func (c *Client) WaitServeApplication(ctx context.Context, name string, opts WaitServeOptions) (ApplicationDetails, error) {
+	if err := c.check("WaitServeApplication"); err != nil {
+		return ApplicationDetails{}, err
+	}
 	interval := opts.PollInterval
 	if interval <= 0 {
 		interval = time.Second

@@ -102,11 +102,17 @@ type ActorState struct {
 // PlacementGroups lists the cluster's placement groups, REMOVED ones
 // included (Ray keeps a bounded history of them).
 func (c *Client) PlacementGroups(ctx context.Context) ([]PlacementGroupState, error) {
+	if err := c.check("PlacementGroups"); err != nil {
+		return nil, err
+	}
 	return stateList[PlacementGroupState](ctx, c, "placement_groups")
 }
 
 // Actors lists the cluster's actors, DEAD ones included.
 func (c *Client) Actors(ctx context.Context) ([]ActorState, error) {
+	if err := c.check("Actors"); err != nil {
+		return nil, err
+	}
 	return stateList[ActorState](ctx, c, "actors")
 }
 

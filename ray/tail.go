@@ -23,6 +23,10 @@ const maxLogFrame = 64 << 20
 // Breaking out of the loop or cancelling ctx closes the socket.
 func (c *Client) TailJobLogs(ctx context.Context, id string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
+		if err := c.check("TailJobLogs"); err != nil {
+			yield("", err)
+			return
+		}
 		if err := checkID("TailJobLogs", id); err != nil {
 			yield("", err)
 			return

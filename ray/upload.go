@@ -32,6 +32,9 @@ func packagePath(uri string) (string, error) {
 // client, the check also pins the package in the GCS for a while so it is
 // not collected before a job uses it.
 func (c *Client) PackageExists(ctx context.Context, uri string) (bool, error) {
+	if err := c.check("PackageExists"); err != nil {
+		return false, err
+	}
 	p, err := packagePath(uri)
 	if err != nil {
 		return false, err
@@ -50,6 +53,9 @@ func (c *Client) PackageExists(ctx context.Context, uri string) (bool, error) {
 // then PUT). It reports whether it uploaded. Both requests are retried:
 // a package is named by its content, so a repeated PUT is harmless.
 func (c *Client) UploadPackage(ctx context.Context, pkg *Package) (bool, error) {
+	if err := c.check("UploadPackage"); err != nil {
+		return false, err
+	}
 	if pkg == nil {
 		return false, fmt.Errorf("ray: UploadPackage: %w: nil package", ErrInvalid)
 	}
@@ -87,6 +93,9 @@ func (c *Client) putPackage(ctx context.Context, pkg *Package) error {
 // Concurrent calls on one Client for the same directory and options share
 // one hash, check and upload (they all report the one upload).
 func (c *Client) UploadDir(ctx context.Context, dir string, opts PackageOptions) (uri string, uploaded bool, err error) {
+	if err := c.check("UploadDir"); err != nil {
+		return "", false, err
+	}
 	key, err := uploadKey(dir, opts)
 	if err != nil {
 		return "", false, err
