@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strconv"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/raytpu/raytpu/internal/nilness"
 )
 
 // The gauges Ray 2.60 exports per TPU chip, and their labels
@@ -48,7 +49,7 @@ type Export struct {
 // the ray_tpu_* gauges are skipped before parsing; a sample without a
 // valid TpuIndex is an error, and so is a nil r (or a nil pointer in it).
 func ParseExport(r io.Reader) (Export, error) {
-	if isNil(r) {
+	if nilness.Is(r) {
 		return Export{}, errors.New("observe: ParseExport: nil reader: pass a reader of one node's /metrics text")
 	}
 	tpuText, err := tpuLines(r)
@@ -151,17 +152,4 @@ func value(m *dto.Metric) float64 {
 		return m.GetCounter().GetValue()
 	}
 	return 0
-}
-
-// isNil reports whether v is nil or holds a nil pointer, map, slice, func
-// or channel (a typed nil).
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }

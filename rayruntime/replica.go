@@ -1,6 +1,7 @@
 package rayruntime
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,8 +59,12 @@ func ModuleFiles() map[string][]byte {
 // WriteModule writes the replica runtime package ([ModuleFiles]) into dir
 // and returns the package directory, dir/raytpu_replica, ready to be
 // listed in a runtime_env's py_modules (Ray uploads a directory entry
-// under its own name, so the application imports it as ModuleName).
+// under its own name, so the application imports it as ModuleName). An
+// empty dir is an error, not the working directory: pass "." for that.
 func WriteModule(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New(`rayruntime: WriteModule: empty directory: pass the directory to write into ("." for the working directory)`)
+	}
 	pkg := filepath.Join(dir, ModuleName)
 	if err := os.MkdirAll(pkg, 0o755); err != nil {
 		return "", fmt.Errorf("rayruntime: writing the replica runtime: %w", err)

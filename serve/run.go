@@ -3,9 +3,9 @@ package serve
 import (
 	"context"
 	"errors"
-	"reflect"
 
 	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/internal/nilness"
 	"github.com/raytpu/raytpu/placement"
 )
 
@@ -43,19 +43,6 @@ var (
 	errNilApp     = errors.New("serve: nil application: pass a serve.Application or an llm.OpenAIApp")
 )
 
-// isNil reports whether v is nil or a nil pointer, map, slice, func or
-// channel inside an interface (a typed nil).
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
-}
-
 // DeployApp compiles app and deploys its plan on s: Application.Deploy
 // for any Compiler. Compile's errors come back before any request; a nil
 // ctx, backend or app (also a typed nil) is an error, never a panic.
@@ -63,9 +50,9 @@ func DeployApp(ctx context.Context, s backend.Server, app Compiler) (*backend.Se
 	switch {
 	case ctx == nil:
 		return nil, errNilContext
-	case isNil(s):
+	case nilness.Is(s):
 		return nil, errNilBackend
-	case isNil(app):
+	case nilness.Is(app):
 		return nil, errNilApp
 	}
 	plan, err := app.Compile()
@@ -95,7 +82,7 @@ func Delete(ctx context.Context, s backend.Server, name string) error {
 	switch {
 	case ctx == nil:
 		return errNilContext
-	case isNil(s):
+	case nilness.Is(s):
 		return errNilBackend
 	case name == "":
 		return errors.New(`serve: Delete: empty application name: pass the application's name ("default" when it set none)`)
