@@ -88,6 +88,40 @@ func TestDocSnippets(t *testing.T) {
 		}
 	}
 	t.Logf("%d Markdown files, %d Go blocks", len(files), blocks)
+
+	// A region's end marker on the line before an example's "// Output:"
+	// joins its comment group, and go test then sees no output comment
+	// and never runs the example: a blank line must separate them.
+	err = filepath.WalkDir(filepath.Join("docs", "examples"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, msg := range markerBeforeOutput(src) {
+			t.Errorf("%s:%s", filepath.ToSlash(p), msg)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+}
+
+// markerBeforeOutput lists the lines ("12: ...") of a Go file where a
+// region marker comment directly precedes an example's output comment.
+func markerBeforeOutput(src []byte) []string {
+	var out []string
+	lines := strings.Split(string(src), "\n")
+	for i := 1; i < len(lines); i++ {
+		s := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), "//")))
+		if isMarker(lines[i-1]) && (strings.HasPrefix(s, "output:") || strings.HasPrefix(s, "unordered output:")) {
+			out = append(out, fmt.Sprintf("%d: a region marker directly above the example's output comment joins its comment group, so go test never runs the example; put a blank line between them", i+1))
+		}
+	}
+	return out
 }
 
 // snippetResult is what checkSnippets finds in one Markdown file: the
@@ -316,6 +350,18 @@ func extractRegion(src []byte, name string) (string, error) {
 func isMarker(l string) bool {
 	s := strings.TrimSpace(l)
 	return (strings.HasPrefix(s, "// [snippet:") || strings.HasPrefix(s, "// [end:")) && strings.HasSuffix(s, "]")
+}
+
+func TestMarkerBeforeOutput(t *testing.T) {
+	t.Parallel()
+	bad := "func Example() {\n\t// [snippet:a]\n\tfmt.Println(1)\n\t// [end:a]\n\t// Output:\n\t// 1\n}\n"
+	good := "func Example() {\n\t// [snippet:a]\n\tfmt.Println(1)\n\t// [end:a]\n\n\t// Output:\n\t// 1\n}\n"
+	if got := markerBeforeOutput([]byte(bad)); len(got) != 1 || !strings.HasPrefix(got[0], "5: ") {
+		t.Errorf("marker above the output comment: %q, want one problem at line 5", got)
+	}
+	if got := markerBeforeOutput([]byte(good)); len(got) != 0 {
+		t.Errorf("marker, blank line, output comment: %q, want none", got)
+	}
 }
 
 func TestExtractRegion(t *testing.T) {

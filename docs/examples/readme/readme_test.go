@@ -1,0 +1,248 @@
+// Package readme_test holds the Go of the README: every block there is a
+// region of this file, and TestDocSnippets (docs_test.go) keeps the two
+// equal. The examples run on the simulated TPU cluster, the embedded
+// default, and check their output.
+package readme_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/raytpu/raytpu/backend"
+	"github.com/raytpu/raytpu/data"
+	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/serve"
+	"github.com/raytpu/raytpu/serve/llm"
+	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/sim"
+	"github.com/raytpu/raytpu/train"
+)
+
+// The quickstart: a JaxTrainer on two v6e 4x4 slices, fitted on a
+// simulated cluster of two such slices.
+func Example_quickstart() {
+	// [snippet:quickstart]
+	spec, err := sim.ParseSpec("2*v6e-16,cpu:1") // two v6e 4x4 slices and a CPU head
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cluster, err := sim.NewCluster(spec) // or raybackend.New(client), kuberay.New(...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	trainer := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func", // module:function in the working dir
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumSlices: 2},
+		RunConfig:          train.RunConfig{Name: "llama"},
+	}
+	res, err := trainer.Fit(context.Background(), cluster, nil)
+	if err != nil {
+		fmt.Println(err) // a field.ErrorList, a *backend.PlacementError, ...
+		return
+	}
+	fmt.Println("simulated:", res.Simulated, "workers:", len(res.Workers))
+	// [end:quickstart]
+
+	// Output:
+	// simulated: true workers: 8
+}
+
+// An invalid trainer never reaches a cluster: Compile (and Fit, which
+// compiles first) reports every problem at once, each at its field path.
+func Example_trainInvalid() {
+	// [snippet:train-invalid]
+	_, err := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x5"},
+	}.Compile()
+	for _, e := range field.Errors(err) {
+		fmt.Printf("%s: %s (did you mean %q?)\n", e.Field, e.Type, e.Suggestion)
+	}
+	// [end:train-invalid]
+
+	// Output:
+	// trainer.scaling_config.topology: NotSupported (did you mean "4x4"?)
+	// trainer.run_config.name: Required (did you mean ""?)
+}
+
+// [snippet:fits-test]
+// A unit test a platform team writes: the workload compiles, and it fits
+// the cluster it will run on (no GPU, no TPU, no Ray needed).
+func TestTrainerFitsProductionCluster(t *testing.T) {
+	spec, err := sim.ParseSpec("2*v6e-16,cpu:1") // what production has
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trainer := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumSlices: 2},
+		RunConfig:          train.RunConfig{Name: "llama"},
+	}
+	if _, err := trainer.Fit(t.Context(), cluster, nil); err != nil {
+		t.Fatalf("does not fit: %v", err)
+	}
+
+	// Three slices do not fit two: Fit says so before anything runs.
+	trainer.ScalingConfig.NumSlices = 3
+	_, err = trainer.Fit(t.Context(), cluster, nil)
+	var pe *backend.PlacementError
+	if !errors.Is(err, backend.ErrPlacement) || !errors.As(err, &pe) {
+		t.Fatalf("three slices on two: err = %v, want a *backend.PlacementError", err)
+	}
+	if !slices.Contains(pe.Diagnosis.Codes(), "HeadReservationFailed") {
+		t.Errorf("diagnosis %v, want the slice head that cannot be reserved", pe.Diagnosis)
+	}
+}
+
+// [end:fits-test]
+
+// A Serve application whose LLM replicas each own a v6e 2x4 slice, run on
+// the simulator: Run places every replica's slice and says where.
+func Example_serve() {
+	// [snippet:serve]
+	spec, _ := sim.ParseSpec("2*v6e-8,cpu:4")
+	cluster, _ := sim.NewCluster(spec)
+	var s backend.Server = cluster // or raybackend.New(client), kuberay.New(...)
+
+	app := serve.Application{
+		Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build",
+		Deployments: []serve.Deployment{
+			{Name: "Router", RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)}},
+			{
+				Name:              "LLM",
+				NumReplicas:       serveconfig.ReplicaCount(2),
+				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"}, // a slice per replica
+			},
+		},
+	}
+	st, err := app.Run(context.Background(), s, nil) // serve.run(app)
+	if err != nil {
+		fmt.Println(err) // a field.ErrorList, or a *backend.PlacementError naming the replica that cannot start
+		return
+	}
+	fmt.Println(st.State, "ran:", st.Ran)
+	for _, l := range st.Landings {
+		fmt.Printf("%s bundle %d on %s\n", l.Part, l.Bundle, l.Node)
+	}
+	// [end:serve]
+
+	// Output:
+	// SIMULATED ran: false
+	// deployment "LLM" replica 0 bundle 0 on v6e-8-0-w0
+	// deployment "LLM" replica 1 bundle 0 on v6e-8-1-w0
+}
+
+// Serve LLM: one model whose every replica reserves a whole v6e 4x4
+// slice, as Ray Serve LLM's deferred slice placement group does.
+func Example_llm() {
+	spec, _ := sim.ParseSpec("v6e-16,cpu:4")
+	cluster, _ := sim.NewCluster(spec)
+	// [snippet:llm]
+	app := llm.OpenAIApp{ // build_openai_app({"llm_configs": [...]})
+		Name: "chat",
+		LLMConfigs: []llm.LLMConfig{{
+			ModelLoadingConfig: llm.ModelLoadingConfig{ModelID: "gemma", ModelSource: "google/gemma-3-1b-it"},
+			AcceleratorType:    "v6e",
+			AcceleratorConfig:  &llm.AcceleratorConfig{Kind: llm.TPU, Topology: "4x4"},
+			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
+		}},
+	}
+	st, err := app.Run(context.Background(), cluster, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(st.State, len(st.Landings), "bundles placed")
+	// [end:llm]
+
+	// Output:
+	// SIMULATED 4 bundles placed
+}
+
+// Data: a dataset a JaxTrainer's workers iterate with iter_jax_batches,
+// and Predict's account of every host's last batch before launch.
+func Example_data() {
+	// [snippet:data]
+	ds := data.From(data.ReadParquet{Paths: []string{"gs://bucket/tokens"}}).
+		MapBatches(data.MapBatches{Fn: "prep:tokenize", BatchSize: 1024})
+	trainer := train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2"},
+		RunConfig:          train.RunConfig{Name: "lm"},
+		Datasets: data.DatasetConfig{Datasets: []data.TrainDataset{{
+			Name: "train", Dataset: ds, // ray.train.get_dataset_shard("train")
+			Iter: data.IterJaxBatches{BatchSize: 64, Ragged: data.Drop{}}, // .iter_jax_batches(batch_size=64, drop_last=True)
+		}}},
+	}
+	if _, err := trainer.Compile(); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// Before launch: what does every host's last batch do? 1000 rows over
+	// 3 v4 hosts, 64 rows a batch, the short last batch padded.
+	pr, errs := data.Predict(field.NewPath("iter"), data.From(data.Range{N: 1000}),
+		data.IterJaxBatches{BatchSize: 64, Ragged: data.Pad{Value: -1}},
+		data.Hosts{Workers: 3, Accelerator: "v4"})
+	if errs != nil {
+		fmt.Println(errs) // e.g. a Raise certain to fail at the end of the first epoch
+		return
+	}
+	fmt.Printf("per host: %+v\n", pr.Groups[0].Batches.Runs)
+	for _, f := range pr.Findings {
+		fmt.Println(f.Code)
+	}
+	// [end:data]
+
+	// Output:
+	// per host: [{Batches:5 Rows:64 Pad:0} {Batches:1 Rows:13 Pad:51}]
+	// SplitDropsRows
+	// PadRows
+}
+
+// KubeRay from Go: the same plan rendered as the RayService kubectl
+// applies, without a cluster.
+func Example_kuberay() {
+	// [snippet:kuberay]
+	plan, err := serve.Application{
+		Name: "chat", ImportPath: "chat.app:build",
+		Deployments: []serve.Deployment{{
+			Name: "LLM", NumReplicas: serveconfig.ReplicaCount(2),
+			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"},
+		}},
+	}.Compile()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := kuberay.Render(plan, kuberay.Options{Namespace: "ml"}, kuberay.RenderInput{})
+	if err != nil {
+		fmt.Println(err) // every problem KubeRay, its CRD or GKE's TPU webhook would refuse
+		return
+	}
+	yaml, err := m.YAML() // what `kubectl apply -f -` takes: the ConfigMaps, then the RayService
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(yaml) > 0, *m.Service.Name)
+	for _, g := range m.Service.Spec.RayClusterSpec.WorkerGroupSpecs {
+		fmt.Println(*g.GroupName, g.Template.Spec.NodeSelector["cloud.google.com/gke-tpu-topology"])
+	}
+	// [end:kuberay]
+
+	// Output:
+	// true chat
+	// v6e-8-0 2x4
+	// v6e-8-1 2x4
+}
