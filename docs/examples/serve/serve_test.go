@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/backend"
-	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/raybackend"
 	"github.com/raytpu/raytpu/serve"
@@ -114,18 +113,13 @@ func Example_validation() {
 			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v4", Topology: "2x2"},
 		}},
 	}.Compile()
-	fmt.Println(err)
-	for _, e := range field.Errors(err) {
-		fmt.Printf("%s %s %q\n", e.Field, e.Type, e.Suggestion)
-	}
+	fmt.Println(err) // a field.ErrorList: field.Errors(err) gives each *field.Error
 	// [end:invalid]
 
 	// Output:
 	// 2 invalid fields:
 	//   app.deployments[Linear].num_replicas: Invalid value: 0: must be at least 1: a count of 1 or more (serveconfig.ReplicaCount(n)), "auto" for Serve's autoscaling (serveconfig.AutoReplicas()), or unset for 1 replica
 	//   app.deployments[Linear].accelerator_config.topology: Invalid value: "2x2": v4 is a 3D torus: want AxBxC, e.g. 2x2x2
-	// app.deployments[Linear].num_replicas Invalid ""
-	// app.deployments[Linear].accelerator_config.topology Invalid ""
 }
 
 // More replicas than the cluster has slices: on the simulator Run says so
@@ -160,7 +154,6 @@ func runOnRay(ctx context.Context, app serve.Application) error {
 	}
 	st, err := app.Run(ctx, b, &backend.WaitOptions{
 		StuckAfter: 3 * time.Minute, // diagnose a replica DEPLOYING this long
-		OnStatus:   func(s *backend.ServiceStatus) { log.Println(s.Name, s.State) },
 	})
 	var se *backend.ServiceError
 	if errors.As(err, &se) && errors.Is(err, backend.ErrPlacement) {
@@ -184,9 +177,7 @@ func query(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Y []float64 `json:"y"`
-	}
+	var out map[string]any
 	if err := h.Post(ctx, "/linear", map[string]any{"x": []float64{1, 2, 3}}, &out); err != nil {
 		return err // errors.Is: client.ErrNotFound, ErrUnavailable, ErrTimeout, ErrInternal
 	}
@@ -201,15 +192,14 @@ func query(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, err := servev1.NewPredictorClient(conn).Predict(ctx, &servev1.PredictRequest{
-		Inputs: map[string]*servev1.Tensor{"x": x},
-	})
+	req := &servev1.PredictRequest{Inputs: map[string]*servev1.Tensor{"x": x}}
+	resp, err := servev1.NewPredictorClient(conn).Predict(ctx, req)
 	if err != nil {
 		return err
 	}
 	y, err := resp.Outputs["y"].Float32s()
 	// [end:clients]
-	fmt.Println(out.Y, y)
+	fmt.Println(out["y"], y)
 	return err
 }
 
@@ -228,29 +218,22 @@ func Example_llm() {
 			},
 		}},
 	}
-	plan, err := app.Compile()
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(plan.Serve.Config.ImportPath)
-	for _, g := range plan.Slices {
-		fmt.Println(g.Part)
-	}
-
 	spec, _ := sim.ParseSpec("2*v6e-16,cpu:1")
 	cluster, _ := sim.NewCluster(spec)
-	st, err := app.Run(context.Background(), cluster, nil)
+	st, err := app.Run(context.Background(), cluster, nil) // compiles, then places
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(st.State, len(st.Landings), "bundles placed")
+	for _, l := range st.Landings {
+		if l.Bundle == 0 {
+			fmt.Println(l.Part, "on", l.SliceName)
+		}
+	}
 	// [end:llm]
 
 	// Output:
-	// ray.serve.llm:build_openai_app
-	// deployment "LLMServer:gemma" replica 0
-	// deployment "LLMServer:gemma" replica 1
-	// SIMULATED 8 bundles placed
+	// deployment "LLMServer:gemma" replica 0 on v6e-16-0
+	// deployment "LLMServer:gemma" replica 1 on v6e-16-1
 }
 
 // chat is compiled, not run: it needs a running Serve LLM application.
