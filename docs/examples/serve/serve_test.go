@@ -75,6 +75,7 @@ func Example_runOnSimulator() {
 
 // num_replicas is a count, "auto", or unset; autoscaling bounds the count.
 func Example_replicas() {
+	app := newApp()
 	// [snippet:replicas]
 	auto := serve.Deployment{
 		Name:        "Linear",
@@ -87,7 +88,6 @@ func Example_replicas() {
 	}
 	fmt.Println(auto.NumReplicas, auto.MaxReplicas())
 
-	app := newApp()
 	app.Deployments = []serve.Deployment{auto}
 	plan, err := app.Compile()
 	if err != nil {
