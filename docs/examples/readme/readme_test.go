@@ -5,16 +5,21 @@
 package readme_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
+	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serve/llm"
 	"github.com/raytpu/raytpu/serveconfig"
@@ -106,40 +111,46 @@ func TestTrainerFitsProductionCluster(t *testing.T) {
 
 // [end:fits-test]
 
-// A Serve application whose LLM replicas each own a v6e 2x4 slice, run on
-// the simulator: Run places every replica's slice and says where.
+// A Serve application whose replicas each own a v6e 2x4 slice, run on the
+// simulator: Run places every replica's slice and says where.
 func Example_serve() {
 	// [snippet:serve]
-	spec, _ := sim.ParseSpec("2*v6e-8,cpu:4")
+	spec, _ := sim.ParseSpec("2*v6e-8,cpu:4") // two v6e 2x4 slices and a CPU node
 	cluster, _ := sim.NewCluster(spec)
-	var s backend.Server = cluster // or raybackend.New(client), kuberay.New(...)
 
 	app := serve.Application{
-		Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build",
-		Deployments: []serve.Deployment{
-			{Name: "Router", RayActorOptions: &serve.RayActorOptions{NumCPUs: new(0.5)}},
-			{
-				Name:              "LLM",
-				NumReplicas:       serveconfig.ReplicaCount(2),
-				AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"}, // a slice per replica
-			},
-		},
+		Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build", // your Serve app, as in a config file
+		Deployments: []serve.Deployment{{
+			Name:              "LLM",
+			NumReplicas:       serveconfig.ReplicaCount(2),
+			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"}, // a whole slice per replica
+		}},
 	}
-	st, err := app.Run(context.Background(), s, nil) // serve.run(app)
+	st, err := app.Run(context.Background(), cluster, nil) // serve.run(app)
 	if err != nil {
-		fmt.Println(err) // a field.ErrorList, or a *backend.PlacementError naming the replica that cannot start
+		fmt.Println(err) // every invalid field, or a *backend.PlacementError naming the replica that cannot start
 		return
 	}
-	fmt.Println(st.State, "ran:", st.Ran)
 	for _, l := range st.Landings {
-		fmt.Printf("%s bundle %d on %s\n", l.Part, l.Bundle, l.Node)
+		fmt.Printf("%s on %s\n", l.Part, l.Node)
 	}
 	// [end:serve]
 
 	// Output:
-	// SIMULATED ran: false
-	// deployment "LLM" replica 0 bundle 0 on v6e-8-0-w0
-	// deployment "LLM" replica 1 bundle 0 on v6e-8-1-w0
+	// deployment "LLM" replica 0 on v6e-8-0-w0
+	// deployment "LLM" replica 1 on v6e-8-1-w0
+}
+
+// chatApp is the Serve application of the README's Serve section.
+func chatApp() serve.Application {
+	return serve.Application{
+		Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build",
+		Deployments: []serve.Deployment{{
+			Name:              "LLM",
+			NumReplicas:       serveconfig.ReplicaCount(2),
+			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"},
+		}},
+	}
 }
 
 // Serve LLM: one model whose every replica reserves a whole v6e 4x4
@@ -210,17 +221,13 @@ func Example_data() {
 	// PadRows
 }
 
-// KubeRay from Go: the same plan rendered as the RayService kubectl
-// applies, without a cluster.
+// KubeRay from Go: the Serve application above rendered as the RayService
+// kubectl applies, without a cluster.
 func Example_kuberay() {
+	app := chatApp()
+	var out io.Writer = io.Discard // in a program: os.Stdout, or a file
 	// [snippet:kuberay]
-	plan, err := serve.Application{
-		Name: "chat", ImportPath: "chat.app:build",
-		Deployments: []serve.Deployment{{
-			Name: "LLM", NumReplicas: serveconfig.ReplicaCount(2),
-			AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e", Topology: "2x4"},
-		}},
-	}.Compile()
+	plan, err := app.Compile()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -230,19 +237,63 @@ func Example_kuberay() {
 		fmt.Println(err) // every problem KubeRay, its CRD or GKE's TPU webhook would refuse
 		return
 	}
-	yaml, err := m.YAML() // what `kubectl apply -f -` takes: the ConfigMaps, then the RayService
+	manifests, err := m.YAML() // the ConfigMaps, then the RayService: what `kubectl apply -f` takes
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(len(yaml) > 0, *m.Service.Name)
-	for _, g := range m.Service.Spec.RayClusterSpec.WorkerGroupSpecs {
-		fmt.Println(*g.GroupName, g.Template.Spec.NodeSelector["cloud.google.com/gke-tpu-topology"])
+	out.Write(manifests)
+	for _, g := range m.Service.Spec.RayClusterSpec.WorkerGroupSpecs { // typed objects, to inspect or change
+		fmt.Println(*g.GroupName, *g.NumOfHosts, g.Template.Spec.NodeSelector)
 	}
 	// [end:kuberay]
 
 	// Output:
-	// true chat
-	// v6e-8-0 2x4
-	// v6e-8-1 2x4
+	// v6e-8-0 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
+	// v6e-8-1 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
+}
+
+// planPicture is the README's picture: where two v6e 4x4 slices land on
+// the cluster `raytpu plan --accelerator v6e --topology 4x4 --num-slices 2`
+// simulates by default (the plan's slices, one spare, a CPU node), as
+// `raytpu plan ... -o svg` draws it.
+const planPicture = "../../plan.svg"
+
+// TestPlanPicture keeps docs/plan.svg what the simulator draws;
+// UPDATE_GOLDEN=1 rewrites it.
+func TestPlanPicture(t *testing.T) {
+	t.Parallel()
+	g, err := placement.SliceSpec{Accelerator: "v6e", Topology: "4x4", NumSlices: 2}.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sim.ParseSpec("3*v6e-16,cpu:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := cluster.PlaceSlices(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := sim.RenderSVG(&got, cluster, sp); err != nil {
+		t.Fatal(err)
+	}
+	if golden.Updating() {
+		if err := os.WriteFile(planPicture, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(planPicture)
+	if err != nil {
+		t.Fatalf("%v (UPDATE_GOLDEN=1 go test ./docs/examples/readme writes it)", err)
+	}
+	if !bytes.Equal(want, got.Bytes()) {
+		t.Errorf("docs/plan.svg is not what the simulator draws; UPDATE_GOLDEN=1 go test ./docs/examples/readme rewrites it")
+	}
 }
