@@ -76,9 +76,17 @@ func Example_trainInvalid() {
 	// trainer.run_config.name: Required (did you mean ""?)
 }
 
+// llamaTrainer stands for the workload a platform team tests: a
+// constructor in its own code.
+func llamaTrainer(slices int) train.JaxTrainer {
+	return train.JaxTrainer{
+		TrainLoopPerWorker: "train_loop:train_func",
+		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumSlices: slices},
+		RunConfig:          train.RunConfig{Name: "llama"},
+	}
+}
+
 // [snippet:fits-test]
-// A unit test a platform team writes: the workload compiles, and it fits
-// the cluster it will run on (no GPU, no TPU, no Ray needed).
 func TestTrainerFitsProductionCluster(t *testing.T) {
 	spec, err := sim.ParseSpec("2*v6e-16,cpu:1") // what production has
 	if err != nil {
@@ -88,18 +96,30 @@ func TestTrainerFitsProductionCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trainer := train.JaxTrainer{
-		TrainLoopPerWorker: "train_loop:train_func",
-		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v6e", Topology: "4x4", NumSlices: 2},
-		RunConfig:          train.RunConfig{Name: "llama"},
+	_, err = llamaTrainer(2).Fit(t.Context(), cluster, nil) // the workload under test
+	if errors.Is(err, backend.ErrPlacement) {
+		t.Fatalf("does not fit: %v", err) // the diagnosis: which slice could not be reserved, and why
 	}
-	if _, err := trainer.Fit(t.Context(), cluster, nil); err != nil {
-		t.Fatalf("does not fit: %v", err)
+	if err != nil {
+		t.Fatal(err) // an invalid trainer: every field error at once
 	}
+}
+// [end:fits-test]
 
-	// Three slices do not fit two: Fit says so before anything runs.
-	trainer.ScalingConfig.NumSlices = 3
-	_, err = trainer.Fit(t.Context(), cluster, nil)
+// A workload that does not fit fails the test above: three slices on two.
+// Fit says so with a *backend.PlacementError whose diagnosis names the
+// slice head that cannot be reserved.
+func TestTrainerDoesNotFit(t *testing.T) {
+	t.Parallel()
+	spec, err := sim.ParseSpec("2*v6e-16,cpu:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := sim.NewCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llamaTrainer(3).Fit(t.Context(), cluster, nil)
 	var pe *backend.PlacementError
 	if !errors.Is(err, backend.ErrPlacement) || !errors.As(err, &pe) {
 		t.Fatalf("three slices on two: err = %v, want a *backend.PlacementError", err)
@@ -108,8 +128,6 @@ func TestTrainerFitsProductionCluster(t *testing.T) {
 		t.Errorf("diagnosis %v, want the slice head that cannot be reserved", pe.Diagnosis)
 	}
 }
-
-// [end:fits-test]
 
 // A Serve application whose replicas each own a v6e 2x4 slice, run on the
 // simulator: Run places every replica's slice and says where.
@@ -184,24 +202,8 @@ func Example_llm() {
 // and Predict's account of every host's last batch before launch.
 func Example_data() {
 	// [snippet:data]
-	ds := data.From(data.ReadParquet{Paths: []string{"gs://bucket/tokens"}}).
-		MapBatches(data.MapBatches{Fn: "prep:tokenize", BatchSize: 1024})
-	trainer := train.JaxTrainer{
-		TrainLoopPerWorker: "train_loop:train_func",
-		ScalingConfig:      train.ScalingConfig{UseTPU: true, Accelerator: "v4", Topology: "2x2x2"},
-		RunConfig:          train.RunConfig{Name: "lm"},
-		Datasets: data.DatasetConfig{Datasets: []data.TrainDataset{{
-			Name: "train", Dataset: ds, // ray.train.get_dataset_shard("train")
-			Iter: data.IterJaxBatches{BatchSize: 64, Ragged: data.Drop{}}, // .iter_jax_batches(batch_size=64, drop_last=True)
-		}}},
-	}
-	if _, err := trainer.Compile(); err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	// Before launch: what does every host's last batch do? 1000 rows over
-	// 3 v4 hosts, 64 rows a batch, the short last batch padded.
+	// 1000 rows over 3 v4 hosts (a worker each), 64 rows a batch, the
+	// short last batch padded: what does each host get in its first epoch?
 	pr, errs := data.Predict(field.NewPath("iter"), data.From(data.Range{N: 1000}),
 		data.IterJaxBatches{BatchSize: 64, Ragged: data.Pad{Value: -1}},
 		data.Hosts{Workers: 3, Accelerator: "v4"})
@@ -242,11 +244,12 @@ func Example_kuberay() {
 		fmt.Println(err)
 		return
 	}
-	out.Write(manifests)
-	for _, g := range m.Service.Spec.RayClusterSpec.WorkerGroupSpecs { // typed objects, to inspect or change
+	out.Write(manifests) // m.Service, m.ConfigMaps: the typed objects, to inspect or change
+	// [end:kuberay]
+
+	for _, g := range m.Service.Spec.RayClusterSpec.WorkerGroupSpecs {
 		fmt.Println(*g.GroupName, *g.NumOfHosts, g.Template.Spec.NodeSelector)
 	}
-	// [end:kuberay]
 
 	// Output:
 	// v6e-8-0 1 map[cloud.google.com/gke-tpu-accelerator:tpu-v6e-slice cloud.google.com/gke-tpu-topology:2x4]
