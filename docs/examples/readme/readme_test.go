@@ -135,7 +135,6 @@ func Example_serve() {
 	// [snippet:serve]
 	spec, _ := sim.ParseSpec("2*v6e-8,cpu:4") // two v6e 2x4 slices and a CPU node
 	cluster, _ := sim.NewCluster(spec)
-
 	app := serve.Application{
 		Name: "chat", RoutePrefix: "/chat", ImportPath: "chat.app:build", // your Serve app, as in a config file
 		Deployments: []serve.Deployment{{
@@ -186,13 +185,13 @@ func Example_llm() {
 			EngineKwargs:       map[string]any{"tensor_parallel_size": 4},
 		}},
 	}
-	st, err := app.Run(context.Background(), cluster, nil)
+	st, err := app.Run(context.Background(), cluster, nil) // serve.run(build_openai_app(...))
+	// [end:llm]
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(st.State, len(st.Landings), "bundles placed")
-	// [end:llm]
 
 	// Output:
 	// SIMULATED 4 bundles placed
