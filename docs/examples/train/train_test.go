@@ -111,10 +111,11 @@ func Example_validation() {
 // A trainer that does not fit the cluster fails on the simulator before
 // any cluster is involved, with what a real cluster would do.
 func Example_placementError() {
+	trainer := newTrainer()
 	// [snippet:no-fit]
 	spec, _ := sim.ParseSpec("1*v6e-16,cpu:1") // one slice, the trainer wants two
 	cluster, _ := sim.NewCluster(spec)
-	res, err := newTrainer().Fit(context.Background(), cluster, nil)
+	res, err := trainer.Fit(context.Background(), cluster, nil)
 	var pe *backend.PlacementError
 	if errors.As(err, &pe) {
 		fmt.Println(errors.Is(err, backend.ErrPlacement), res.Simulated)
@@ -130,10 +131,11 @@ func Example_placementError() {
 // sim.Cluster.LoseHost models what Ray Train 2.60 does when a TPU host
 // dies: the group restarts on an intact slice from the latest checkpoint.
 func Example_hostLoss() {
+	trainer := newTrainer()
 	// [snippet:lose-host]
 	spec, _ := sim.ParseSpec("3*v6e-16,cpu:1") // a spare slice
 	cluster, _ := sim.NewCluster(spec)
-	plan, err := newTrainer().Compile()
+	plan, err := trainer.Compile()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func fitOnKubeRay(ctx context.Context, trainer train.JaxTrainer) error {
 	if err != nil {
 		return err
 	}
-	_, err = trainer.Fit(ctx, b, nil) // a RayJob with one worker group per slice
+	_, err = trainer.Fit(ctx, b, nil) // a RayJob; each slice a worker group replica
 	// [end:fit-kuberay]
 	return err
 }
