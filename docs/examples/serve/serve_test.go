@@ -47,14 +47,8 @@ func newApp() serve.Application {
 func Example_runOnSimulator() {
 	app := newApp()
 	// [snippet:run-sim]
-	spec, err := sim.ParseSpec("2*v4-16,cpu:1") // two v4 2x2x2 slices and a CPU head
-	if err != nil {
-		log.Fatal(err)
-	}
-	cluster, err := sim.NewCluster(spec)
-	if err != nil {
-		log.Fatal(err)
-	}
+	spec, _ := sim.ParseSpec("2*v4-16,cpu:1") // two v4 2x2x2 slices and a CPU head
+	cluster, _ := sim.NewCluster(spec)
 	st, err := app.Run(context.Background(), cluster, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -125,10 +119,11 @@ func Example_validation() {
 // More replicas than the cluster has slices: on the simulator Run says so
 // at once, where Ray would leave a replica DEPLOYING.
 func Example_placementError() {
+	app := newApp()
 	// [snippet:no-fit]
 	spec, _ := sim.ParseSpec("1*v4-16,cpu:1") // one slice for two replicas
 	cluster, _ := sim.NewCluster(spec)
-	st, err := newApp().Run(context.Background(), cluster, nil)
+	st, err := app.Run(context.Background(), cluster, nil)
 	var pe *backend.PlacementError
 	if errors.As(err, &pe) {
 		fmt.Println(errors.Is(err, backend.ErrPlacement), st.State)
