@@ -201,8 +201,6 @@ func Example_llm() {
 // and Predict's account of every host's last batch before launch.
 func Example_data() {
 	// [snippet:data]
-	// 1000 rows over 3 v4 hosts (a worker each), 64 rows a batch, the
-	// short last batch padded: what does each host get in its first epoch?
 	pr, errs := data.Predict(field.NewPath("iter"), data.From(data.Range{N: 1000}),
 		data.IterJaxBatches{BatchSize: 64, Ragged: data.Pad{Value: -1}},
 		data.Hosts{Workers: 3, Accelerator: "v4"})
@@ -227,12 +225,12 @@ func Example_data() {
 func Example_kuberay() {
 	app := chatApp()
 	var out io.Writer = io.Discard // in a program: os.Stdout, or a file
-	// [snippet:kuberay]
 	plan, err := app.Compile()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	// [snippet:kuberay]
 	m, err := kuberay.Render(plan, kuberay.Options{Namespace: "ml"}, kuberay.RenderInput{})
 	if err != nil {
 		fmt.Println(err) // every problem KubeRay, its CRD or GKE's TPU webhook would refuse
