@@ -241,7 +241,7 @@ func Example_kuberay() {
 		fmt.Println(err)
 		return
 	}
-	out.Write(manifests) // m.Service, m.ConfigMaps: the typed objects, to inspect or change
+	out.Write(manifests) // out: os.Stdout or a file; m.Service and m.ConfigMaps are the typed objects
 	// [end:kuberay]
 
 	for _, g := range m.Service.Spec.RayClusterSpec.WorkerGroupSpecs {
