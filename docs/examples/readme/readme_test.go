@@ -104,6 +104,7 @@ func TestTrainerFitsProductionCluster(t *testing.T) {
 		t.Fatal(err) // an invalid trainer: every field error at once
 	}
 }
+
 // [end:fits-test]
 
 // A workload that does not fit fails the test above: three slices on two.
