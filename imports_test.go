@@ -100,6 +100,17 @@ var allowed = map[string]struct {
 	"bench/llmstreambench":            {benchMay, "benchmarks use the public packages and the local cluster"},
 }
 
+// docsExamples holds the sources of the documentation's Go snippets, one
+// package of test files per topic (docs/examples/train, ...): a package
+// under it needs no entry of its own in allowed; it has the examples'
+// rule (TestDocSnippets checks the Markdown against them).
+const docsExamples = "docs/examples"
+
+var docsExamplesRule = struct {
+	may []string
+	why string
+}{examplesMay, "the documentation's examples use the public packages only"}
+
 // serveInternal are serve's internal packages, which serve and serve/llm share.
 var serveInternal = []string{"serve/internal/freeform", "serve/internal/servecheck"}
 
@@ -181,6 +192,9 @@ func violations(pkg string, imports, testImports []string) []string {
 		return []string{pkg + ": not in module " + module}
 	}
 	rule, ok := allowed[rel]
+	if !ok && strings.HasPrefix(rel, docsExamples+"/") {
+		rule, ok = docsExamplesRule, true
+	}
 	if !ok {
 		return []string{pkg + ": no import rule; add the package to imports_test.go's allowed"}
 	}
@@ -354,12 +368,24 @@ func TestImportRulesForTestsAndNewPackages(t *testing.T) {
 		{module + "/cmd/raytpu/internal/cli", module + "/kuberay", false},
 		{module + "/cmd/raytpu/internal/progress", "k8s.io/apimachinery/pkg/api/errors", true},
 		{module + "/cmd/raytpu", "k8s.io/apimachinery/pkg/api/errors", true},
+		{module + "/docs/examples/train", module + "/sim", false},
+		{module + "/docs/examples/train", module + "/internal/testinfra/golden", false},
+		{module + "/docs/examples/serve", module + "/examples/serve", true},
 	}
 	for _, c := range cases {
 		got := len(violations(c.pkg, nil, []string{c.testImp})) > 0
 		if got != c.bad {
 			t.Errorf("%s's tests importing %s: violation = %v, want %v", c.pkg, c.testImp, got, c.bad)
 		}
+	}
+	if v := violations(module+"/docs/examples/newtopic", []string{module + "/train"}, nil); len(v) != 0 {
+		t.Errorf("a new topic under docs/examples: %v, want the examples' rule", v)
+	}
+	if v := violations(module+"/docs/examples/newtopic", []string{module + "/internal/raycluster"}, nil); len(v) != 1 {
+		t.Errorf("docs/examples code importing an internal package: %v, want one violation", v)
+	}
+	if v := violations(module+"/docs/other", nil, nil); len(v) != 1 || !strings.Contains(v[0], "no import rule") {
+		t.Errorf("a package under docs/ but not docs/examples: %v, want one violation saying so", v)
 	}
 	if v := violations(module+"/newpkg", nil, nil); len(v) != 1 || !strings.Contains(v[0], "no import rule") {
 		t.Errorf("a package without a rule: %v, want one violation saying so", v)
