@@ -147,7 +147,7 @@ func Example_trainer() {
 	// [end:trainer]
 
 	// Output:
-	// trainer.datasets[0].iter.ragged Invalid
+	// trainer.datasets[train].iter.ragged Invalid
 }
 
 // A map_batches actor runs on one host: a model that needs more chips is

@@ -29,7 +29,8 @@ import (
 
 // Public reports whether a package of the module at path (relative to
 // the module, "" for its root) is public API: every package outside
-// internal/ trees, examples and benchmarks, that is not a command.
+// internal/ trees, examples, benchmarks and the docs' snippets, that is
+// not a command.
 func Public(rel string, isMain bool) bool {
 	if isMain {
 		return false
@@ -39,7 +40,12 @@ func Public(rel string, isMain bool) bool {
 			return false
 		}
 	}
-	return !strings.HasPrefix(rel, "examples") && !strings.HasPrefix(rel, "bench")
+	for _, top := range []string{"examples", "bench", "docs"} {
+		if rel == top || strings.HasPrefix(rel, top+"/") {
+			return false
+		}
+	}
+	return true
 }
 
 type listed struct {
