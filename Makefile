@@ -87,7 +87,7 @@ vet:
 # named ...OnRealRay (cmd/raytpu/internal/cli's `raytpu top` on a live
 # cluster) and ...OnKube (its `raytpu apply` on the test control plane) are
 # left to `make test`.
-UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./cmd/raytpu/internal/cli ./internal/testinfra/golden ./observe ./cmd/raytpu/internal/progress ./internal/tpuplugin
+UNIT_PKGS = . ./field ./field/fieldfile ./rayvocab ./runtimeenv ./tpu ./placement ./backend ./train ./data ./sim ./cmd/raytpu/internal/cli ./internal/testinfra/golden ./observe ./cmd/raytpu/internal/progress ./internal/tpuplugin ./internal/batchmodel ./internal/nilness ./docs/...
 unit:
 	$(GO) test -race -count=1 -skip 'OnRealRay$$|OnKube$$' $(UNIT_PKGS)
 
