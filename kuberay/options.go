@@ -120,8 +120,8 @@ type Options struct {
 	Image string `json:"image,omitempty"`
 	// RayVersion and PythonVersion pick the default images and
 	// spec.rayClusterSpec.rayVersion: a Ray release x.y.z (2.60.0,
-	// 2.61.0rc1) and a Python 3 minor version Ray publishes images for
-	// (PythonVersions). Default: RayVersion, PythonVersion.
+	// 2.61.0rc1) and a Python 3 minor version Ray 2.60 ships for (3.10
+	// to 3.14). Default: RayVersion, PythonVersion.
 	RayVersion    string `json:"rayVersion,omitempty"`
 	PythonVersion string `json:"pythonVersion,omitempty"`
 	// ActiveDeadline bounds a whole RayJob; KubeRay fails it when the
@@ -188,9 +188,10 @@ var (
 		`(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-z0-9]+([+._-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$`)
 )
 
-// PythonVersions are the Python versions Ray 2.x publishes
-// rayproject/ray images for.
-var pythonVersions = []string{"3.9", "3.10", "3.11", "3.12"}
+// pythonVersions are the Python versions Ray 2.60, the release raytpu
+// follows, ships for (its wheels on PyPI are for CPython 3.10 to 3.14;
+// 3.9 has none), and so the -pyNNN tags its images can have.
+var pythonVersions = []string{"3.10", "3.11", "3.12", "3.13", "3.14"}
 
 // CheckOptions reports every field of o that a Backend or Render cannot
 // use, as a field.ErrorList with paths below "options": a Namespace that
