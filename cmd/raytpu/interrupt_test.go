@@ -45,8 +45,8 @@ func TestCtrlCEnds(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatalf("still running 10s after Ctrl-C; stderr %q", stderr.String())
 			}
-			if took := time.Since(sent); took > time.Second {
-				t.Errorf("ended %v after Ctrl-C, want within 1s", took)
+			if took := time.Since(sent); took > 5*time.Second {
+				t.Errorf("ended %v after Ctrl-C, want within 5s (the command stops within a second; the rest is slack for a loaded machine)", took)
 			}
 			// top refreshing ends quietly with 0; the others fail.
 			if args[0] != "top" && cmd.ProcessState.ExitCode() != 1 {

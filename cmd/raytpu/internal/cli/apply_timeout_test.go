@@ -54,8 +54,8 @@ func TestApplyTimeoutBoundsAnUnansweringServer(t *testing.T) {
 	}
 	start := time.Now()
 	out, errOut, code := run(t, "apply", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json", "--kubeconfig", kubeconfig, "--wait", "--timeout", "2s")
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("apply took %s against a server that never answers, want at most the 2s timeout and a second", took)
+	if took := time.Since(start); took > 7*time.Second {
+		t.Errorf("apply took %s against a server that never answers, want the 2s timeout (and at most 5s of slack for a loaded machine)", took)
 	}
 	if code != cli.ExitInvalid || out != "" || !strings.Contains(errOut, "deadline") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, nothing on stdout and a deadline error", code, out, errOut)

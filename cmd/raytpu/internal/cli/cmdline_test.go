@@ -18,6 +18,12 @@ import (
 // rule: a bad flag value exits 2 naming the flag as typed, bad file
 // content exits 1 naming the field in the file's spelling, both before
 // any request and with nothing on stdout.
+// deadlineSlack is how long past its deadline a command may end in these
+// tests: the commands stop at once, but a loaded machine (the suite beside
+// other work) delays a test binary by seconds. A server that never answers
+// held a command for minutes before.
+const deadlineSlack = 5 * time.Second
+
 func TestCommandLineRule(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -155,8 +161,8 @@ func TestWaitsEnd(t *testing.T) {
 			if code != cli.ExitInvalid {
 				t.Errorf("exit %d, want %d; stderr %q", code, cli.ExitInvalid, errOut)
 			}
-			if took > timeout+time.Second {
-				t.Errorf("took %v, want at most --timeout %v plus 1s", took, timeout)
+			if took > timeout+deadlineSlack {
+				t.Errorf("took %v, want at most --timeout %v plus %v", took, timeout, deadlineSlack)
 			}
 			if !strings.Contains(errOut, "gave up after --timeout 1s") {
 				t.Errorf("stderr %q does not say it gave up after --timeout", errOut)
@@ -196,8 +202,8 @@ func TestInterruptEnds(t *testing.T) {
 			var out, errb bytes.Buffer
 			start := time.Now()
 			code := cli.Main(ctx, args, &out, &errb)
-			if took := time.Since(start); took > 300*time.Millisecond+time.Second {
-				t.Errorf("ended %v after the start, want within 1s of the interrupt at 300ms", took)
+			if took := time.Since(start); took > 300*time.Millisecond+deadlineSlack {
+				t.Errorf("ended %v after the start, want within %v of the interrupt at 300ms", took, deadlineSlack)
 			}
 			if code != cli.ExitInvalid || !strings.Contains(errb.String(), "interrupted") {
 				t.Errorf("exit %d, stderr %q; want 1 and interrupted", code, errb.String())
@@ -271,8 +277,8 @@ current-context: hang
 			t.Parallel()
 			start := time.Now()
 			_, errOut, code := run(t, args...)
-			if took := time.Since(start); took > 2*time.Second {
-				t.Errorf("took %v, want at most --timeout 1s plus 1s", took)
+			if took := time.Since(start); took > time.Second+deadlineSlack {
+				t.Errorf("took %v, want at most --timeout 1s plus %v", took, deadlineSlack)
 			}
 			if code != cli.ExitInvalid || !strings.Contains(errOut, "gave up after --timeout 1s") {
 				t.Errorf("exit %d, stderr %q; want 1 and gave up after --timeout", code, errOut)
