@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"go/types"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
-	"runtime/debug"
 	"testing"
 	"time"
 

@@ -175,9 +175,6 @@ func TestDeepNestingNamesTheField(t *testing.T) {
 // The densest file raytpu reads (half a million values in 1 MiB) is read
 // in bounded memory.
 func TestDensestFileIsBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads a 1 MiB file")
-	}
 	head := "name: dense\nargs:\n  x: ["
 	n := (fieldfile.MaxFileSize - len(head) - 3) / 2
 	b := []byte(head + strings.TrimSuffix(strings.Repeat("1,", n), ",") + "]\n")
