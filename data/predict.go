@@ -173,8 +173,9 @@ func intStrings(v []int) []string {
 // With a local shuffle, Predict models Ray's shuffling batcher. What it
 // says is exact unless the buffer is under 2×BatchSize-2 rows, the shard
 // is large enough for a short batch before the end (over BatchSize plus
-// 1.5 buffers), and the blocks are not known before running: a split
-// dataset (the blocks each host gets depend on timing), Ray's choice of
+// 1.5 buffers), and the blocks are not known before running: a dataset
+// split over several workers (the blocks each host gets depend on timing;
+// one worker gets the dataset's own blocks), Ray's choice of
 // block count, or a range whose shorter last block may arrive anywhere.
 // Then the group's Batches is a nominal case and Bounds says what may
 // happen; a warning at localShuffleBufferSize says it too.
@@ -236,7 +237,10 @@ func Predict(p *field.Path, ds Dataset, it IterJaxBatches, hosts Hosts) (*Predic
 		shard = c.Rows / W
 		pr.SplitDropped = c.Rows % W
 	}
-	g := predictGroup(ds, shard, W, !hosts.NotSplit, b)
+	// A split over one worker hands it every block unchanged
+	// (OutputSplitter with n=1 dispatches each bundle as it comes and has
+	// nothing to equalise), so its blocks are the dataset's, as unsplit.
+	g := predictGroup(ds, shard, W, !hosts.NotSplit && W > 1, b)
 	syncNotes(note, p, it, hosts, processes, kw.PrefetchBatches, g.Bounds == nil)
 	if pr.SplitDropped > 0 {
 		note(placement.SeverityWarning, CodeSplitDropsRows, p.Child("dataset"), "Ray Train's streaming_split(equal=True) gives each of %d workers %d rows and silently drops %d of %d rows (%d mod %d)",

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/raytpu/raytpu/data"
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/placement"
@@ -80,5 +82,49 @@ func TestPredictShuffleAndUnsplit(t *testing.T) {
 				t.Errorf("no finding with %q in %v", c.finding, pr.Findings)
 			}
 		})
+	}
+}
+
+// The epoch real Ray 2.60 gave for a range of 100 rows in 10 blocks read
+// by one worker on a v6e host of 4 chips, batch 16, local shuffle buffer
+// 4 (raised to 16): the shuffling batcher hands out five batches of 16,
+// then 10 rows before the last block's rows are shuffled in (its compacted
+// buffer holds 10 rows, over the yield threshold of 8, when the tenth block
+// comes), which 4 devices cannot split. Whether the dataset is split over
+// the one worker or read whole, it gets the same ten blocks, so Predict is
+// exact either way.
+func TestPredictShuffleOneWorker(t *testing.T) {
+	t.Parallel()
+	errLocal := "The local batch size (10) must be evenly divisible by the number of local JAX devices (4) on this host. To safely truncate or pad the batch, set `drop_last=True` or provide a `paddings` in `iter_jax_batches()`."
+	raised := data.HostBatches{Rows: 100, Runs: []data.Run{{Batches: 5, Rows: 16}}, Batches: 5, RowsYielded: 80, RowsDropped: 20,
+		Outcome: data.Raises, AtBatch: 5, Error: errLocal}
+	cases := []struct {
+		ragged data.RaggedPolicy
+		want   data.HostBatches
+	}{
+		{data.Drop{}, raised},
+		{data.Raise{}, raised},
+		{data.Pad{Value: -1}, data.HostBatches{Rows: 100, Runs: []data.Run{{Batches: 5, Rows: 16}, {Batches: 2, Rows: 10, Pad: 6}}, Batches: 7,
+			RowsYielded: 100, PadRows: 12, Outcome: data.Completes}},
+	}
+	for _, notSplit := range []bool{false, true} {
+		for _, c := range cases {
+			hosts := data.Hosts{Workers: 1, Accelerator: "v6e", ChipsPerHost: 4, NotSplit: notSplit}
+			it := data.IterJaxBatches{BatchSize: 16, Ragged: c.ragged, LocalShuffleBufferSize: 4, AllowRaise: true}
+			pr, err := data.Predict(field.NewPath("iter"), data.From(data.Range{N: 100, OverrideNumBlocks: 10}), it, hosts)
+			if err != nil {
+				t.Fatalf("%s notSplit %v: %v", data.Describe(c.ragged), notSplit, err)
+			}
+			g := pr.Groups[0]
+			if g.Bounds != nil || pr.Devices != 4 {
+				t.Errorf("%s notSplit %v: bounds %+v, %d devices; want exact over 4", data.Describe(c.ragged), notSplit, g.Bounds, pr.Devices)
+			}
+			if diff := cmp.Diff(c.want, g.Batches); diff != "" {
+				t.Errorf("%s notSplit %v (-ray +predict):\n%s", data.Describe(c.ragged), notSplit, diff)
+			}
+			if pr.Fails != (c.want.Outcome != data.Completes) {
+				t.Errorf("%s notSplit %v: Fails %v", data.Describe(c.ragged), notSplit, pr.Fails)
+			}
+		}
 	}
 }
