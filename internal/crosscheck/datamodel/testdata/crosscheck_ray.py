@@ -25,13 +25,17 @@ sync (also "world", "devices"): each case: shards (rows per host),
 grid: each case: devices, source (range or items), rows, blocks (0: Ray's
     choice), batch (0: iter_jax_batches' default), policy, pad_columns,
     shuffle (local_shuffle_buffer_size, 0: none), seed, split (workers of
-    a streaming_split(equal=True), 0: the whole dataset). Cases run in one
-    Ray task per device count, in a fresh worker process (max_calls=1)
-    that sets --xla_force_host_platform_device_count=devices before it
-    imports JAX; the dataset's own tasks run in the ordinary worker pool.
-    For unsplit cases the output also holds "blocks": the rows of every
-    block the local batcher received, in order (its add method is wrapped
-    to record them; it runs unchanged).
+    a streaming_split(equal=True), 0: the whole dataset), reuse (unsplit
+    only: iterate one materialized copy of the dataset, made by the first
+    case of the same source, rows and blocks, so that many cases over one
+    dataset cost one read; its blocks are the read's, in the order the
+    read tasks finished). Cases run in one Ray task per device count, in a
+    fresh worker process (max_calls=1) that sets
+    --xla_force_host_platform_device_count=devices before it imports JAX;
+    the dataset's own tasks run in the ordinary worker pool. When the case
+    made one local batcher (unsplit, or split over one worker), the output
+    also holds "blocks": the rows of every block it received, in order
+    (its add method is wrapped to record them; it runs unchanged).
 
 Output: one JSON line per case and host: {"case", "host", "batches":
 [[rows, pad], ...], "outcome", "error"}. Padding is -1, so padded rows are
@@ -187,11 +191,12 @@ def grid_run(devices, cases):
 
         cls.__init__, cls.add = __init__, add
     out = []
+    materialized = {}
     for case in cases:
-        ds = grid_dataset(ray, case)
         kw = kwargs(case)
+        del created[:]
         if case["split"]:
-            its = ds.streaming_split(case["split"], equal=True)
+            its = grid_dataset(ray, case).streaming_split(case["split"], equal=True)
             res = [None] * len(its)
 
             def run(h):
@@ -202,12 +207,23 @@ def grid_run(devices, cases):
                 t.start()
             for t in ts:
                 t.join()
-            out.append([list(r) + [None] for r in res])
-            continue
-        del created[:]
-        res = consume(ds.iterator(), kw, False)
-        mine = created[:1]  # the batcher of this case's iterator
-        out.append([list(res) + [[n for n in mine[0].rt_added if n > 0] if mine else []]])
+        else:
+            if case.get("reuse"):
+                key = (case["source"], case["rows"], case["blocks"])
+                if key not in materialized:
+                    materialized[key] = grid_dataset(ray, case).materialize()
+                ds = materialized[key]
+            else:
+                ds = grid_dataset(ray, case)
+            res = [consume(ds.iterator(), kw, False)]
+        # The blocks of the one batcher this case's iterators made; a split
+        # over several workers makes one per worker, on threads of Ray's.
+        blocks = None
+        if len(created) == 1:
+            blocks = [n for n in created[0].rt_added if n > 0]
+        elif not created and not case["split"]:
+            blocks = []
+        out.append([list(r) + [blocks] for r in res])
     return out
 
 
