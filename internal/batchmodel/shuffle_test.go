@@ -126,6 +126,11 @@ func TestModelBlocksShuffle(t *testing.T) {
 		b      batchmodel.Batching
 		want   []batchmodel.HostBatches
 	}{
+		// Real Ray 2.60 on range(100, override_num_blocks=10) read by one
+		// worker of 4 devices, batch 16, buffer 4, Drop: five batches of
+		// 16, then ValueError on the 10 rows the batcher hands out when
+		// the tenth block comes (its compacted buffer holds 10 rows, over
+		// the yield threshold of 8, so it does not shuffle the block in).
 		{"drop raises on the short batch", [][]int{ten}, batchmodel.Batching{BatchSize: 16, Devices: 4, Policy: batchmodel.Drop, LocalShuffleBufferSize: 4},
 			[]batchmodel.HostBatches{{Rows: 100, Runs: []batchmodel.Run{{5, 16, 0}}, Batches: 5, RowsYielded: 80, RowsDropped: 20, Outcome: batchmodel.Raises, AtBatch: 5, Error: errLocal}}},
 		{"raise raises on the short batch", [][]int{ten}, batchmodel.Batching{BatchSize: 16, Devices: 4, LocalShuffleBufferSize: 4},
