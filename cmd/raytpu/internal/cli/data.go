@@ -260,8 +260,9 @@ With a local shuffle (localShuffleBufferSize below 2×batchSize-2 rows),
 Ray's shuffling batcher can hand out short batches before the end of the
 epoch, depending on the sizes and order of the blocks. Where those are
 known (a range or fromItems source with overrideNumBlocks, read whole by
-every worker: hosts.notSplit) the prediction is exact; otherwise a "may"
-row gives bounds, and the condition they depend on.
+every worker, hosts.notSplit, or split over one worker) the prediction is
+exact; otherwise a "may" row gives bounds, and the condition they depend
+on.
 
 The row count must be known: range, fromItems, or readParquet over local
 files (read from the Parquet footers). A raise certain to fail at the end
