@@ -133,9 +133,6 @@ func (c Capacity) Validate(path *field.Path) field.ErrorList {
 		}
 	}
 	if c.ReservationProject != "" {
-		if c.Reservation == "" && class == CapacityReservation {
-			errs = append(errs, field.Required(path.Child("reservation"), "reservationProject owns a reservation: name it"))
-		}
 		if !projectIDRE.MatchString(c.ReservationProject) {
 			errs = append(errs, field.Invalid(path.Child("reservationProject"), c.ReservationProject,
 				"a project ID: 6 to 30 lower-case letters, digits and hyphens, starting with a letter (GKE puts it in the node label cloud.google.com/reservation-project)"))
