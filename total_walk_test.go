@@ -268,6 +268,9 @@ var totalCalls = []totalCall{
 	{"placement.Capacity{}.ValidateSlices", func(ctx context.Context) {
 		_ = (*new(placement.Capacity)).ValidateSlices(*new(*field.Path), *new([]*placement.SliceGroup))
 	}},
+	{"placement.Capacity{}.CheckGeneration", func(ctx context.Context) {
+		_ = (*new(placement.Capacity)).CheckGeneration(*new(*field.Path), *new(string))
+	}},
 	{"placement.CapacityClasses", func(ctx context.Context) { _ = placement.CapacityClasses() }},
 	{"placement.DiagnoseSliceLandings", func(ctx context.Context) {
 		_ = placement.DiagnoseSliceLandings(*new(*placement.SliceGroup), *new([]placement.RawLanding))

@@ -16,6 +16,7 @@ import (
 	"github.com/raytpu/raytpu/internal/testinfra/golden"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/placement"
+	"github.com/raytpu/raytpu/serve"
 )
 
 // withCapacity is plan p with capacity c of its own.
@@ -131,6 +132,27 @@ func TestRenderCapacityGolden(t *testing.T) {
 	}
 }
 
+// TPU hosts outside the plan's slice groups get the capacity too.
+func TestRenderCapacityOnServeHosts(t *testing.T) {
+	t.Parallel()
+	app := serve.Application{Name: "embed", ImportPath: "embed:app", Deployments: []serve.Deployment{
+		{Name: "Embed", AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: "v6e"},
+			RayActorOptions: &serve.RayActorOptions{Resources: map[string]float64{"TPU": 4}}}}}
+	svc, err := kuberay.RenderService(compileApp(t, app), kuberay.Options{Capacity: flex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := svc.Spec.RayClusterSpec.WorkerGroupSpecs
+	if len(groups) == 0 {
+		t.Fatal("no worker groups")
+	}
+	for _, g := range groups {
+		if got := g.Template.Spec.NodeSelector["cloud.google.com/gke-flex-start"]; got != "true" {
+			t.Errorf("group %s: nodeSelector %v, want cloud.google.com/gke-flex-start: \"true\"", *g.GroupName, g.Template.Spec.NodeSelector)
+		}
+	}
+}
+
 // On-demand, the default, renders no capacity selector: the manifests of
 // every other golden test stay as they were.
 func TestRenderOnDemandAddsNothing(t *testing.T) {
@@ -159,6 +181,13 @@ func TestCapacityRefusals(t *testing.T) {
 	v4 := func() *placement.Plan { return slicePlanOf(t, "v4", "2x2x2", 1) }
 	v6e := func() *placement.Plan { return slicePlanOf(t, "v6e", "4x4", 1) }
 	job := func() *placement.Plan { return compile(t, trainer("v6e", "4x4", 1)) }
+	// TPU hosts of a deployment without a topology: no slice group of the
+	// plan, still a TPU worker group of the RayService.
+	hosts := func(accel string) *placement.Plan {
+		return compileApp(t, serve.Application{Name: "embed", ImportPath: "embed:app", Deployments: []serve.Deployment{
+			{Name: "Embed", AcceleratorConfig: &serve.AcceleratorConfig{Accelerator: accel},
+				RayActorOptions: &serve.RayActorOptions{Resources: map[string]float64{"TPU": 4}}}}})
+	}
 	type want struct {
 		path string
 		typ  field.Type
@@ -192,6 +221,8 @@ func TestCapacityRefusals(t *testing.T) {
 			[]want{{"plan.slices[0].generation", field.TypeNotSupported}}, false, true, []string{"v5e", "v5p", "v6e"}},
 		{"spot with a reservation in the plan", withCapacity(v6e(), placement.Capacity{Class: placement.CapacitySpot, Reservation: "tpu-res"}), kuberay.Options{},
 			[]want{{"plan.capacity.class", field.TypeNotSupported}}, false, true, []string{"reservation"}},
+		{"flex-start on v4 hosts of a Serve deployment", hosts("v4"), kuberay.Options{Capacity: flex},
+			[]want{{"plan.serve.config.deployments[Embed].ray_actor_options.accelerator_type", field.TypeNotSupported}}, false, false, []string{"v5e", "v5p", "v6e"}},
 		{"the plan's capacity against the backend's", withCapacity(v6e(), spot), kuberay.Options{Capacity: reserved},
 			[]want{{"options.capacity", field.TypeInvalid}}, false, false, nil},
 		{"capacity on an existing cluster", job(), kuberay.Options{Cluster: "tpu-pool", Capacity: spot},

@@ -156,26 +156,36 @@ func reservationProblem(name string) string {
 
 // ValidateSlices reports the slice groups that capacity c cannot give,
 // at the generation of each, below path (plan.slices[i].generation):
-// flex-start offers only FlexStartGenerations. Only the class is read:
-// Validate checks the rest.
+// flex-start offers only FlexStartGenerations (see CheckGeneration).
+// Only the class is read: Validate checks the rest.
 func (c Capacity) ValidateSlices(path *field.Path, groups []*SliceGroup) field.ErrorList {
-	if c.EffectiveClass() != CapacityFlexStart {
-		return nil
-	}
 	var errs field.ErrorList
 	for i, g := range groups {
 		if g == nil {
 			continue
 		}
-		gen, ok := tpu.LookupGeneration(g.Generation)
-		name := g.Generation
-		if ok {
-			name = gen.Name
-		}
-		if !slices.Contains(FlexStartGenerations(), name) {
-			errs = append(errs, field.NotSupported(path.Index(i).Child("generation"), g.Generation, FlexStartGenerations()).
-				WithDetail("GKE's flex-start (Dynamic Workload Scheduler) offers TPU "+strings.Join(FlexStartGenerations(), ", ")+" only; use another capacity class for "+g.Generation))
+		if e := c.CheckGeneration(path.Index(i).Child("generation"), g.Generation); e != nil {
+			errs = append(errs, e)
 		}
 	}
 	return errs
+}
+
+// CheckGeneration is nil when capacity c can give TPUs of generation
+// (any name the catalog takes: v6e, trillium), else the error at path:
+// flex-start offers only FlexStartGenerations. A backend checks each TPU
+// host it renders outside the plan's slice groups with it.
+func (c Capacity) CheckGeneration(path *field.Path, generation string) *field.Error {
+	if c.EffectiveClass() != CapacityFlexStart {
+		return nil
+	}
+	name := generation
+	if gen, ok := tpu.LookupGeneration(generation); ok {
+		name = gen.Name
+	}
+	if slices.Contains(FlexStartGenerations(), name) {
+		return nil
+	}
+	return field.NotSupported(path, generation, FlexStartGenerations()).
+		WithDetail("GKE's flex-start (Dynamic Workload Scheduler) offers TPU " + strings.Join(FlexStartGenerations(), ", ") + " only; use another capacity class for " + generation)
 }
