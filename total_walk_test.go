@@ -262,6 +262,16 @@ var totalCalls = []totalCall{
 	{"observe.WithNodeAddr", func(ctx context.Context) { _ = observe.WithNodeAddr(*new(func(ray.Node) string)) }},
 	{"observe.WithParallelism", func(ctx context.Context) { _ = observe.WithParallelism(*new(int)) }},
 	{"observe.WithParallelism (negative)", func(ctx context.Context) { _ = observe.WithParallelism(-1) }},
+	{"placement.Capacity{}.EffectiveClass", func(ctx context.Context) { _ = (*new(placement.Capacity)).EffectiveClass() }},
+	{"placement.Capacity{}.String", func(ctx context.Context) { _ = (*new(placement.Capacity)).String() }},
+	{"placement.Capacity{}.Validate", func(ctx context.Context) { _ = (*new(placement.Capacity)).Validate(*new(*field.Path)) }},
+	{"placement.Capacity{}.ValidateSlices", func(ctx context.Context) {
+		_ = (*new(placement.Capacity)).ValidateSlices(*new(*field.Path), *new([]*placement.SliceGroup))
+	}},
+	{"placement.Capacity{}.CheckGeneration", func(ctx context.Context) {
+		_ = (*new(placement.Capacity)).CheckGeneration(*new(*field.Path), *new(string))
+	}},
+	{"placement.CapacityClasses", func(ctx context.Context) { _ = placement.CapacityClasses() }},
 	{"placement.DiagnoseSliceLandings", func(ctx context.Context) {
 		_ = placement.DiagnoseSliceLandings(*new(*placement.SliceGroup), *new([]placement.RawLanding))
 	}},
@@ -271,6 +281,7 @@ var totalCalls = []totalCall{
 	{"placement.Diagnosis{}.String", func(ctx context.Context) { _ = (*new(placement.Diagnosis)).String() }},
 	{"placement.FieldsUnder", func(ctx context.Context) { _ = placement.FieldsUnder(*new(*field.Path)) }},
 	{"placement.Finding{}.String", func(ctx context.Context) { _ = (*new(placement.Finding)).String() }},
+	{"placement.FlexStartGenerations", func(ctx context.Context) { _ = placement.FlexStartGenerations() }},
 	{"placement.FormatNumber", func(ctx context.Context) { _ = placement.FormatNumber(*new(float64)) }},
 	{"placement.FormatResources", func(ctx context.Context) { _ = placement.FormatResources(*new(map[string]float64)) }},
 	{"placement.FormatSelector", func(ctx context.Context) { _ = placement.FormatSelector(*new(map[string]string)) }},
@@ -736,6 +747,7 @@ var totalCalls = []totalCall{
 	{"new(sim.Cluster).PlaceBundles", func(ctx context.Context) { _, _ = new(sim.Cluster).PlaceBundles(*new(sim.PlacementGroupRequest)) }},
 	{"(*sim.Cluster)(nil).Release", func(ctx context.Context) { _ = (*sim.Cluster)(nil).Release(*new(sim.Placement)) }},
 	{"new(sim.Cluster).Release", func(ctx context.Context) { _ = new(sim.Cluster).Release(*new(sim.Placement)) }},
+	{"sim.FitQuota", func(ctx context.Context) { _, _ = sim.FitQuota(*new(*placement.Plan), *new(sim.Quota)) }},
 	{"sim.GroupScale{}.Scaled", func(ctx context.Context) { _ = (*new(sim.GroupScale)).Scaled() }},
 	{"sim.GroupScale{}.String", func(ctx context.Context) { _ = (*new(sim.GroupScale)).String() }},
 	{"sim.GroupScale{}.IdleSlices", func(ctx context.Context) { _ = (*new(sim.GroupScale)).IdleSlices() }},
@@ -751,6 +763,8 @@ var totalCalls = []totalCall{
 	{"sim.PredictAutoscaling", func(ctx context.Context) {
 		_, _ = sim.PredictAutoscaling(*new(sim.Spec), *new(*placement.Plan), *new(sim.AutoscalerVersion))
 	}},
+	{"sim.Quota{}.Validate", func(ctx context.Context) { _ = (*new(sim.Quota)).Validate(*new(*field.Path)) }},
+	{"sim.QuotaFit{}.String", func(ctx context.Context) { _ = (*new(sim.QuotaFit)).String() }},
 	{"sim.RenderSVG", func(ctx context.Context) { _ = sim.RenderSVG(*new(io.Writer), *new(*sim.Cluster)) }},
 	{"(*sim.ReservationError)(nil).Error", func(ctx context.Context) { _ = (*sim.ReservationError)(nil).Error() }},
 	{"new(sim.ReservationError).Error", func(ctx context.Context) { _ = new(sim.ReservationError).Error() }},

@@ -65,6 +65,9 @@ func (e *InvalidPlanError) Unwrap() error {
 //     under Ray's rules, its slice count within the limits, its pod type,
 //     hosts and bundles per slice derived from them, as many bundles as
 //     its slices hold, every bundle in one of its slices;
+//   - its capacity is valid (placement.Capacity.Validate) and can give
+//     its slices (placement.Capacity.ValidateSlices: flex-start has no
+//     TPU v4);
 //   - a JaxTrainer plan's launcher config asks for as many workers as its
 //     worker group has bundles, on the group's topology;
 //   - a plan that runs to completion has a job with an entrypoint or a
@@ -92,6 +95,8 @@ func CheckPlan(backendName string, p *placement.Plan, runs ...placement.Kind) er
 	for i, g := range p.Slices {
 		errs = append(errs, g.Validate(root.Child("slices").Index(i))...)
 	}
+	errs = append(errs, p.Capacity.Validate(root.Child("capacity"))...)
+	errs = append(errs, p.Capacity.ValidateSlices(root.Child("slices"), p.Slices)...)
 	errs = append(errs, checkPayload(root, p)...)
 	errs = append(errs, checkTrainWorkers(root, p)...)
 	if len(errs) > 0 {

@@ -141,6 +141,14 @@ type Options struct {
 	// application's RayService and a slice plan's RayCluster make their
 	// own. Optional.
 	Cluster string `json:"cluster,omitempty"`
+	// Capacity is where every TPU worker group's nodes come from on GKE:
+	// on-demand, Spot VMs, a specific reservation or flex-start, rendered
+	// as GKE's node selectors and tolerations on the TPU workers (never on
+	// the CPU head). A plan's own capacity (placement.Plan.Capacity) is
+	// used when this is the zero value, and must equal it otherwise.
+	// Default: on-demand. Not with Cluster: an existing RayCluster's
+	// worker groups say where their nodes come from.
+	Capacity placement.Capacity `json:"capacity,omitzero"`
 }
 
 // RenderInput is what differs between two objects Render renders with the
@@ -176,6 +184,9 @@ func (o settings) withDefaults(p *placement.Plan) settings {
 	if o.PythonVersion == "" {
 		o.PythonVersion = PythonVersion
 	}
+	if o.Capacity == (placement.Capacity{}) {
+		o.Capacity = p.Capacity
+	}
 	return o
 }
 
@@ -198,7 +209,9 @@ var pythonVersions = []string{"3.10", "3.11", "3.12", "3.13", "3.14"}
 // is not a DNS-1123 label, a negative ActiveDeadline, an Image that is not
 // an OCI reference, a RayVersion that is not a Ray release (2.60.0,
 // 2.61.0rc1), a PythonVersion Ray ships no image for, a Cluster that is
-// no RayCluster name or comes with Autoscaling, or Autoscaling bounds,
+// no RayCluster name or comes with Autoscaling or Capacity, a Capacity
+// placement.Capacity.Validate refuses (Spot with a reservation), or
+// Autoscaling bounds,
 // timeout, mode or version KubeRay would refuse. It is the check New
 // (WithOptions) and every Render make first, so Render refuses no options
 // CheckOptions accepts, except those only a plan can refute (a MaxSlices
@@ -239,7 +252,12 @@ func (o Options) validate(root *field.Path) field.ErrorList {
 			errs = append(errs, field.Forbidden(root.Child("autoscaling"),
 				"a RayJob on an existing cluster (options.cluster) scales nothing: the RayCluster's own spec says whether its autoscaler runs"))
 		}
+		if o.Capacity != (placement.Capacity{}) {
+			errs = append(errs, field.Forbidden(root.Child("capacity"),
+				"a RayJob on an existing cluster (options.cluster) provisions nothing: the RayCluster's own worker groups say where their nodes come from"))
+		}
 	}
+	errs = append(errs, o.Capacity.Validate(root.Child("capacity"))...)
 	errs = append(errs, checkAutoscaling(o.Autoscaling, root.Child("autoscaling"))...)
 	return errs
 }

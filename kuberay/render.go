@@ -76,6 +76,9 @@ func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration
 	var errs field.ErrorList
 	if o.Cluster == "" {
 		cluster, errs = clusterSpec(p, o)
+	} else if p.Capacity != (placement.Capacity{}) {
+		errs = append(errs, field.Forbidden(field.NewPath("plan", "capacity"),
+			"a RayJob on an existing cluster (options.cluster) provisions nothing: the RayCluster's own worker groups say where their nodes come from"))
 	} else if shipsWorkingDir(p) && wd == nil {
 		errs = append(errs, field.Required(field.NewPath("plan", "job", "runtimeEnv", "workingDir"),
 			"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (Render and Backend.Apply pack it when it is nil)"))
@@ -159,7 +162,7 @@ func clusterSpec(p *placement.Plan, o settings) (*rayv1ac.RayClusterSpecApplyCon
 		return nil, field.ErrorList{field.Forbidden(field.NewPath("options", "cluster"),
 			"only a job (a RayJob) runs on an existing RayCluster; a Serve application's RayService and a slice plan's RayCluster make their own")}
 	}
-	var errs field.ErrorList
+	_, errs := planCapacity(p, o.Options)
 	groups := make([]*rayv1ac.WorkerGroupSpecApplyConfiguration, 0, len(p.Slices))
 	names := make([]string, 0, len(p.Slices))
 	for i, g := range p.Slices {
@@ -262,7 +265,8 @@ func workerGroup(p *placement.Plan, i int, g *placement.SliceGroup, o settings) 
 
 // tpuWorkerGroup is a worker group of TPU hosts of slice shape sl: each
 // replica is one slice of numOfHosts pods, each pod one host requesting
-// its chips (google.com/tpu) on the slice's GKE node pool (and, autoscaled,
+// its chips (google.com/tpu) on the slice's GKE node pool of the
+// capacity class o.Capacity (and, autoscaled,
 // its CPUs: see Autoscaling.WorkerCPU), with env and, when set, the Ray
 // resources to advertise beyond Ray's TPU detection.
 func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplicas int32, env []*corev1ac.EnvVarApplyConfiguration, resources map[string]string, o settings) *rayv1ac.WorkerGroupSpecApplyConfiguration {
@@ -283,14 +287,16 @@ func tpuWorkerGroup(name string, sl *tpu.Slice, replicas, minReplicas, maxReplic
 	if len(env) > 0 {
 		c.WithEnv(env...)
 	}
+	pod := corev1ac.PodSpec().
+		WithNodeSelector(sl.GKENodeSelector()).
+		WithContainers(c)
+	withCapacity(pod, o.Capacity)
 	wg := rayv1ac.WorkerGroupSpec().
 		WithGroupName(name).
 		WithReplicas(replicas).WithMinReplicas(minReplicas).WithMaxReplicas(maxReplicas).
 		WithNumOfHosts(int32(sl.Hosts())).
 		WithRayStartParams(map[string]string{}).
-		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
-			WithNodeSelector(sl.GKENodeSelector()).
-			WithContainers(c)))
+		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(pod))
 	if o.Autoscaling != nil && sl.Hosts() == 1 {
 		// The autoscaler knows a group from its spec until one of its nodes
 		// ran, and every TPU bundle asks for accelerator_type:TPU-<GEN>,

@@ -38,8 +38,13 @@ func hostGroups(p *placement.Plan, o settings, first int) ([]*rayv1ac.WorkerGrou
 		if need <= 0 || d.Reservation != nil {
 			continue
 		}
-		sl, err := hostSlice(d, need, deps.Key(d.Name).Child("ray_actor_options"))
+		opts := deps.Key(d.Name).Child("ray_actor_options")
+		sl, err := hostSlice(d, need, opts)
 		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := o.Capacity.CheckGeneration(opts.Child("accelerator_type"), d.RayActorOptions.AcceleratorType); err != nil {
 			errs = append(errs, err)
 			continue
 		}

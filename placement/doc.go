@@ -31,6 +31,14 @@
 // ([LabelSelector.Matches]): Ray 2.60's accepted syntax and its raylet's
 // reading of it, quirks included.
 //
+// # Capacity
+//
+// [Capacity] says where a plan's TPUs come from on GKE (on-demand, Spot
+// VMs, a specific reservation, flex-start): one type with one
+// [Capacity.Validate], set on a plan (Plan.Capacity) or on a backend that
+// provisions capacity (the kuberay backend's Options.Capacity), rendered
+// there and ignored by backends that run on capacity already there.
+//
 // A Plan is plain data: it marshals to JSON with a stable field order and is
 // byte-identical from run to run.
 package placement

@@ -59,6 +59,10 @@ type Plan struct {
 	// Slices are the slice placements, in the order the workload declares
 	// them; each names the part of the workload it belongs to.
 	Slices []*SliceGroup `json:"slices"`
+	// Capacity is where the slices' TPUs come from on GKE (Spot VMs, a
+	// specific reservation, flex-start); the zero value is on-demand.
+	// Backends that do not provision capacity ignore it. Optional.
+	Capacity Capacity `json:"capacity,omitzero"`
 	// Job is what runs as a Ray job (train, data), if anything.
 	Job *Job `json:"job,omitempty"`
 	// Serve is the Ray Serve application a service plan deploys.

@@ -123,7 +123,7 @@ func Protocol() []byte {
 
 // jsonKeys lists the JSON keys of struct type t in field order, as
 // encoding/json names them: untagged embedded structs are flattened, "-"
-// is skipped, omitempty keys are optional (they may be absent; a
+// is skipped, omitempty and omitzero keys are optional (they may be absent; a
 // nil pointer without omitempty is present, as null). A json.RawMessage
 // field may name the wire type it holds in a `wire:"Name"` tag.
 func jsonKeys(t reflect.Type) []wireKey {
@@ -142,7 +142,7 @@ func jsonKeys(t reflect.Type) []wireKey {
 		if name == "" {
 			name = f.Name
 		}
-		k := wireKey{Name: name, Optional: strings.Contains(","+opts+",", ",omitempty,")}
+		k := wireKey{Name: name, Optional: strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")}
 		k.Kind = jsonKind(f.Type)
 		k.Type, k.Shape = wireTypeOf(f)
 		out = append(out, k)

@@ -60,6 +60,10 @@
 // and multi-host slices), each finding a sentence a user can act on;
 // [AutoscalePrediction.Spec] is the cluster the plan then runs on.
 //
+// [FitQuota] answers before submission whether a plan fits a [Quota] of
+// google.com/tpu chips, all of its slices at once, as Kueue admits a
+// workload against its ClusterQueue.
+//
 // The model holds 100,000 hosts in 10,000 slices; placing a group looks
 // only at the host classes an index offers and at the first free member of
 // each (see [Cluster]), never at the whole fleet.

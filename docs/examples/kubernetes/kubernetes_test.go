@@ -12,8 +12,10 @@ import (
 
 	"github.com/raytpu/raytpu/field"
 	"github.com/raytpu/raytpu/kuberay"
+	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/serve"
 	"github.com/raytpu/raytpu/serveconfig"
+	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
 )
 
@@ -147,6 +149,57 @@ func Example_validation() {
 	// options.autoscaling.upscalingMode NotSupported
 	// options.autoscaling.maxSlices: Invalid value: 1: worker group v6e-16 (plan.slices[0], v6e-16 4x4) needs 2 slices at once: at least 2
 	// [{metadata.name Invalid}]
+}
+
+// The trainer on Spot capacity: GKE's Spot selector and toleration on the
+// TPU workers, nothing on the head; a Spot VM never consumes a specific
+// reservation, so asking for both is refused at the field.
+func Example_capacity() {
+	plan, err := newTrainer().Compile()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// [snippet:capacity]
+	m, err := kuberay.Render(plan, kuberay.Options{
+		Capacity: placement.Capacity{Class: placement.CapacitySpot},
+	}, kuberay.RenderInput{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	pod := m.Job.Spec.RayClusterSpec.WorkerGroupSpecs[0].Template.Spec
+	fmt.Println(pod.NodeSelector["cloud.google.com/gke-spot"], *pod.Tolerations[0].Key)
+
+	_, err = kuberay.Render(plan, kuberay.Options{
+		Capacity: placement.Capacity{Class: placement.CapacitySpot, Reservation: "tpu-res"},
+	}, kuberay.RenderInput{})
+	fmt.Println(field.Refs(err))
+	// [end:capacity]
+
+	// Output:
+	// true cloud.google.com/gke-spot
+	// [{options.capacity.class NotSupported}]
+}
+
+// Whether the trainer's two v6e 4x4 slices (32 chips) fit a Kueue
+// queue's quota, before anything is submitted.
+func Example_quota() {
+	plan, err := newTrainer().Compile()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// [snippet:quota]
+	for _, q := range []sim.Quota{{TPU: 16}, {TPU: 32}} {
+		fit, err := sim.FitQuota(plan, q)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(fit)
+	}
+	// [end:quota]
+
+	// Output:
+	// does not fit quota: needs 32 google.com/tpu, quota 16
+	// fits quota: needs 32 google.com/tpu of 32
 }
 
 // Running on Kubernetes needs a cluster with KubeRay: compiled, not run.

@@ -56,6 +56,18 @@ func TestGolden(t *testing.T) {
 		"autoscale-render-slice-from-report.yaml": {[]string{"render", "-f", "testdata/plan-autoscale-v4-two-slices.json", "--autoscale"}, cli.ExitOK},
 		"autoscale-render-app-chat.yaml": {[]string{"render", "-f", "testdata/apps/chat.yaml",
 			"--autoscale", "--group-slices", "v4-16-0=1:1", "--autoscaler-version", "v1"}, cli.ExitOK},
+		// A capacity class and a Kueue quota: the plan's capacity and
+		// whether all its slices fit at once; a plan over its quota
+		// prints in full and exits 1.
+		"plan-capacity-spot-quota.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--name", "train",
+			"--capacity", "spot", "--quota", "google.com/tpu=8"}, cli.ExitOK},
+		"plan-over-quota.txt": {[]string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--num-slices", "2", "--name", "train",
+			"--quota", "google.com/tpu=8"}, cli.ExitInvalid},
+		"plan-app-chat-reservation-quota.json": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--reservation", "tpu-res",
+			"--quota", "reservation:google.com/tpu=16", "-o", "json"}, cli.ExitOK},
+		"plan-app-chat-quota-other-class.txt": {[]string{"plan", "-f", "testdata/apps/chat.yaml", "--quota", "spot:google.com/tpu=64"}, cli.ExitInvalid},
+		"capacity-render-slice-shared-reservation.yaml": {[]string{"render", "-f", "testdata/plan-autoscale-v4-two-slices.json",
+			"--reservation", "tpu-res", "--reservation-project", "acme-tpu-prod"}, cli.ExitOK},
 		// A plan whose diagnosis has an error still prints in full, and exits 1.
 		"plan-infeasible.txt": {[]string{"plan", "--accelerator", "v6e", "--topology", "4x4", "--num-slices", "2", "--cluster", "v6e-16,cpu:1"}, cli.ExitInvalid},
 		// A Serve application file: every replica's slice on the simulator.

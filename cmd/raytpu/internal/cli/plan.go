@@ -31,6 +31,8 @@ type planFlags struct {
 	file       string
 	out        output
 	autoscaler string
+	capacity   capacityFlags
+	quota      string
 }
 
 func newPlanCmd() *cobra.Command {
@@ -61,9 +63,18 @@ or why it cannot (max too small, no group of the topology, single- against
 multi-host, autoscaler v2 and multi-host slices), and places the plan on
 the cluster as scaled.
 
+--capacity (spot, reservation with --reservation, flex-start) records in
+the compiled plan where its TPUs come from on GKE, for 'raytpu render -f'
+to render. --quota google.com/tpu=CHIPS answers before submission whether
+the plan fits a Kueue queue's quota of TPU chips, all its slices at once as
+Kueue admits a workload ("fits quota: needs 8 google.com/tpu of 8"); with
+CLASS:google.com/tpu=CHIPS the quota is for that capacity class only. The
+CPU head takes none of it.
+
 Exit status: 1 when the requested placement's diagnosis or the autoscaler
 prediction has an error finding (for example HeadReservationFailed,
-SpansSlices, Infeasible, MaxSlicesTooSmall), after
+SpansSlices, Infeasible, MaxSlicesTooSmall), or the plan does not fit
+--quota, after
 the full plan and diagnosis are printed on stdout in the chosen format; the
 error line on stderr names the failing finding codes. Warnings (Pending,
 BusySlice) do not fail a plan. The --compare part illustrates the same
@@ -86,6 +97,8 @@ scripts and CI gate on the plan itself.`,
 	fl.BoolVar(&f.compare, "compare", false, "also place the same chips requested per chip without a topology")
 	fl.StringVarP(&f.file, "file", "f", "", "a Serve application file (YAML): place every replica's slice instead of one slice spec")
 	fl.StringVar(&f.autoscaler, "autoscaler-version", string(sim.AutoscalerV1), "the Ray autoscaler the prediction follows for autoscaled groups of the cluster spec (max=N): v1 (Ray 2.60's default on KubeRay) or v2")
+	addCapacityFlags(fl, &f.capacity)
+	fl.StringVar(&f.quota, "quota", "", "a Kueue queue's quota the plan must fit, all its slices at once: google.com/tpu=CHIPS, or CLASS:google.com/tpu=CHIPS for one capacity class")
 	addOutput(cmd, &f.out, "table", "json", "svg")
 	return cmd
 }
@@ -100,6 +113,8 @@ type planReport struct {
 	// Autoscaling is the autoscaler's prediction when the cluster spec
 	// has autoscaled groups; Cluster is then the spec as it scales them.
 	Autoscaling *sim.AutoscalePrediction `json:"autoscaling,omitempty"`
+	// Quota says whether the plan fits --quota.
+	Quota *sim.QuotaFit `json:"quota,omitempty"`
 }
 
 func runPlan(cmd *cobra.Command, f *planFlags) error {
@@ -155,6 +170,13 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 		}
 	}
 	plan := placement.NewSlicePlan(f.spec.Name, group)
+	if plan.Capacity, err = f.capacity.forPlan(plan.Slices); err != nil {
+		return err
+	}
+	fit, err := quotaFit(f.quota, plan)
+	if err != nil {
+		return err
+	}
 	pred, err := predictAutoscaling(spec, plan, f.autoscaler)
 	if err != nil {
 		return err
@@ -175,7 +197,7 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	}
 	// A slice that cannot be reserved is part of the answer: it is in
 	// sp.Error and the diagnosis, printed below.
-	report := planReport{Cluster: spec.String(), Plan: plan, Placement: sp, Autoscaling: pred}
+	report := planReport{Cluster: spec.String(), Plan: plan, Placement: sp, Autoscaling: pred, Quota: fit}
 	if f.compare {
 		// The hazard: the same chips as per-chip bundles, no topology, on a
 		// fresh copy of the cluster.
@@ -202,7 +224,10 @@ func runPlan(cmd *cobra.Command, f *planFlags) error {
 	if err != nil {
 		return err
 	}
-	return planError(sp.Diagnosis, pred)
+	if err := planError(sp.Diagnosis, pred); err != nil {
+		return err
+	}
+	return quotaError(fit)
 }
 
 // planError names the autoscaler prediction's error codes, the cause of
@@ -365,6 +390,7 @@ func printPlan(w io.Writer, g *placement.SliceGroup, r planReport) error {
 		fmt.Fprintln(w)
 		printDiagnosis(w, "Diagnosis without topology", r.Comparison.Diagnosis)
 	}
+	printCapacity(w, r.Plan, r.Quota)
 	return nil
 }
 

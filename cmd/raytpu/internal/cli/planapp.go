@@ -21,6 +21,8 @@ type appPlanReport struct {
 	Status  *backend.ServiceStatus `json:"status"`
 	// Autoscaling: see planReport.
 	Autoscaling *sim.AutoscalePrediction `json:"autoscaling,omitempty"`
+	// Quota: see planReport.
+	Quota *sim.QuotaFit `json:"quota,omitempty"`
 }
 
 // runPlanApp compiles a Serve application file and deploys it on the
@@ -30,6 +32,13 @@ func runPlanApp(cmd *cobra.Command, f *planFlags) error {
 		return usagef("-o svg draws one slice placement; with -f use table or json")
 	}
 	plan, err := loadApplication(f.file)
+	if err != nil {
+		return err
+	}
+	if plan.Capacity, err = f.capacity.forPlan(plan.Slices); err != nil {
+		return err
+	}
+	fit, err := quotaFit(f.quota, plan)
 	if err != nil {
 		return err
 	}
@@ -54,13 +63,17 @@ func runPlanApp(cmd *cobra.Command, f *planFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	if f.out.value == "json" {
-		if err := writeJSON(w, appPlanReport{Cluster: spec.String(), Plan: plan, Status: st, Autoscaling: pred}); err != nil {
+		if err := writeJSON(w, appPlanReport{Cluster: spec.String(), Plan: plan, Status: st, Autoscaling: pred, Quota: fit}); err != nil {
 			return err
 		}
 	} else {
 		printAppPlan(w, spec, plan, st, pred)
+		printCapacity(w, plan, fit)
 	}
-	return planError(st.Diagnosis, pred)
+	if err := planError(st.Diagnosis, pred); err != nil {
+		return err
+	}
+	return quotaError(fit)
 }
 
 // appClusterSpec is --cluster (or --cluster-file), or by default the

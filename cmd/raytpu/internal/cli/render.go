@@ -22,6 +22,7 @@ type kubeFlags struct {
 	image     string
 	cluster   string
 	auto      autoscaleFlags
+	capacity  capacityFlags
 }
 
 func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
@@ -32,6 +33,7 @@ func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
 	fl.StringVar(&f.cluster, "ray-cluster", "", "run a job on this existing RayCluster of the namespace (the RayJob's clusterSelector) instead of creating one; a local working_dir reaches it through the submitter pod")
 	addAutoscaleFlags(cmd, &f.auto)
+	addCapacityFlags(fl, &f.capacity)
 }
 
 func newRenderCmd() *cobra.Command {
@@ -47,6 +49,14 @@ slice plan as a RayCluster. Each holds one TPU worker group per slice group.
 The object is validated against KubeRay's and GKE's TPU webhook rules before
 it is printed; the output is byte-identical from run to run and kubectl
 apply -f takes it as is.
+
+--capacity picks where the TPU workers' nodes come from on GKE: spot
+(Spot VMs), reservation (--reservation NAME, and --reservation-project
+for a reservation shared from another project) or flex-start (the
+Dynamic Workload Scheduler; TPU v5e, v5p, v6e); default on-demand, or
+the capacity of a plan compiled with 'raytpu plan --capacity'. Each TPU
+worker group gets GKE's node selectors and tolerations for it, the CPU
+head none.
 
 --autoscale renders Ray's autoscaler: every TPU worker group then starts at
 --min-slices (default 0) and the autoscaler adds whole slices, numOfHosts
@@ -103,7 +113,7 @@ kubectl delete -f of the same file.`,
 // options are the kuberay options the flags give, checked before anything
 // is read or contacted: a bad value is a usage error naming its flag.
 func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay.Options, error) {
-	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster}
+	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster, Capacity: f.capacity.capacity()}
 	if err := kuberay.CheckOptions(o); err != nil {
 		return o, optionFlagErrors(err)
 	}
@@ -113,18 +123,22 @@ func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay
 // optionFlags are the flags that set each kuberay option, by its field
 // path.
 var optionFlags = map[string]string{
-	"options.namespace":                 "--namespace",
-	"options.image":                     "--image",
-	"options.cluster":                   "--ray-cluster",
-	"options.autoscaling":               "--autoscale",
-	"options.autoscaling.minSlices":     "--min-slices",
-	"options.autoscaling.maxSlices":     "--max-slices",
-	"options.autoscaling.idleTimeout":   "--idle-timeout",
-	"options.autoscaling.upscalingMode": "--upscaling-mode",
-	"options.autoscaling.version":       "--autoscaler-version",
-	"options.autoscaling.headCPU":       "--head-cpus",
-	"options.autoscaling.workerCPU":     "--worker-cpus",
-	"input.name":                        "--name",
+	"options.namespace":                   "--namespace",
+	"options.image":                       "--image",
+	"options.cluster":                     "--ray-cluster",
+	"options.autoscaling":                 "--autoscale",
+	"options.autoscaling.minSlices":       "--min-slices",
+	"options.autoscaling.maxSlices":       "--max-slices",
+	"options.autoscaling.idleTimeout":     "--idle-timeout",
+	"options.autoscaling.upscalingMode":   "--upscaling-mode",
+	"options.autoscaling.version":         "--autoscaler-version",
+	"options.autoscaling.headCPU":         "--head-cpus",
+	"options.autoscaling.workerCPU":       "--worker-cpus",
+	"options.capacity":                    "--capacity",
+	"options.capacity.class":              "--capacity",
+	"options.capacity.reservation":        "--reservation",
+	"options.capacity.reservationProject": "--reservation-project",
+	"input.name":                          "--name",
 }
 
 // flagFor is the flag that sets the option at path, "" for none.
@@ -251,6 +265,7 @@ type planReportFile struct {
 	Request    any             `json:"comparisonRequest"`
 	Status     any             `json:"status"`
 	Autoscale  any             `json:"autoscaling"`
+	Quota      any             `json:"quota"`
 }
 
 // decodePlan decodes a compiled plan strictly; its apiVersion and kind

@@ -116,6 +116,16 @@ func TestRenderErrors(t *testing.T) {
 		{"max slices without autoscale", []string{"render", "-f", "testdata/apps/chat.yaml", "--max-slices", "2"}, cli.ExitUsage, "--max-slices needs --autoscale"},
 		{"bad flag on apply, before the cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--autoscale", "--min-slices", "-1", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, "--min-slices -1"},
 		{"ray cluster on apply, before the cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--ray-cluster", "tpu-pool", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, "--ray-cluster: only a job"},
+		// Capacity classes GKE refuses together, or for the plan's TPUs.
+		{"spot with a reservation", []string{"render", "-f", "testdata/apps/chat.yaml", "--capacity", "spot", "--reservation", "tpu-res"}, cli.ExitUsage, `--capacity "spot": supported: reservation`},
+		{"capacity typo", []string{"render", "-f", "testdata/apps/chat.yaml", "--capacity", "spott"}, cli.ExitUsage, `--capacity "spott": supported: on-demand, spot, reservation, flex-start (did you mean "spot"?)`},
+		{"reservation path", []string{"render", "-f", "testdata/apps/chat.yaml", "--reservation", "projects/acme/reservations/r"}, cli.ExitUsage, `--reservation "projects/acme/reservations/r": the reservation's name alone`},
+		{"flex-start on v4", []string{"render", "-f", "testdata/apps/chat.yaml", "--capacity", "flex-start"}, cli.ExitInvalid, `plan.slices[0].generation: Unsupported value: "v4"`},
+		{"capacity on a ray cluster", []string{"apply", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json", "--ray-cluster", "tpu-pool", "--capacity", "spot", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, "--capacity: a RayJob on an existing cluster"},
+		{"flex-start on v4 in plan", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--capacity", "flex-start"}, cli.ExitUsage, `--capacity flex-start: slices[0].generation: Unsupported value: "v4"`},
+		{"quota of another resource", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--quota", "cpu=8"}, cli.ExitUsage, `--quota "cpu=8": the quota is of google.com/tpu chips`},
+		{"quota of no class", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--quota", "sopt:google.com/tpu=8"}, cli.ExitUsage, `quota.class: Unsupported value: "sopt"`},
+		{"negative quota", []string{"plan", "--accelerator", "v4", "--topology", "2x2x2", "--quota", "google.com/tpu=-8"}, cli.ExitUsage, `quota.tpu: Invalid value: -8`},
 		{"apply without file", []string{"apply"}, cli.ExitUsage, "-f FILE is required"},
 		{"apply without a cluster", []string{"apply", "-f", "testdata/apps/chat.yaml", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitInvalid, "kubeconfig"},
 	}
