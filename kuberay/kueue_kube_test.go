@@ -1,6 +1,7 @@
 package kuberay_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,7 @@ func TestKueueAdmitsTwoRayJobsOneAfterTheOther(t *testing.T) {
 	watch := watchAdmissions(t, env, ns, began)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait) // a failed test logs nothing after it ended
 	for i, r := range runs {
 		if i > 0 {
 			// The second is submitted once the first's RayJob exists, so
@@ -169,7 +171,11 @@ func makeQueues(t *testing.T, env *kubetest.Env, ns, cq, lq string) {
 		if err := env.Client.Create(t.Context(), u); err != nil {
 			t.Fatalf("creating %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
-		t.Cleanup(func() { _ = env.Client.Delete(t.Context(), u) })
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = env.Client.Delete(ctx, u)
+		})
 	}
 }
 
@@ -187,6 +193,12 @@ func watchAdmissions(t *testing.T, env *kubetest.Env, ns string, began time.Time
 	t.Helper()
 	seen := admissions{admitted: map[string]time.Time{}, finished: map[string]time.Time{}}
 	stop, done := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	end := func() {
+		once.Do(func() { close(stop) })
+		<-done
+	}
+	t.Cleanup(end)
 	go func() {
 		defer close(done)
 		for {
@@ -222,8 +234,7 @@ func watchAdmissions(t *testing.T, env *kubetest.Env, ns string, began time.Time
 		}
 	}()
 	return func() admissions {
-		close(stop)
-		<-done
+		end()
 		return seen
 	}
 }
