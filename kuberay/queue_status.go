@@ -52,26 +52,26 @@ func (b *Backend) jobStatus(ctx context.Context, job *rayv1.RayJob) backend.Stat
 	st := jobStatusOf(job)
 	if queued(job) {
 		st.State = backend.StatePending
-		st.Message = b.queueMessage(ctx, job)
+		st.Message = b.queueMessage(ctx, job.Namespace, job.UID, job.Labels[labelQueueName])
 	}
 	return st
 }
 
-// queueMessage says why the queued RayJob job waits, from its Workload, its
+// queueMessage says why the queued object of namespace ns with UID uid
+// (a RayJob or RayCluster in LocalQueue lq) waits, from its Workload, its
 // LocalQueue and their ClusterQueue; what cannot be read is left out.
-func (b *Backend) queueMessage(ctx context.Context, job *rayv1.RayJob) string {
-	lq := job.Labels[labelQueueName]
+func (b *Backend) queueMessage(ctx context.Context, ns string, uid any, lq string) string {
 	if b.dyn == nil {
 		return queuedPrefix + "LocalQueue " + lq + " (the backend has no dynamic client to read Kueue's Workload: make it with New)"
 	}
-	wl, err := b.workloadOf(ctx, job.Namespace, job.UID)
+	wl, err := b.workloadOf(ctx, ns, uid)
 	if err != nil {
 		return queuedPrefix + "LocalQueue " + lq + " (reading its Workload: " + err.Error() + ")"
 	}
 	if wl == nil {
-		return queuedPrefix + "LocalQueue " + lq + ", no Workload yet (Kueue makes one for each queued RayJob when its ray.io/rayjob integration is on)"
+		return queuedPrefix + "LocalQueue " + lq + ", no Workload yet (Kueue makes one for each queued object when its ray.io/rayjob and ray.io/raycluster integrations are on)"
 	}
-	cqName := b.clusterQueueOf(ctx, job.Namespace, wl, lq)
+	cqName := b.clusterQueueOf(ctx, ns, wl, lq)
 	var cq *unstructured.Unstructured
 	if cqName != "" {
 		cq, _ = b.dyn.Resource(clusterQueuesGVR).Get(ctx, cqName, metav1.GetOptions{})
