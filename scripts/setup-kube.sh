@@ -27,8 +27,8 @@
 # raytpu's module), into the same directory as `kueue`, with Kueue's CRDs
 # (config/components/crd/bases of the module) in `kueue-crds`; about 6 min
 # on 2 cores (most of the compile runs beside kube-apiserver's on a fresh
-# machine). One line of cmd/kueue/main.go is changed through go build's
-# -overlay (internal/tools/kube/kueue: patch.sed and metrics_cert_dir.go.in):
+# machine). One line of cmd/kueue/main.go is changed (internal/tools/kube/
+# kueue: patch.sed, and metrics_cert_dir.go.in added to the package):
 # the hard-coded /etc/kueue/metrics/certs, which Kueue reads at start
 # even with its metrics server off, comes from $KUEUE_METRICS_CERT_DIR,
 # so a test runs Kueue outside a pod without writing to /etc. It has a
@@ -187,10 +187,17 @@ build_kueue() {
 	fi
 	mkdir -p "$out"
 	rm -f "$stamp"
-	# Outside any module: Kueue's own go.mod decides every version.
+	# The build is a module of its own in a temporary directory: Kueue's
+	# go.mod (every requirement, so the same versions as `go install
+	# sigs.k8s.io/kueue/cmd/kueue@$KUEUE_VERSION`) under another module
+	# path, requiring sigs.k8s.io/kueue itself, whose main package is
+	# Kueue's cmd/kueue with patch.sed applied and one file added. Kueue's
+	# other packages are used from the module cache as they are.
 	work=$(mktemp -d)
-	src=$(cd "$work" && go mod download -json "sigs.k8s.io/kueue@$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
-	if [[ -z "$src" || ! -f "$src/cmd/kueue/main.go" ]]; then
+	local info
+	info=$(cd "$work" && go mod download -json "sigs.k8s.io/kueue@$KUEUE_VERSION")
+	src=$(sed -n 's/.*"Dir": "\(.*\)".*/\1/p' <<<"$info")
+	if [[ -z "$src" || ! -f "$src/cmd/kueue/main.go" || ! -f "$src/go.sum" ]]; then
 		log "could not download sigs.k8s.io/kueue@$KUEUE_VERSION"
 		rm -rf "$work"
 		return 1
@@ -202,11 +209,18 @@ build_kueue() {
 		return 1
 	fi
 	cp "$recipe/metrics_cert_dir.go.in" "$work/raytpu_metrics_cert_dir.go"
-	printf '{"Replace": {"%s": "%s", "%s": "%s"}}\n' "$src/cmd/kueue/main.go" "$work/main.go" \
-		"$src/cmd/kueue/raytpu_metrics_cert_dir.go" "$work/raytpu_metrics_cert_dir.go" >"$work/overlay.json"
+	{
+		sed '1s|^module .*|module github.com/raytpu/raytpu/internal/tools/kube/kueue/build|' "$src/go.mod"
+		printf '\nrequire sigs.k8s.io/kueue %s\n' "$KUEUE_VERSION"
+	} >"$work/go.mod"
+	{
+		cat "$src/go.sum"
+		printf 'sigs.k8s.io/kueue %s %s\n' "$KUEUE_VERSION" "$(sed -n 's/.*"Sum": "\(.*\)".*/\1/p' <<<"$info")"
+		printf 'sigs.k8s.io/kueue %s/go.mod %s\n' "$KUEUE_VERSION" "$(sed -n 's/.*"GoModSum": "\(.*\)".*/\1/p' <<<"$info")"
+	} >"$work/go.sum"
 	log "building kueue $KUEUE_VERSION into $out (about 6 min on 2 cores)"
-	(cd "$work" && GOBIN="$out" CGO_ENABLED=0 go install -trimpath -overlay "$work/overlay.json" \
-		-ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" "sigs.k8s.io/kueue/cmd/kueue@$KUEUE_VERSION")
+	(cd "$work" && CGO_ENABLED=0 go build -trimpath -mod=readonly \
+		-ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" -o "$out/kueue" .)
 	rm -rf "$work" "$out/kueue-crds"
 	mkdir -p "$out/kueue-crds"
 	cp "$src"/config/components/crd/bases/*.yaml "$out/kueue-crds/"
