@@ -47,12 +47,19 @@ func queued(job *rayv1.RayJob) bool {
 }
 
 // jobStatus is jobStatusOf(job), and for a RayJob that waits in a Kueue
-// queue a pending status saying why (queueMessage).
+// queue a pending status saying why (queueMessage). A queued RayJob that
+// KubeRay still reports Suspended once Kueue resumed it is pending too,
+// not stopped: Kueue admitted it and KubeRay is about to start it.
 func (b *Backend) jobStatus(ctx context.Context, job *rayv1.RayJob) backend.Status {
 	st := jobStatusOf(job)
-	if queued(job) {
+	_, labeled := job.Labels[labelQueueName]
+	switch {
+	case queued(job):
 		st.State = backend.StatePending
 		st.Message = b.queueMessage(ctx, job.Namespace, job.UID, job.Labels[labelQueueName])
+	case labeled && job.Status.JobDeploymentStatus == rayv1.JobDeploymentStatusSuspended:
+		st.State = backend.StatePending
+		st.Message += ": admitted by Kueue, resuming"
 	}
 	return st
 }
