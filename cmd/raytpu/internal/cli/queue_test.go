@@ -9,10 +9,11 @@ import (
 )
 
 // --queue renders a job's RayJob in a Kueue LocalQueue: the queue label,
-// created suspended.
+// created suspended (another name than render-jaxtrain-v6e.yaml's RayJob:
+// the kuberay tests apply every golden file into one namespace).
 func TestRenderQueue(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := run(t, "render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json", "--queue", "team-a")
+	out, errOut, code := run(t, "render", "-f", "testdata/plans/jaxtrain-v6e-two-slices.json", "--queue", "team-a", "--name", "llama-queued")
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d; stderr: %s", code, errOut)
 	}
