@@ -72,7 +72,8 @@ venv:
 venv-llm:
 	./scripts/setup-venv-llm.sh
 
-# Kubernetes control plane (etcd, kube-apiserver) for the kuberay tests, built once into .cache/kube.
+# Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager)
+# and Kueue's controller manager for the kuberay tests, built once into .cache/kube.
 kube:
 	./scripts/setup-kube.sh
 

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -54,7 +55,10 @@ type Backend struct {
 	client rayclient.Interface
 	// kube writes ConfigMaps (a packed working_dir); nil with
 	// NewWithClient unless WithKubeClient.
-	kube   kubernetes.Interface
+	kube kubernetes.Interface
+	// dyn reads Kueue's objects (why a queued RayJob waits); nil with
+	// NewWithClient.
+	dyn    dynamic.Interface
 	dryRun bool
 	opts   Options
 	logger *slog.Logger
@@ -85,7 +89,16 @@ func newAnswering(cfg *rest.Config, d time.Duration, opts ...Option) (*Backend, 
 	if err != nil {
 		return nil, fmt.Errorf("kuberay: Kubernetes client: %w", err)
 	}
-	return NewWithClient(c, append([]Option{WithKubeClient(k)}, opts...)...)
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kuberay: dynamic client: %w", err)
+	}
+	b, err := NewWithClient(c, append([]Option{WithKubeClient(k)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	b.dyn = dc
+	return b, nil
 }
 
 // NewWithClient returns a backend on an existing KubeRay clientset, or the

@@ -37,6 +37,7 @@ func renderCluster(p *placement.Plan, o settings) (*rayv1ac.RayClusterApplyConfi
 		WithLabels(labels(p)).
 		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
 		WithSpec(spec)
+	queueCluster(rc, o.Queue)
 	if err := validateRayCluster(rc); err != nil {
 		return nil, err
 	}

@@ -59,7 +59,10 @@ func clusterStatusOf(rc *rayv1.RayCluster) ClusterStatus {
 // WaitCluster watches RayCluster NameFor(name) until KubeRay reports
 // it ready, calling onStatus (if set) with every status that differs from
 // the one before. A RayCluster KubeRay reports failed is an error matching
-// ErrClusterFailed; a deleted one matches backend.ErrNotFound.
+// ErrClusterFailed; a deleted one matches backend.ErrNotFound. While a
+// queued RayCluster (Options.Queue) stays suspended, the Message says why
+// Kueue keeps it waiting ("queued by Kueue: ClusterQueue ..., needs 8
+// google.com/tpu, 8 in use"), read at each change of the RayCluster.
 func (b *Backend) WaitCluster(ctx context.Context, name string, onStatus func(ClusterStatus)) (ClusterStatus, error) {
 	if err := b.usable(ctx); err != nil {
 		return ClusterStatus{}, err
@@ -77,6 +80,10 @@ func (b *Backend) WaitCluster(ctx context.Context, name string, onStatus func(Cl
 			return false, fmt.Errorf("kuberay: RayCluster %s/%s was deleted: %w", ns, n, backend.ErrNotFound)
 		}
 		st := clusterStatusOf(rc)
+		if _, ok := rc.Labels[labelQueueName]; ok && rc.Spec.Suspend != nil && *rc.Spec.Suspend {
+			// Queued (Options.Queue): say why Kueue keeps it suspended.
+			st.Message = b.queueMessage(ctx, rc.Namespace, rc.UID, rc.Labels[labelQueueName])
+		}
 		if first || st != last {
 			first, last = false, st
 			if onStatus != nil {

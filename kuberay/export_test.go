@@ -76,3 +76,6 @@ func testSettings(o Options, in []RenderInput, wd *WorkingDir) settings {
 	}
 	return s
 }
+
+// WorkloadWaitMessage words why a Workload waits (queue_status.go).
+var WorkloadWaitMessage = workloadWaitMessage

@@ -22,6 +22,13 @@ import (
 // outcome as Run does: its Output is the launcher's result, read from the
 // submitter pod's log (see jobOutput). The message of a RayJob that did
 // not succeed ends with the Warning events KubeRay recorded against it.
+//
+// A RayJob that waits in a Kueue queue (Options.Queue: labeled and still
+// suspended) is PENDING with a message saying why, read from Kueue's
+// Workload, LocalQueue and ClusterQueue and read again every
+// queuePollInterval while it waits: "queued by Kueue: ClusterQueue
+// team-a-cq, needs 8 google.com/tpu, 8 in use; <Kueue's reason>" (a
+// Backend made by NewWithClient has no client to read them, and says so).
 func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOptions) (*backend.Outcome, error) {
 	if err := b.usable(ctx); err != nil {
 		return nil, err
@@ -31,7 +38,8 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 	}
 	ns := b.opts.Namespace
 	lw := cache.NewListWatchFromClient(b.client.RayV1().RESTClient(), "rayjobs", ns, fields.OneTermEqualSelector("metadata.name", name))
-	var last backend.Status
+	rep := &jobReporter{b: b, name: name, onStatus: opts.OnStatus}
+	defer rep.watchQueue(ctx)()
 	var final *rayv1.RayJob
 	_, err := watchtools.UntilWithSync(ctx, lw, &rayv1.RayJob{}, nil, func(ev watch.Event) (bool, error) {
 		switch ev.Type {
@@ -45,14 +53,7 @@ func (b *Backend) WaitJob(ctx context.Context, name string, opts backend.RunOpti
 		if !ok {
 			return false, nil
 		}
-		st := jobStatusOf(job)
-		if st.State != last.State || st.Message != last.Message {
-			last = st
-			b.logger.DebugContext(ctx, "kuberay: RayJob status", "rayjob", name, "state", st.State, "message", st.Message)
-			if opts.OnStatus != nil {
-				opts.OnStatus(st)
-			}
-		}
+		rep.seen(ctx, job)
 		if jobFinished(job) {
 			final = job
 			return true, nil

@@ -263,8 +263,9 @@ func TestConcurrentApply(t *testing.T) {
 }
 
 // goldenOthers counts the golden manifests that are not RayJobs: the
-// RayService of TestRenderService and the RayCluster of TestRenderCluster.
-const goldenOthers = 2
+// RayService of TestRenderService, the RayCluster of TestRenderCluster and
+// the queued one of TestQueueRenderCluster.
+const goldenOthers = 3
 
 // kubeRayValidates runs KubeRay's own validation of an applied object, as
 // the operator does before it reconciles it.

@@ -149,6 +149,16 @@ type Options struct {
 	// Default: on-demand. Not with Cluster: an existing RayCluster's
 	// worker groups say where their nodes come from.
 	Capacity placement.Capacity `json:"capacity,omitzero"`
+	// Queue, when set, is the Kueue LocalQueue of Namespace that each
+	// RayJob and RayCluster waits in for its ClusterQueue's quota: label
+	// kueue.x-k8s.io/queue-name on the object, created suspended
+	// (spec.suspend: true) for Kueue to resume once it admits all of its
+	// pods. A label value that names a LocalQueue (team-a). Kueue refuses
+	// Ray's autoscaler and an existing cluster beside it, so Autoscaling
+	// and Cluster must be unset; a Serve application's RayService cannot
+	// be queued (Kueue v0.17 queues RayServices only with KubeRay v1.6's
+	// types). Optional.
+	Queue string `json:"queue,omitempty"`
 }
 
 // RenderInput is what differs between two objects Render renders with the
@@ -259,6 +269,7 @@ func (o Options) validate(root *field.Path) field.ErrorList {
 	}
 	errs = append(errs, o.Capacity.Validate(root.Child("capacity"))...)
 	errs = append(errs, checkAutoscaling(o.Autoscaling, root.Child("autoscaling"))...)
+	errs = append(errs, o.queueErrors(root)...)
 	return errs
 }
 

@@ -149,6 +149,7 @@ func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration
 		WithLabels(labels(p)).
 		WithAnnotations(map[string]string{AnnotationPlanDigest: digest}).
 		WithSpec(spec)
+	queueJob(job, o.Queue)
 	if err := validateJob(job); err != nil {
 		return nil, err
 	}

@@ -68,6 +68,8 @@ func goldenCases(t *testing.T) map[string]struct {
 		// mounts and `ray job submit` uploads.
 		"v6e-4x4-on-cluster":         {compile(t, trainer("v6e", "4x4", 1)), kuberay.Options{Cluster: "tpu-pool"}, kuberay.RenderInput{}, nil},
 		"v4-2x2x2-on-cluster-packed": {onCluster, kuberay.Options{Cluster: "tpu-pool"}, kuberay.RenderInput{}, packed},
+		// Queued with Kueue: label kueue.x-k8s.io/queue-name, suspended.
+		"v4-2x2x2-queued": {compile(t, trainer("v4", "2x2x2", 1)), kuberay.Options{Queue: "team-a"}, kuberay.RenderInput{}, nil},
 	}
 }
 

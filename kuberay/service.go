@@ -40,6 +40,9 @@ func renderService(p *placement.Plan, o settings) (*rayv1ac.RayServiceApplyConfi
 	if err := checkServicePlan(p, o.WorkingDir != nil); err != nil {
 		return nil, err
 	}
+	if errs := serviceQueueError(o.Queue); len(errs) > 0 {
+		return nil, fmt.Errorf("kuberay: %w: %w", backend.ErrUnsupported, errs)
+	}
 	o = o.withDefaults(p)
 	cluster, errs := clusterSpec(p, o)
 	if len(errs) > 0 {

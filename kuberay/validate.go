@@ -64,6 +64,7 @@ func validateJob(job *rayv1ac.RayJobApplyConfiguration) error {
 	if s.RayClusterSpec != nil {
 		errs = append(errs, validateCluster(s.RayClusterSpec, spec.Child("rayClusterSpec"))...)
 	}
+	errs = append(errs, validateQueuedJob(job)...)
 	return errs.Err()
 }
 

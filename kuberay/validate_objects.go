@@ -42,6 +42,7 @@ func validateService(svc *rayv1ac.RayServiceApplyConfiguration) error {
 		errs = append(errs, field.Forbidden(cluster.Child("headGroupSpec", "headService", "metadata", "name"), "KubeRay names the head Service of a RayService's clusters itself"))
 	}
 	errs = append(errs, validateCluster(s.RayClusterSpec, cluster)...)
+	errs = append(errs, validateQueuedService(svc)...)
 	return errs.Err()
 }
 
@@ -56,5 +57,6 @@ func validateRayCluster(rc *rayv1ac.RayClusterApplyConfiguration) error {
 		return append(errs, field.Required(field.NewPath("spec"), "a RayCluster spec"))
 	}
 	errs = append(errs, validateCluster(rc.Spec, field.NewPath("spec"))...)
+	errs = append(errs, validateQueuedCluster(rc)...)
 	return errs.Err()
 }

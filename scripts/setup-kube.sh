@@ -21,6 +21,21 @@
 # Their go.mod and go.sum are committed; `setup-kube.sh regen` rewrites them
 # from the upstream go.mod files (run it after changing a version below).
 #
+# Kueue's controller manager (sigs.k8s.io/kueue/cmd/kueue $KUEUE_VERSION)
+# is built beside them, with Kueue's own go.mod (`go install pkg@version`:
+# it needs KubeRay v1.6.0's types and k8s.io 0.35, so it cannot build in
+# raytpu's module), into the same directory as `kueue`, with Kueue's CRDs
+# (config/components/crd/bases of the module) in `kueue-crds`; about 6 min
+# on 2 cores (most of the compile runs beside kube-apiserver's on a fresh
+# machine). One line of cmd/kueue/main.go is changed (internal/tools/kube/
+# kueue: patch.sed, and metrics_cert_dir.go.in added to the package):
+# the hard-coded /etc/kueue/metrics/certs, which Kueue reads at start
+# even with its metrics server off, comes from $KUEUE_METRICS_CERT_DIR,
+# so a test runs Kueue outside a pod without writing to /etc. It has a
+# stamp of its own (.raytpu-kueue-stamp: the version and the sha256 of
+# that recipe). Only the Kueue kube tests (internal/testinfra/kubetest's
+# StartKueue) use it.
+#
 # `setup-kube.sh kubectl` builds kubectl v1.37.2 the same way (recipe
 # internal/tools/kube/kubectl, about 2.5 min cold on 2 cores) into the same
 # directory, with a stamp of its own; only the benchmark that compares
@@ -41,6 +56,7 @@ set -euo pipefail
 ETCD_VERSION=v3.7.0
 KUBE_VERSION=v1.37.2
 STAGING_VERSION=v0.37.2
+KUEUE_VERSION=v0.17.0
 
 log() { printf 'setup-kube: %s\n' "$*" >&2; }
 
@@ -159,6 +175,60 @@ build_controller_manager() {
 	build_tool kube-controller-manager controllermanager controller-manager "Kubernetes $KUBE_VERSION" --version
 }
 
+# build_kueue builds Kueue's controller manager and copies its CRDs into
+# $out unless $out/.raytpu-kueue-stamp holds the version and the recipe's
+# sha256 (see the top of this file).
+build_kueue() {
+	local stamp="$out/.raytpu-kueue-stamp" recipe="$tools/kueue" want src work start=$SECONDS
+	want="kueue $KUEUE_VERSION recipe $(cat "$recipe/patch.sed" "$recipe/metrics_cert_dir.go.in" | sha256sum | cut -d' ' -f1)"
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/kueue" && -f "$out/kueue-crds/kueue.x-k8s.io_workloads.yaml" ]]; then
+		log "kueue $KUEUE_VERSION is in $out; nothing to build"
+		return
+	fi
+	mkdir -p "$out"
+	rm -f "$stamp"
+	# The build is a module of its own in a temporary directory: Kueue's
+	# go.mod (every requirement, so the same versions as `go install
+	# sigs.k8s.io/kueue/cmd/kueue@$KUEUE_VERSION`) under another module
+	# path, requiring sigs.k8s.io/kueue itself, whose main package is
+	# Kueue's cmd/kueue with patch.sed applied and one file added. Kueue's
+	# other packages are used from the module cache as they are.
+	work=$(mktemp -d)
+	local info
+	info=$(cd "$work" && go mod download -json "sigs.k8s.io/kueue@$KUEUE_VERSION")
+	src=$(sed -n 's/.*"Dir": "\(.*\)".*/\1/p' <<<"$info")
+	if [[ -z "$src" || ! -f "$src/cmd/kueue/main.go" || ! -f "$src/go.sum" ]]; then
+		log "could not download sigs.k8s.io/kueue@$KUEUE_VERSION"
+		rm -rf "$work"
+		return 1
+	fi
+	sed -f "$recipe/patch.sed" "$src/cmd/kueue/main.go" >"$work/main.go"
+	if cmp -s "$src/cmd/kueue/main.go" "$work/main.go"; then
+		log "internal/tools/kube/kueue/patch.sed changed nothing in Kueue $KUEUE_VERSION's cmd/kueue/main.go; the recipe needs a new rule"
+		rm -rf "$work"
+		return 1
+	fi
+	cp "$recipe/metrics_cert_dir.go.in" "$work/raytpu_metrics_cert_dir.go"
+	{
+		sed '1s|^module .*|module github.com/raytpu/raytpu/internal/tools/kube/kueue/build|' "$src/go.mod"
+		printf '\nrequire sigs.k8s.io/kueue %s\n' "$KUEUE_VERSION"
+	} >"$work/go.mod"
+	{
+		cat "$src/go.sum"
+		printf 'sigs.k8s.io/kueue %s %s\n' "$KUEUE_VERSION" "$(sed -n 's/.*"Sum": "\(.*\)".*/\1/p' <<<"$info")"
+		printf 'sigs.k8s.io/kueue %s/go.mod %s\n' "$KUEUE_VERSION" "$(sed -n 's/.*"GoModSum": "\(.*\)".*/\1/p' <<<"$info")"
+	} >"$work/go.sum"
+	log "building kueue $KUEUE_VERSION into $out (about 6 min on 2 cores)"
+	(cd "$work" && CGO_ENABLED=0 go build -trimpath -mod=readonly \
+		-ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" -o "$out/kueue" .)
+	rm -rf "$work" "$out/kueue-crds"
+	mkdir -p "$out/kueue-crds"
+	cp "$src"/config/components/crd/bases/*.yaml "$out/kueue-crds/"
+	chmod -R u+w "$out/kueue-crds"
+	log "kueue built in $((SECONDS - start))s"
+	echo "$want" >"$stamp"
+}
+
 recipe_sum() {
 	cat "$tools/etcd/go.mod" "$tools/etcd/go.sum" "$tools/apiserver/go.mod" "$tools/apiserver/go.sum" |
 		sha256sum | cut -d' ' -f1
@@ -180,10 +250,21 @@ if [[ $# -gt 0 ]]; then
 	exit 2
 fi
 
+# Kueue builds beside everything else: its own module, its own stamp.
+build_kueue &
+kueue_build=$!
+wait_kueue() {
+	if ! wait "$kueue_build"; then
+		log "building kueue $KUEUE_VERSION failed"
+		exit 1
+	fi
+}
+
 want="etcd $ETCD_VERSION kube-apiserver $KUBE_VERSION recipe $(recipe_sum)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/etcd" && -x "$out/kube-apiserver" ]]; then
 	log "etcd $ETCD_VERSION and kube-apiserver $KUBE_VERSION are in $out; nothing to build"
 	build_controller_manager
+	wait_kueue
 	link_out
 	exit 0
 fi
@@ -221,4 +302,5 @@ fi
 log "built: etcd ${ETCD_VERSION#v}, $apiserver_version"
 echo "$want" >"$stamp"
 build_controller_manager
+wait_kueue
 link_out

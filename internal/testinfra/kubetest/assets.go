@@ -24,6 +24,11 @@ type Assets struct {
 	ControllerManager string
 	// CRDs is the directory of KubeRay's CRD manifests.
 	CRDs string
+	// Kueue is Kueue's controller manager and KueueCRDs its CRD manifests
+	// (Kueue's config/components/crd/bases), both built into Dir by
+	// scripts/setup-kube.sh; only StartKueue needs them (FindAssets does
+	// not check them).
+	Kueue, KueueCRDs string
 }
 
 // envAssets is envtest's variable naming the binary directory.
@@ -48,7 +53,8 @@ func FindAssets() (Assets, error) {
 		dir = filepath.Join(kube, "bin")
 	}
 	a := Assets{Dir: dir, Etcd: filepath.Join(dir, "etcd"), APIServer: filepath.Join(dir, "kube-apiserver"),
-		ControllerManager: filepath.Join(dir, "kube-controller-manager")}
+		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
+		Kueue:             filepath.Join(dir, "kueue"), KueueCRDs: filepath.Join(dir, "kueue-crds")}
 	for _, bin := range []string{a.Etcd, a.APIServer} {
 		if err := checkBinary(bin); err != nil {
 			return Assets{}, err

@@ -35,6 +35,12 @@
 // (both options) shared by a test binary's tests, as Shared is for the
 // others.
 //
+// SharedKueue adds Kueue's real controllers (KueueVersion's cmd/kueue, a
+// separate process built by scripts/setup-kube.sh with Kueue's own
+// go.mod, and its CRDs) to SharedPods' control plane, with the RayJob and
+// RayCluster integrations and no webhooks; Env.StartKueue does the same
+// for a control plane of a test's own.
+//
 // Faults: Env.StopOperator / StartOperator restart the operator (a new
 // manager, empty caches); Env.StopAPIServer / StartAPIServer restart
 // kube-apiserver on the same address and certificates while etcd keeps the

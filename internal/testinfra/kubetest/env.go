@@ -49,6 +49,7 @@ type Env struct {
 	env         *envtest.Environment
 	operator    *operator
 	controllers *controllerManager
+	kueue       *kueueProcess
 	certDir     string
 }
 
@@ -214,6 +215,9 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 // any, then the control plane.
 func (e *Env) Stop() error {
 	var errs []error
+	if e.kueue != nil {
+		errs = append(errs, e.kueue.stop())
+	}
 	if e.operator != nil {
 		errs = append(errs, e.operator.stop())
 	}

@@ -4,7 +4,8 @@ Each worker fits y = 3x + 2 for `steps` steps (JAX on the CPU of a pod posing
 as a TPU host), rank 0 checkpoints every `checkpoint_every` steps, and every
 worker writes <report_dir>/rank-<rank>.json: where it ran (pod hostname, Ray
 node labels), its MEGASCALE_* and TPU_* environment and what JAX sees
-(process count and index, local devices).
+(process count and index, local devices), and appends a line to
+<report_dir>/starts-<rank>.log each time it starts.
 
 A run started from a checkpoint resumes after its step and reports
 resumed_from. With `pause_at` set, every worker of the first attempt (no
@@ -42,6 +43,9 @@ def train_func(config):
     }
     with open(os.path.join(config["report_dir"], "rank-%d.json" % rank), "w") as f:
         json.dump(report, f, sort_keys=True)
+    # One line per start of this rank: a test counts how often it trained.
+    with open(os.path.join(config["report_dir"], "starts-%d.log" % rank), "a") as f:
+        f.write(report["hostname"] + "\n")
 
     x = jnp.linspace(-1.0, 1.0, 32)
     y = 3.0 * x + 2.0

@@ -21,6 +21,7 @@ type kubeFlags struct {
 	namespace string
 	image     string
 	cluster   string
+	queue     string
 	auto      autoscaleFlags
 	capacity  capacityFlags
 }
@@ -32,6 +33,7 @@ func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
 	fl.StringVar(&f.cluster, "ray-cluster", "", "run a job on this existing RayCluster of the namespace (the RayJob's clusterSelector) instead of creating one; a local working_dir reaches it through the submitter pod")
+	fl.StringVar(&f.queue, "queue", "", "the Kueue LocalQueue of the namespace a job's RayJob or a slice plan's RayCluster waits in for quota: label kueue.x-k8s.io/queue-name, created suspended for Kueue to admit (not with --autoscale or --ray-cluster; a Serve application cannot be queued)")
 	addAutoscaleFlags(cmd, &f.auto)
 	addCapacityFlags(fl, &f.capacity)
 }
@@ -113,7 +115,7 @@ kubectl delete -f of the same file.`,
 // options are the kuberay options the flags give, checked before anything
 // is read or contacted: a bad value is a usage error naming its flag.
 func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay.Options, error) {
-	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster, Capacity: f.capacity.capacity()}
+	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster, Capacity: f.capacity.capacity(), Queue: f.queue}
 	if err := kuberay.CheckOptions(o); err != nil {
 		return o, optionFlagErrors(err)
 	}
@@ -126,6 +128,7 @@ var optionFlags = map[string]string{
 	"options.namespace":                   "--namespace",
 	"options.image":                       "--image",
 	"options.cluster":                     "--ray-cluster",
+	"options.queue":                       "--queue",
 	"options.autoscaling":                 "--autoscale",
 	"options.autoscaling.minSlices":       "--min-slices",
 	"options.autoscaling.maxSlices":       "--max-slices",

@@ -1,0 +1,1 @@
+s|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := raytpuMetricsCertDir()|
