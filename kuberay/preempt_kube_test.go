@@ -45,10 +45,12 @@ type preemptedSlice struct {
 	// TPU worker id.
 	Pods    []string
 	NodeIDs map[string]string
-	// Preemption is what the pod runner did; Ready is when KubeRay's
-	// replacement pods were all Ready, and Replacements their names.
+	// Preemption is what the pod runner did; Running is when KubeRay's
+	// replacement pods were all running (Ray started in them; a
+	// RayService's worker pods are never Ready here, their probe asks
+	// for a Serve proxy), and Replacements their names.
 	*podrunner.Preemption
-	Ready        time.Time
+	Running      time.Time
 	Replacements []string
 }
 
@@ -73,7 +75,7 @@ func sliceOf(t *testing.T, env *kubetest.Env, ns, name string) (map[string]strin
 
 // preemptSlice preempts the slice the labels select, as GKE reclaims a
 // spot node pool, logging every change of the slice's pods (relative to
-// the SIGTERM) until KubeRay's replacements are Ready, and returns what
+// the SIGTERM) until KubeRay's replacements run, and returns what
 // happened. began dates the log lines of the test.
 func preemptSlice(t *testing.T, env *kubetest.Env, ns string, labels map[string]string, began time.Time) (*preemptedSlice, error) {
 	ctx := t.Context()
@@ -88,7 +90,7 @@ func preemptSlice(t *testing.T, env *kubetest.Env, ns string, labels map[string]
 	t.Logf("%6.1fs slice %v: pods %v stopped %.1fs and deleted %.1fs after the SIGTERM", time.Since(began).Seconds(), labels,
 		pre.Pods, pre.Stopped.Sub(pre.Signalled).Seconds(), pre.Deleted.Sub(pre.Signalled).Seconds())
 	var hosts int
-	waitFor(t, 10*time.Minute, "KubeRay's replacement pods of the preempted slice Ready", func() (bool, string) {
+	waitFor(t, 10*time.Minute, "KubeRay's replacement pods of the preempted slice running", func() (bool, string) {
 		var pods corev1.PodList
 		if err := env.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels(labels)); err != nil {
 			return false, err.Error()
@@ -96,7 +98,7 @@ func preemptSlice(t *testing.T, env *kubetest.Env, ns string, labels map[string]
 		var ready, names []string
 		for _, p := range pods.Items {
 			names = append(names, p.Name+"/"+string(p.Status.Phase))
-			if p.DeletionTimestamp == nil && podReady(&p) && !p.CreationTimestamp.Time.Before(pre.Signalled.Truncate(time.Second)) {
+			if p.DeletionTimestamp == nil && podRunning(&p) && !p.CreationTimestamp.Time.Before(pre.Signalled.Truncate(time.Second)) {
 				ready = append(ready, p.Name)
 			}
 		}
@@ -105,9 +107,22 @@ func preemptSlice(t *testing.T, env *kubetest.Env, ns string, labels map[string]
 		out.Replacements = ready
 		return len(ready) == hosts, fmt.Sprintf("pods %v", names)
 	})
-	out.Ready = time.Now()
-	t.Logf("%6.1fs slice %v: replacements %v Ready %.1fs after the SIGTERM", time.Since(began).Seconds(), labels, out.Replacements, out.Ready.Sub(pre.Signalled).Seconds())
+	out.Running = time.Now()
+	t.Logf("%6.1fs slice %v: replacements %v running %.1fs after the SIGTERM", time.Since(began).Seconds(), labels, out.Replacements, out.Running.Sub(pre.Signalled).Seconds())
 	return out, nil
+}
+
+// podRunning reports whether every container of pod p runs.
+func podRunning(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning || len(p.Status.ContainerStatuses) == 0 {
+		return false
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		if c.State.Running == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // watchPods logs every change of phase, readiness or deletion of the pods

@@ -22,7 +22,7 @@ import (
 // step) and Ray Train has registered the checkpoint of that step in
 // runDir, then preempts the slice rank 2 runs on (every pod of it, as GKE
 // reclaims a spot node pool: see preemptSlice) and sends what happened on
-// the channel once KubeRay's replacements are Ready (closed without a
+// the channel once KubeRay's replacements run (closed without a
 // value if the run never paused there).
 func preemptSliceWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir string, pauseAt int, began time.Time) <-chan *preemptedSlice {
 	t.Helper()
@@ -147,8 +147,8 @@ func logRayTimeline(t *testing.T, res *train.Result, ps *preemptedSlice) {
 		return
 	}
 	offset := float64(ps.Signalled.UnixNano())/1e9 - res.FitStartedAt
-	t.Logf("Ray Train, in seconds after the slice's SIGTERM (pods stopped at %+.1fs, deleted at %+.1fs, node pool back at %+.1fs, replacements Ready at %+.1fs):",
-		ps.Stopped.Sub(ps.Signalled).Seconds(), ps.Deleted.Sub(ps.Signalled).Seconds(), ps.Back.Sub(ps.Signalled).Seconds(), ps.Ready.Sub(ps.Signalled).Seconds())
+	t.Logf("Ray Train, in seconds after the slice's SIGTERM (pods stopped at %+.1fs, deleted at %+.1fs, node pool back at %+.1fs, replacements running at %+.1fs):",
+		ps.Stopped.Sub(ps.Signalled).Seconds(), ps.Deleted.Sub(ps.Signalled).Seconds(), ps.Back.Sub(ps.Signalled).Seconds(), ps.Running.Sub(ps.Signalled).Seconds())
 	for _, e := range res.Timeline {
 		errLine, _, _ := strings.Cut(e.Error, "\n")
 		t.Logf("  %+7.1fs %s %s%s %s", e.At-offset, e.Kind, e.State, e.Decision, errLine)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -15,16 +16,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// A slice preempted as GKE reclaims spot capacity: the two pods of slice
-// a get SIGTERM at once (one traps it and exits, the other ignores it and
-// is killed after the grace period), are reported Failed by the node's
+// checkPreempt, a step of TestPodAsAKubeletRunsIt on its control plane:
+// a slice preempted as GKE reclaims spot capacity. The two pods of slice a
+// get SIGTERM at once (one traps it and exits, the other ignores it and is
+// killed after the grace period), are reported Failed by the node's
 // shutdown and deleted; the pod of slice b runs on; a replacement pod of
 // slice a stays Pending, unschedulable, until the capacity is back, then
 // runs.
-func TestPreemptTakesASliceAtOnce(t *testing.T) {
-	env := start(t)
+func checkPreempt(t *testing.T, env *kubetest.Env, ns string) {
+	t.Helper()
 	ctx := t.Context()
-	ns := env.Namespace(t)
 	shared, err := os.MkdirTemp("/var/tmp", "preempt-")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestPreemptTakesASliceAtOnce(t *testing.T) {
 	t.Cleanup(wi.Stop)
 
 	// A grace period a loaded machine cannot miss (the trap forks date).
-	const grace, down = 8 * time.Second, 25 * time.Second
+	const grace, down = 8 * time.Second, 16 * time.Second
 	pre, err := env.Pods.Preempt(ctx, ns, map[string]string{"slice": "a"}, grace, down)
 	if err != nil {
 		t.Fatal(err)
