@@ -67,6 +67,7 @@ func preemptSliceWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir
 			t.Errorf("preempting slice %v: %v", labels, err)
 			return
 		}
+		logClusterEvents(t, env, ns, labels[labelRayCluster], ps.Signalled, began)
 		ps.Name = ranks[0].Labels["ray.io/tpu-slice-name"]
 		ps.NodeIDs = map[string]string{}
 		for _, r := range ranks {

@@ -103,11 +103,14 @@ func (r *Runner) Preempt(ctx context.Context, namespace string, labels map[strin
 	}
 	wg.Wait()
 	out.Stopped = time.Now()
-	var errs []error
-	for _, w := range ws {
-		errs = append(errs, r.shutDown(context.WithoutCancel(ctx), w))
-		r.remove(w)
+	errs := make([]error, len(ws))
+	for i, w := range ws {
+		wg.Go(func() {
+			errs[i] = r.shutDown(context.WithoutCancel(ctx), w)
+			r.remove(w)
+		})
 	}
+	wg.Wait()
 	out.Deleted = time.Now()
 	return out, errors.Join(errs...)
 }
