@@ -130,14 +130,30 @@ func checkSliceRecovery(t *testing.T, res *train.Result, ps *preemptedSlice, rep
 	if at := res.FitStartedAt + last.At; at < float64(ps.Signalled.UnixNano())/1e9 {
 		t.Errorf("the last attempt started %.1fs before the preemption", float64(ps.Signalled.UnixNano())/1e9-at)
 	}
-	for _, rank := range []int{2, 3} {
-		r, err := readRank(filepath.Join(reports, fmt.Sprintf("rank-%d.json", rank)))
+	// Every rank reported again after the preemption (checkRanks reads
+	// these reports: MEGASCALE_* of the new attempt), and the two ranks
+	// on the lost slice ran on KubeRay's replacement pods.
+	onSlice := 0
+	for rank := range 4 {
+		path := filepath.Join(reports, fmt.Sprintf("rank-%d.json", rank))
+		if fi, err := os.Stat(path); err != nil || fi.ModTime().Before(ps.Signalled) {
+			t.Errorf("rank %d's report %v was not written after the preemption (%v)", rank, fi, err)
+			continue
+		}
+		r, err := readRank(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Labels["ray.io/tpu-slice-name"] == ps.Name && !slices.Contains(ps.Replacements, r.Hostname) {
+		if r.Labels["ray.io/tpu-slice-name"] != ps.Name {
+			continue
+		}
+		onSlice++
+		if !slices.Contains(ps.Replacements, r.Hostname) {
 			t.Errorf("rank %d ran on slice %s's pod %s, want one of KubeRay's replacements %v", rank, ps.Name, r.Hostname, ps.Replacements)
 		}
+	}
+	if onSlice != 2 {
+		t.Errorf("%d ranks of the last attempt ran on slice %s, want 2", onSlice, ps.Name)
 	}
 }
 
