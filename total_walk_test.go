@@ -741,6 +741,14 @@ var totalCalls = []totalCall{
 	{"new(sim.Cluster).Status", func(ctx context.Context) { _, _ = new(sim.Cluster).Status(ctx, *new(string)) }},
 	{"(*sim.Cluster)(nil).Delete", func(ctx context.Context) { _ = (*sim.Cluster)(nil).Delete(ctx, *new(string)) }},
 	{"new(sim.Cluster).Delete", func(ctx context.Context) { _ = new(sim.Cluster).Delete(ctx, *new(string)) }},
+	{"(*sim.Cluster)(nil).LoseSlice", func(ctx context.Context) {
+		_, _ = (*sim.Cluster)(nil).LoseSlice(ctx, *new(*placement.Plan), *new(*sim.Result), *new(string))
+	}},
+	{"new(sim.Cluster).LoseSlice", func(ctx context.Context) {
+		_, _ = new(sim.Cluster).LoseSlice(ctx, *new(*placement.Plan), *new(*sim.Result), *new(string))
+	}},
+	{"(*sim.Cluster)(nil).ReviveSlice", func(ctx context.Context) { _ = (*sim.Cluster)(nil).ReviveSlice(*new(string)) }},
+	{"new(sim.Cluster).ReviveSlice", func(ctx context.Context) { _ = new(sim.Cluster).ReviveSlice(*new(string)) }},
 	{"(*sim.Cluster)(nil).PlaceSlices", func(ctx context.Context) { _, _ = (*sim.Cluster)(nil).PlaceSlices(*new(*placement.SliceGroup)) }},
 	{"new(sim.Cluster).PlaceSlices", func(ctx context.Context) { _, _ = new(sim.Cluster).PlaceSlices(*new(*placement.SliceGroup)) }},
 	{"(*sim.Cluster)(nil).PlaceBundles", func(ctx context.Context) { _, _ = (*sim.Cluster)(nil).PlaceBundles(*new(sim.PlacementGroupRequest)) }},

@@ -55,7 +55,10 @@ type sliceReply struct {
 // serves the new config while requests keep being answered. Last, a
 // second replica, whose slice is a worker group appended to the RayCluster
 // spec, is added as KubeRay v1.5.0 decides (to the active RayCluster, in
-// place) while the first replica keeps answering every request.
+// place) while the first replica keeps answering every request. Then the
+// second replica's slice is preempted as GKE reclaims spot capacity: the
+// first replica answers while it is gone, and the lost replica reserves
+// the slice again once KubeRay recreates its pods (loseReplicaSlice).
 func TestServiceServesOnKubeRay(t *testing.T) {
 	env := kubetest.SharedPods(t)
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
@@ -225,6 +228,11 @@ func TestServiceServesOnKubeRay(t *testing.T) {
 	if got := svc.Status.ActiveServiceStatus.RayClusterName; got != active || len(clusters.Items) != 1 || len(clusters.Items[0].Spec.WorkerGroupSpecs) != 2 {
 		t.Errorf("after the worker group change: active %q, %d RayClusters; want %s updated in place to 2 worker groups", got, len(clusters.Items), active)
 	}
+
+	// Step 4: the second replica's slice is preempted.
+	preempted := time.Now()
+	loseReplicaSlice(t, env, web, url, ns, active, began)
+	t.Logf("%6.1fs the slice preemption step took %v", time.Since(began).Seconds(), time.Since(preempted).Round(time.Millisecond))
 	rec.stop()
 	t.Logf("test ran %v; Ready after %v", time.Since(began).Round(time.Millisecond), ready.Round(time.Millisecond))
 }

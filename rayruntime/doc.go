@@ -28,7 +28,8 @@
 // The "train" entry builds ray.train.v2.jax.JaxTrainer and calls fit(),
 // with the datasets of [TrainDatasets] and a Ray Train callback that
 // records every start of the worker group, state change and decision into
-// the outcome ("attempts", "timeline", "lost_hosts", "intact_slices").
+// the outcome ("attempts", "timeline", "lost_hosts", "lost_slices",
+// "intact_slices").
 // With [TrainRun].Profiler it starts jax.profiler's server in every
 // worker and prints where each listens as a [ProfilerPrefix] line. A
 // train loop iterates its shard of dataset name with

@@ -37,7 +37,9 @@
 // and golden-testable: the same plan on the same spec gives the same
 // bytes. Nodes fail only when asked: [Cluster.LoseHost] takes a TPU host
 // away under a placed plan and places the plan again as Ray Train
-// restarts a worker group ([HostLoss]). max_cpu_fraction_per_node,
+// restarts a worker group ([HostLoss]); [Cluster.LoseSlice] takes every
+// host of a slice away at once, as when GKE reclaims a spot node pool
+// ([SliceLoss]). max_cpu_fraction_per_node,
 // soft target nodes and lifetimes are not modelled.
 //
 // [Cluster.PlaceSlices] reserves a compiled [placement.SliceGroup] in the

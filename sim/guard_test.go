@@ -38,6 +38,8 @@ func TestNilClusterMethods(t *testing.T) {
 				"Delete":               func() error { return c.Delete(ctx, "x") },
 				"LoseHost":             func() error { _, err := c.LoseHost(ctx, job, nil, "h"); return err },
 				"ReviveHost":           func() error { return c.ReviveHost("h") },
+				"LoseSlice":            func() error { _, err := c.LoseSlice(ctx, job, nil, "s"); return err },
+				"ReviveSlice":          func() error { return c.ReviveSlice("s") },
 				"RenderSVG":            func() error { return sim.RenderSVG(&bytes.Buffer{}, c) },
 			}
 			for m, call := range errs {

@@ -77,45 +77,64 @@ func (c *Cluster) LoseHost(ctx context.Context, p *placement.Plan, before *Resul
 	if err := c.hold(lostGroupName(host), c.Available(host), h); err != nil {
 		return nil, err
 	}
-	out := &HostLoss{Host: host, Slice: h.SliceName, IntactSlices: map[string]int{}}
+	out := &HostLoss{Host: host, Slice: h.SliceName}
+	var err error
+	out.After, out.StartTimeouts, out.Recovered, err = c.restart(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out.IntactSlices = c.intactByPodType(p)
+	return out, nil
+}
+
+// restart places p again as Ray Train restarts a worker group after a
+// loss (see [HostLoss]): a head reservation that lands on a broken slice
+// times out and is held back, and the group tries again. It returns the
+// last placement (released), the start timeouts and whether the group
+// found room.
+func (c *Cluster) restart(ctx context.Context, p *placement.Plan) (*Result, int, bool, error) {
 	var held []string // broken heads held back between attempts
 	defer func() {
 		for _, id := range held {
 			_ = c.RemovePlacementGroup(id)
 		}
 	}()
+	timeouts := 0
 	for {
 		res, err := c.Place(ctx, p)
 		if err != nil {
-			return nil, err
+			return nil, 0, false, err
 		}
 		broken := c.brokenHeads(res)
 		for _, sp := range res.Slices {
 			if err := c.Release(sp); err != nil {
-				return nil, err
+				return nil, 0, false, err
 			}
 		}
-		out.After = res
 		if len(broken) == 0 {
-			out.Recovered = !res.Diagnosis.HasErrors() && allCreated(res)
-			break
+			return res, timeouts, !res.Diagnosis.HasErrors() && allCreated(res), nil
 		}
-		out.StartTimeouts++
+		timeouts++
 		for _, name := range broken {
 			hh, _ := c.Host(name)
 			id, err := c.holdHead(hh)
 			if err != nil {
-				return nil, err
+				return nil, 0, false, err
 			}
 			held = append(held, id)
 		}
 	}
+}
+
+// intactByPodType counts the intact slices of each multi-host pod type of p.
+func (c *Cluster) intactByPodType(p *placement.Plan) map[string]int {
+	out := map[string]int{}
 	for _, g := range p.Slices {
 		if g.MultiHost {
-			out.IntactSlices[g.PodType] = c.intactSlices(g.PodType)
+			out[g.PodType] = c.intactSlices(g.PodType)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // ReviveHost brings back a host that LoseHost removed.

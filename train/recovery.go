@@ -60,7 +60,9 @@ type Event struct {
 // slices the group ran on before and after, and the checkpoint it resumed
 // from.
 type Recovery struct {
-	LostHosts   []Host
+	LostHosts []Host
+	// LostSlices are the slices lost as a whole (see Result.LostSlices).
+	LostSlices  []string
 	FromSlices  []string
 	ToSlices    []string
 	ResumedFrom *CheckpointResult
@@ -74,10 +76,10 @@ func (r *Result) Recovery() *Recovery {
 	if r == nil {
 		return nil
 	}
-	if len(r.Attempts) < 2 && len(r.LostHosts) == 0 {
+	if len(r.Attempts) < 2 && len(r.LostHosts) == 0 && len(r.LostSlices) == 0 {
 		return nil
 	}
-	rec := &Recovery{LostHosts: r.LostHosts, Restarts: max(len(r.Attempts)-1, 0)}
+	rec := &Recovery{LostHosts: r.LostHosts, LostSlices: r.LostSlices, Restarts: max(len(r.Attempts)-1, 0)}
 	if n := len(r.Attempts); n > 0 {
 		last := r.Attempts[n-1]
 		rec.ToSlices, rec.ResumedFrom = last.Slices, last.ResumedFrom
@@ -95,9 +97,20 @@ func (rec *Recovery) String() string {
 		return "no recovery: the group started once and lost no host"
 	}
 	var b strings.Builder
-	names := make([]string, len(rec.LostHosts))
-	for i, h := range rec.LostHosts {
-		names[i] = h.Name()
+	for _, s := range rec.LostSlices {
+		var hosts []string
+		for _, h := range rec.LostHosts {
+			if h.Slice == s {
+				hosts = append(hosts, h.Name())
+			}
+		}
+		fmt.Fprintf(&b, "lost slice %s (hosts %s); ", s, strings.Join(hosts, ", "))
+	}
+	var names []string
+	for _, h := range rec.LostHosts {
+		if !slices.Contains(rec.LostSlices, h.Slice) {
+			names = append(names, h.Name())
+		}
 	}
 	if len(names) > 0 {
 		fmt.Fprintf(&b, "lost host %s; ", strings.Join(names, ", "))

@@ -51,6 +51,35 @@ func TestRecovery(t *testing.T) {
 	}
 }
 
+// A run that lost a host of slice tpu-group-0, then the whole of slice
+// tpu-group-1 (both hosts, a preemption), and resumed once the slice was
+// back under the same name.
+func TestRecoveryLostSlice(t *testing.T) {
+	t.Parallel()
+	res, err := train.ParseResult([]byte(`{"metrics":{"step":9},
+"attempts":[{"at_s":1,"slices":["tpu-group-0","tpu-group-1"]},{"at_s":30,"slices":["tpu-group-0","tpu-group-1"]},
+ {"at_s":90,"slices":["tpu-group-0","tpu-group-1"],"resumed_from":{"path":"/r/c6","metrics":{"step":6}}}],
+"lost_hosts":[{"node_id":"a1","slice":"tpu-group-0","tpu_worker_id":"1"},
+ {"node_id":"b0","slice":"tpu-group-1","tpu_worker_id":"0"},{"node_id":"b1","slice":"tpu-group-1","tpu_worker_id":"1"}],
+"lost_slices":["tpu-group-1"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res.Recovery()
+	want := "lost slice tpu-group-1 (hosts tpu-group-1-w0, tpu-group-1-w1); lost host tpu-group-0-w1; 2 restart(s); group moved from slice tpu-group-0+tpu-group-1 to tpu-group-0+tpu-group-1; resumed from /r/c6 (step 6)"
+	if rec.String() != want {
+		t.Errorf("recovery = %q\nwant       %q", rec.String(), want)
+	}
+	if len(rec.LostSlices) != 1 || rec.LostSlices[0] != "tpu-group-1" {
+		t.Errorf("lost slices %v, want [tpu-group-1]", rec.LostSlices)
+	}
+	// A lost slice alone is a recovery to report.
+	only := &train.Result{LostSlices: []string{"s"}}
+	if only.Recovery() == nil {
+		t.Error("a result with a lost slice reports no recovery")
+	}
+}
+
 func ExampleResult_Recovery() {
 	res, err := train.ParseResult([]byte(launcherOutput))
 	if err != nil {

@@ -33,6 +33,12 @@ type Result struct {
 	// LostHosts are the Ray nodes alive when fit() began and dead when it
 	// ended: hosts that were lost during the run.
 	LostHosts []Host `json:"lost_hosts,omitempty"`
+	// LostSlices are the TPU slices that lost every host they had when
+	// fit() began (ray.io/tpu-slice-name), in name order: a slice
+	// preempted as a whole. Their hosts are among LostHosts; a slice that
+	// came back under the same name (GKE recreating the node pool, KubeRay
+	// the pods) is still listed, its new hosts are not.
+	LostSlices []string `json:"lost_slices,omitempty"`
 	// Timeline is what Ray Train's controller did, in order.
 	Timeline []Event `json:"timeline,omitempty"`
 	// FitStartedAt is when fit() began on the cluster, in Unix seconds by

@@ -3,8 +3,8 @@
 A Ray Train callback in the controller sends every start of the worker
 group, state change, failure and resize decision to a small actor pinned
 to the driver's node; after fit() the launcher turns them, with the nodes
-alive before and after, into the outcome's attempts, timeline, lost hosts
-and intact slices. A second actor collects where each train worker's JAX
+alive before and after, into the outcome's attempts, timeline, lost hosts,
+lost slices and intact slices. A second actor collects where each train worker's JAX
 profiler server listens, and a driver thread prints them. The callback
 relies on private Ray APIs: the protocol description lists them
 (ray.private_apis) and the launcher reports any the installed Ray lacks.
@@ -178,7 +178,18 @@ def summarize(events, nodes_before, nodes_after, t0):
         after = nodes_after.get(node_id)
         if before["alive"] and (after is None or not after["alive"]):
             lost.append(host(node_id))
-    return {"fit_started_at": t0, "attempts": attempts, "timeline": timeline, "lost_hosts": lost}, warnings
+    # A slice is lost (preempted) when every one of its hosts alive at the
+    # start was lost: a replacement slice of the same name may be up again.
+    lost_ids = {h["node_id"] for h in lost}
+    hosts_of = {}
+    for node_id, before in nodes_before.items():
+        if before["alive"] and before["slice"]:
+            hosts_of.setdefault(before["slice"], []).append(node_id)
+    lost_slices = sorted(s for s, ids in hosts_of.items() if all(i in lost_ids for i in ids))
+    out = {"fit_started_at": t0, "attempts": attempts, "timeline": timeline, "lost_hosts": lost}
+    if lost_slices:
+        out["lost_slices"] = lost_slices
+    return out, warnings
 
 
 def recovery_report(recorder, nodes_before, t0, scaling, warnings):

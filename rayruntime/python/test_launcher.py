@@ -117,6 +117,19 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(out["timeline"][0], {"kind": "state", "state": "RESTARTING", "at_s": 2.5})
         self.assertEqual([h["node_id"] for h in out["lost_hosts"]], ["n1"])
         self.assertEqual(warnings, ["reading x: KeyError: 'y'"])
+        self.assertNotIn("lost_slices", out)
+
+    def test_lost_slice(self):
+        # Slice a loses one host of two, slice b both (preempted) and comes
+        # back as new nodes of the same name.
+        node = lambda i, s, w, alive: {"node_id": "n%d" % i, "ip": "", "alive": alive, "slice": s, "tpu_worker_id": w}  # noqa: E731
+        before = {"n0": node(0, "a", "0", True), "n1": node(1, "a", "1", True), "n2": node(2, "b", "0", True), "n3": node(3, "b", "1", True),
+                  "n4": node(4, "", "", True)}
+        after = dict(before, n1=node(1, "a", "1", False), n2=node(2, "b", "0", False), n3=node(3, "b", "1", False),
+                     n5=node(5, "b", "0", True), n6=node(6, "b", "1", True))
+        out, _ = recorder.summarize([], before, after, 100.0)
+        self.assertEqual([h["node_id"] for h in out["lost_hosts"]], ["n1", "n2", "n3"])
+        self.assertEqual(out["lost_slices"], ["b"])
 
 
 if __name__ == "__main__":

@@ -163,6 +163,46 @@ func Example_hostLoss() {
 	// restarted on: [v6e-16-1 v6e-16-2]
 }
 
+// sim.Cluster.LoseSlice models a whole slice preempted (GKE reclaiming a
+// spot node pool): with no spare slice the group waits until the slice is
+// back, then lands on both slices again.
+func Example_sliceLoss() {
+	trainer := newTrainer()
+	// [snippet:lose-slice]
+	spec, _ := sim.ParseSpec("2*v6e-16,cpu:1") // no spare slice
+	cluster, _ := sim.NewCluster(spec)
+	plan, err := trainer.Compile()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	before, err := cluster.Place(ctx, plan)
+	if err != nil {
+		log.Fatal(err)
+	}
+	loss, err := cluster.LoseSlice(ctx, plan, before, "v6e-16-1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("lost:", loss.Hosts)
+	fmt.Println("recovered without it:", loss.Recovered, "intact:", loss.IntactSlices)
+	// The node pool is recreated: the slice is back under its name.
+	if err := cluster.ReviveSlice("v6e-16-1"); err != nil {
+		log.Fatal(err)
+	}
+	again, err := cluster.Place(ctx, plan)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("placed again:", !again.Diagnosis.HasErrors())
+	// [end:lose-slice]
+
+	// Output:
+	// lost: [v6e-16-1-w0 v6e-16-1-w1 v6e-16-1-w2 v6e-16-1-w3]
+	// recovered without it: false intact: map[v6e-16:1]
+	// placed again: true
+}
+
 // fitOnRay is compiled, not run: it needs a Ray cluster.
 func fitOnRay(ctx context.Context, trainer train.JaxTrainer) error {
 	// [snippet:fit-ray]

@@ -189,11 +189,12 @@ func (r *Runner) unschedulable(ctx context.Context, pod *corev1.Pod, msg string)
 }
 
 // schedulingDelay holds the pods of a namespace that carry some labels
-// unscheduled for a while after their creation.
+// unscheduled for d after their creation, or until until (Preempt).
 type schedulingDelay struct {
 	namespace string
 	labels    map[string]string
 	d         time.Duration
+	until     time.Time
 }
 
 // DelayScheduling leaves every pod created in namespace with all of labels
@@ -209,7 +210,7 @@ func (r *Runner) DelayScheduling(namespace string, labels map[string]string, d t
 		return s.namespace == namespace && maps.Equal(s.labels, labels)
 	})
 	if d > 0 {
-		r.delays = append(r.delays, schedulingDelay{namespace, maps.Clone(labels), d})
+		r.delays = append(r.delays, schedulingDelay{namespace: namespace, labels: maps.Clone(labels), d: d})
 	}
 }
 
@@ -223,7 +224,10 @@ func (r *Runner) schedulingWait(pod *corev1.Pod) time.Duration {
 		for k, v := range s.labels {
 			match = match && pod.Labels[k] == v
 		}
-		if match {
+		switch {
+		case match && !s.until.IsZero():
+			wait = max(wait, time.Until(s.until))
+		case match:
 			wait = max(wait, time.Until(pod.CreationTimestamp.Add(s.d)))
 		}
 	}

@@ -243,4 +243,6 @@ exec python -m http.server 8000 --bind 0.0.0.0`
 	if left := leftovers(true); len(left) > 0 {
 		t.Errorf("left after the pod's deletion: %v", left)
 	}
+	// A slice preempted (preempt_test.go).
+	checkPreempt(t, env, ns)
 }

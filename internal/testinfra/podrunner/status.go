@@ -111,6 +111,12 @@ func (w *worker) writeStatus(ctx context.Context) {
 }
 
 func (w *worker) report(ctx context.Context) {
+	w.mu.Lock()
+	shutdown := w.shutdown
+	w.mu.Unlock()
+	if shutdown {
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

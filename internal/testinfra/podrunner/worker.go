@@ -46,6 +46,9 @@ type worker struct {
 	initDone bool
 	grace    time.Duration
 	deleting bool
+	// shutdown is set when the node shuts down under the pod (Preempt):
+	// the worker's last status report is left to the node's.
+	shutdown bool
 }
 
 func newWorker(r *Runner, pod *corev1.Pod, host int) *worker {

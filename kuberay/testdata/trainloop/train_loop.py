@@ -8,10 +8,11 @@ node labels), its MEGASCALE_* and TPU_* environment and what JAX sees
 <report_dir>/starts-<rank>.log each time it starts.
 
 A run started from a checkpoint resumes after its step and reports
-resumed_from. With `pause_at` set, every worker of the first attempt (no
-checkpoint) stops after reporting that step and writes
-<report_dir>/paused-<rank>, so the test can kill a pod at a known point; a
-later attempt never pauses.
+resumed_from. With `pause_at` set (a step or a list of steps), every
+worker of an attempt that started before such a step stops after
+reporting it and writes the step to <report_dir>/paused-<rank>, so the
+test can kill a pod or preempt a slice at a known point; an attempt that
+resumed from that step's checkpoint (or a later one) does not pause there.
 """
 
 import json
@@ -60,7 +61,8 @@ def train_func(config):
         resumed_from = int(state["step"])
         first = resumed_from + 1
     steps, every = int(config["steps"]), int(config["checkpoint_every"])
-    pause_at = int(config.get("pause_at", 0))
+    pause_at = config.get("pause_at") or []
+    pause_at = [int(p) for p in (pause_at if isinstance(pause_at, list) else [pause_at])]
     for step in range(first, steps + 1):
         loss, (gw, gb) = grad(params)
         params = (params[0] - 0.3 * gw, params[1] - 0.3 * gb)
@@ -73,7 +75,7 @@ def train_func(config):
                 ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d) if rank == 0 else None)
         else:
             ray.train.report(metrics)
-        if step == pause_at and checkpoint is None:
+        if step in pause_at and step > resumed_from:
             with open(os.path.join(config["report_dir"], "paused-%d" % rank), "w") as f:
                 f.write(str(step))
             # Until the test kills a pod and Ray Train ends this attempt.
