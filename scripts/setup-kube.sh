@@ -76,8 +76,12 @@ else
 	# starts it beside the tests, and internal/testinfra/kubetest waits
 	# for it before it looks for the binaries.
 	mkdir -p "$repo/.cache/kube"
+	# Kueue's build, which only the Kueue tests need, has a file of its
+	# own (building-kueue): the other kube tests start as soon as etcd,
+	# kube-apiserver and kube-controller-manager are linked.
 	echo $$ >"$repo/.cache/kube/building"
-	trap 'rm -f "$repo/.cache/kube/building"' EXIT
+	echo $$ >"$repo/.cache/kube/building-kueue"
+	trap 'rm -f "$repo/.cache/kube/building" "$repo/.cache/kube/building-kueue"' EXIT
 	raytpu_lock "$root/kube"
 fi
 stamp="$out/.raytpu-stamp"
@@ -253,6 +257,12 @@ fi
 # Kueue builds beside everything else: its own module, its own stamp.
 build_kueue &
 kueue_build=$!
+# control_plane_ready tells the kube tests waiting on <repo>/.cache/kube/building
+# that etcd, kube-apiserver and kube-controller-manager are linked.
+control_plane_ready() {
+	[[ -n "$link" ]] && rm -f "$repo/.cache/kube/building"
+	return 0
+}
 wait_kueue() {
 	if ! wait "$kueue_build"; then
 		log "building kueue $KUEUE_VERSION failed"
@@ -264,8 +274,9 @@ want="etcd $ETCD_VERSION kube-apiserver $KUBE_VERSION recipe $(recipe_sum)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$out/etcd" && -x "$out/kube-apiserver" ]]; then
 	log "etcd $ETCD_VERSION and kube-apiserver $KUBE_VERSION are in $out; nothing to build"
 	build_controller_manager
-	wait_kueue
 	link_out
+	control_plane_ready
+	wait_kueue
 	exit 0
 fi
 
@@ -302,5 +313,6 @@ fi
 log "built: etcd ${ETCD_VERSION#v}, $apiserver_version"
 echo "$want" >"$stamp"
 build_controller_manager
-wait_kueue
 link_out
+control_plane_ready
+wait_kueue

@@ -92,6 +92,15 @@ func (e *Env) StartKueue(ctx context.Context) error {
 		return errors.New("kubetest: Kueue already runs")
 	}
 	start := time.Now()
+	if os.Getenv(envAssets) == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return err
+		}
+		if err := waitForKueueBuild(filepath.Join(root, ".cache", "kube")); err != nil {
+			return err
+		}
+	}
 	if err := checkKueue(e.Assets); err != nil {
 		return err
 	}
