@@ -151,6 +151,10 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
 		return nil, err
 	}
+	// Before anything is packed, uploaded or created.
+	if err := checkStorage(p); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -86,6 +86,9 @@ func Render(p *placement.Plan, o Options, in RenderInput) (*Manifests, error) {
 	if errs := s.validate(); len(errs) > 0 {
 		return nil, errs
 	}
+	if err := checkStorage(p); err != nil {
+		return nil, err
+	}
 	wd, err := packLocalWorkingDir(p, o.Cluster != "")
 	if err != nil {
 		return nil, err

@@ -215,6 +215,9 @@ func checkPlan(p *placement.Plan, o settings) error {
 		return fmt.Errorf("kuberay: %w: %w", backend.ErrUnsupported,
 			field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")})
 	}
+	if err := checkStorage(p); err != nil {
+		return err
+	}
 	if wd := p.Job.RuntimeEnv.WorkingDir; isLocal(wd) && o.WorkingDir == nil {
 		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, "a local directory must be packed first (Render and Backend.Apply pack it), or use a remote URI (gs://, https://)")
 		return fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{e})

@@ -11,6 +11,10 @@ resumed_from. With `pause_at` set, every worker of the first attempt (no
 checkpoint) stops after reporting that step and writes
 <report_dir>/paused-<rank>, so the test can kill a pod at a known point; a
 later attempt never pauses.
+
+report_dir is a local directory or, as pods share no disk, gs://bucket/prefix:
+Cloud Storage through pyarrow, as Ray Train reaches it (an anonymous client
+at the emulator that CLOUD_STORAGE_EMULATOR_ENDPOINT names, in the tests).
 """
 
 import json
@@ -18,6 +22,24 @@ import os
 import socket
 import tempfile
 import time
+
+
+def _write(report_dir, name, text):
+    """Writes report_dir/name: a local file, or a Cloud Storage object."""
+    if not report_dir.startswith("gs://"):
+        with open(os.path.join(report_dir, name), "w") as f:
+            f.write(text)
+        return
+    from pyarrow.fs import GcsFileSystem
+
+    endpoint = os.environ.get("CLOUD_STORAGE_EMULATOR_ENDPOINT")
+    if endpoint:
+        scheme, _, host = endpoint.rpartition("://")
+        fs = GcsFileSystem(anonymous=True, scheme=scheme, endpoint_override=host)
+    else:
+        fs = GcsFileSystem()
+    with fs.open_output_stream(report_dir[len("gs://"):].rstrip("/") + "/" + name) as f:
+        f.write(text.encode())
 
 
 def train_func(config):
@@ -40,8 +62,7 @@ def train_func(config):
         "process_index": jax.process_index(),
         "local_devices": jax.local_device_count(),
     }
-    with open(os.path.join(config["report_dir"], "rank-%d.json" % rank), "w") as f:
-        json.dump(report, f, sort_keys=True)
+    _write(config["report_dir"], "rank-%d.json" % rank, json.dumps(report, sort_keys=True))
 
     x = jnp.linspace(-1.0, 1.0, 32)
     y = 3.0 * x + 2.0
@@ -70,8 +91,7 @@ def train_func(config):
         else:
             ray.train.report(metrics)
         if step == pause_at and checkpoint is None:
-            with open(os.path.join(config["report_dir"], "paused-%d" % rank), "w") as f:
-                f.write(str(step))
+            _write(config["report_dir"], "paused-%d" % rank, str(step))
             # Until the test kills a pod and Ray Train ends this attempt.
             time.sleep(600)
             raise RuntimeError("paused at step %d for 600 s and no pod was lost" % step)
