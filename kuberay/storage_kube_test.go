@@ -1,9 +1,11 @@
 package kuberay_test
 
 import (
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -66,4 +68,33 @@ func registeredCheckpointStep(env *kubetest.Env, runDir string) (int, bool) {
 		return 0, false
 	}
 	return traintest.SnapshotStep(b)
+}
+
+// bigFile writes size random bytes (which do not compress) to dir/name.
+func bigFile(t *testing.T, dir, name string, size int) {
+	t.Helper()
+	b := make([]byte, size)
+	rand.Read(b)
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkUploadedWorkingDir checks that a run's working_dir went to
+// directory dir of env's object storage (Options.PackageBucket): one
+// package of more than minSize bytes, named as Ray names its packages,
+// which the runtime_env (YAML) names.
+func checkUploadedWorkingDir(t *testing.T, env *kubetest.Env, dir, runtimeEnv string, minSize int64) {
+	t.Helper()
+	pkgs := listGS(t, env, dir, "_ray_pkg_")
+	if len(pkgs) != 1 || !strings.HasSuffix(pkgs[0], ".zip") || !strings.Contains(runtimeEnv, pkgs[0]) {
+		t.Errorf("packages in %s: %v, want one _ray_pkg_<hash>.zip named by the runtime_env %q", dir, pkgs, runtimeEnv)
+		return
+	}
+	b, err := readGS(env, pkgs[0])
+	if err != nil || int64(len(b)) <= minSize {
+		t.Errorf("package %s: %d bytes (%v), want more than %d", pkgs[0], len(b), err, minSize)
+		return
+	}
+	t.Logf("working_dir uploaded as %s (%d bytes), named by the RayJob's runtime_env", pkgs[0], len(b))
 }

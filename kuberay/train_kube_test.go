@@ -57,6 +57,9 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	ctx := t.Context()
 	ns := env.Namespace(t)
 	reports, storage, work := trainLoopDirs(t, env, "raytpu-e2e-")
+	// The working_dir does not fit a ConfigMap: it goes to a bucket.
+	code := gsDir(t, env, "raytpu-e2e-code-", "packages")
+	bigFile(t, work, "weights.bin", 3<<19)
 	const steps, pauseAt = 6, 3
 	trainer := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",
@@ -70,7 +73,7 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 		},
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work},
 	}
-	b, err := kuberay.New(env.Config, kuberay.WithOptions(kuberay.Options{Namespace: ns}))
+	b, err := kuberay.New(env.Config, kuberay.WithOptions(kuberay.Options{Namespace: ns, PackageBucket: code}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +110,7 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &job); err != nil {
 		t.Fatal(err)
 	}
+	checkUploadedWorkingDir(t, env, code, job.Spec.RuntimeEnvYAML, 3<<19)
 	if job.Status.JobStatus != rayv1.JobStatusSucceeded || job.Status.JobDeploymentStatus != rayv1.JobDeploymentStatusComplete {
 		t.Errorf("RayJob status %s / %s, want SUCCEEDED / Complete", job.Status.JobStatus, job.Status.JobDeploymentStatus)
 	}

@@ -21,6 +21,7 @@ type kubeFlags struct {
 	namespace string
 	image     string
 	cluster   string
+	bucket    string
 	auto      autoscaleFlags
 }
 
@@ -31,6 +32,7 @@ func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the object (default: render \"default\"; apply the kubeconfig context's)")
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
 	fl.StringVar(&f.cluster, "ray-cluster", "", "run a job on this existing RayCluster of the namespace (the RayJob's clusterSelector) instead of creating one; a local working_dir reaches it through the submitter pod")
+	fl.StringVar(&f.bucket, "package-bucket", "", "upload a local working_dir (with raytpu's launcher files) to this Cloud Storage bucket, gs://bucket[/prefix], as gs://bucket[/prefix]/_ray_pkg_<hash>.zip, instead of a ConfigMap (which holds at most 1 MiB); an object of that name already there is not uploaded again; credentials are found as every Google client finds them")
 	addAutoscaleFlags(cmd, &f.auto)
 }
 
@@ -60,7 +62,12 @@ working_dir (<name>-working-dir, packed as 'raytpu apply' packs it) and,
 for a Serve application whose deployments own TPU slices, raytpu's replica
 runtime (<name>-replica-runtime). 'raytpu apply' makes the object own
 them; rendered, they have no owner, so delete them with the object:
-kubectl delete -f of the same file.`,
+kubectl delete -f of the same file.
+
+--package-bucket puts a local working_dir in Cloud Storage instead: it is
+uploaded (once: named by its content as Ray names its packages) before the
+object is printed, the object's runtime_env names its gs:// URI, and no
+ConfigMap holds it; the uploaded URIs are printed on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
@@ -81,6 +88,13 @@ kubectl delete -f of the same file.`,
 			m, err := kuberay.Render(p, opts, kuberay.RenderInput{Name: f.name})
 			if err != nil {
 				return optionFlagErrors(err)
+			}
+			uploaded, err := m.Upload(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, u := range uploaded {
+				fmt.Fprintf(cmd.ErrOrStderr(), "uploaded %s\n", u)
 			}
 			var b []byte
 			if out.value == "json" {
@@ -103,7 +117,7 @@ kubectl delete -f of the same file.`,
 // options are the kuberay options the flags give, checked before anything
 // is read or contacted: a bad value is a usage error naming its flag.
 func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay.Options, error) {
-	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster}
+	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster, PackageBucket: f.bucket}
 	if err := kuberay.CheckOptions(o); err != nil {
 		return o, optionFlagErrors(err)
 	}
@@ -116,6 +130,7 @@ var optionFlags = map[string]string{
 	"options.namespace":                 "--namespace",
 	"options.image":                     "--image",
 	"options.cluster":                   "--ray-cluster",
+	"options.packageBucket":             "--package-bucket",
 	"options.autoscaling":               "--autoscale",
 	"options.autoscaling.minSlices":     "--min-slices",
 	"options.autoscaling.maxSlices":     "--max-slices",
