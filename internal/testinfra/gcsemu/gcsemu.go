@@ -87,6 +87,14 @@ func (s *Server) CreateBucket(name string) {
 	s.fake.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: name})
 }
 
+// Write stores an object, as a user's upload would.
+func (s *Server) Write(bucket, object string, content []byte) {
+	s.fake.CreateObject(fakestorage.Object{
+		ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: object, ContentType: "application/octet-stream"},
+		Content:     content,
+	})
+}
+
 // Read returns the content of an object.
 func (s *Server) Read(bucket, object string) ([]byte, error) {
 	o, err := s.fake.GetObject(bucket, object)
