@@ -116,7 +116,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 
 	// What raytpu predicts for this spec and plan, before the autoscaler acts.
 	spec := sim.Spec{Items: []sim.Item{{PodType: "v4-16", Topology: "2x2x2", Count: int(*wg.Replicas), MinSlices: int(*wg.MinReplicas), MaxSlices: int(*wg.MaxReplicas)}}}
-	reports, storage, work := trainLoopDirs(t, "raytpu-autoscale-")
+	reports, storage, work := trainLoopDirs(t, env, "raytpu-autoscale-")
 	const steps = 2
 	trainer := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",
@@ -163,7 +163,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	if step, ok := res.Step("step"); !ok || step != steps {
 		t.Errorf("result step %d (%v), want %d; metrics %v", step, ok, steps, res.Metrics)
 	}
-	ranksOn := checkOneSlice(t, reports)
+	ranksOn := checkOneSlice(t, env, reports)
 	atDone := fullAutoscalerLog()
 
 	// Scale-down: the autoscaler removes the idle slice's hosts. Autoscaler
@@ -242,7 +242,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	// idled away yet, or from zero), and the job's ranks run on two slices
 	// of two pods.
 	now := groupReplicas(t, env, ns, name, group)
-	reports2 := sharedDir(t, "raytpu-autoscale-two-reports-")
+	reports2 := gsDir(t, env, "raytpu-autoscale-two-", "reports")
 	two := trainer
 	two.ScalingConfig.NumSlices = 2
 	two.TrainLoopConfig = map[string]any{"steps": steps, "checkpoint_every": steps, "report_dir": reports2}
@@ -261,7 +261,7 @@ func TestAutoscalerScalesSliceFromZero(t *testing.T) {
 	if step, ok := res.Step("step"); !ok || step != steps {
 		t.Errorf("two slices: result step %d (%v), want %d; metrics %v", step, ok, steps, res.Metrics)
 	}
-	checkRanks(t, reports2)
+	checkRanks(t, env, reports2)
 	watch2.mu.Lock()
 	podsAt2, readyAt2, reached2 := watch2.podsAt, watch2.readyAt, watch2.maxReplicas
 	watch2.mu.Unlock()

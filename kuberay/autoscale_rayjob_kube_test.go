@@ -57,7 +57,7 @@ func rayJobOnCluster(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.RayCl
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports := sharedDir(t, "raytpu-autoscale-rayjob-reports-")
+	reports := gsDir(t, env, "raytpu-autoscale-rayjob-", "reports")
 	job := trainer
 	job.RunConfig.Name = "autoscale-rayjob"
 	job.TrainLoopConfig = map[string]any{"steps": 2, "checkpoint_every": 2, "report_dir": reports}
@@ -73,7 +73,7 @@ func rayJobOnCluster(t *testing.T, env *kubetest.Env, ns string, rc *rayv1.RayCl
 	if step, ok := res.Step("step"); !ok || step != 2 {
 		t.Errorf("RayJob on the cluster: result step %d (%v), want 2; metrics %v", step, ok, res.Metrics)
 	}
-	checkOneSlice(t, reports)
+	checkOneSlice(t, env, reports)
 	watch.mu.Lock()
 	reached, podsAt := watch.maxReplicas, watch.podsAt
 	watch.mu.Unlock()

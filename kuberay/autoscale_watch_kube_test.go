@@ -1,9 +1,6 @@
 package kuberay_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -108,24 +105,21 @@ func groupPods(t *testing.T, env *kubetest.Env, ns, cluster, group string) int {
 	return len(pods.Items)
 }
 
-// checkOneSlice checks testdata/trainloop's reports of a one-slice run:
-// two ranks, each on its own pod, both on one slice. It returns the
-// ranks' pods (their hostnames) in rank order.
-func checkOneSlice(t *testing.T, dir string) []string {
+// checkOneSlice checks testdata/trainloop's reports of a one-slice run
+// (in directory dir of env's object storage): two ranks, each on its own
+// pod, both on one slice. It returns the ranks' pods (their hostnames) in
+// rank order.
+func checkOneSlice(t *testing.T, env *kubetest.Env, dir string) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "rank-*.json"))
+	paths := listGS(t, env, dir, "rank-")
 	if len(paths) != 2 {
 		t.Fatalf("%d rank reports, want 2", len(paths))
 	}
 	hostsSeen, sliceNames := map[string]bool{}, map[string]bool{}
 	ranksOn := make([]string, len(paths))
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		r, err := readRank(env, p)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var r rankReport
-		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatal(err)
 		}
 		hostsSeen[r.Hostname] = true

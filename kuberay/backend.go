@@ -164,6 +164,10 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 	if err := backend.CheckPlan(Name, p, backend.RunKinds()...); err != nil {
 		return nil, err
 	}
+	// Before anything is packed, uploaded or created.
+	if err := checkStorage(p); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -171,10 +175,19 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		name = NameFor(p.Name)
 	}
 	o := settings{Options: b.opts, Name: name}
-	if isLocal(p.Job.RuntimeEnv.WorkingDir) && b.kube == nil {
+	if isLocal(p.Job.RuntimeEnv.WorkingDir) && b.kube == nil && o.PackageBucket == "" {
 		return nil, fmt.Errorf("kuberay: %w: plan %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 	}
-	if shipsWorkingDir(p) && b.kube != nil {
+	if shipsWorkingDir(p) && o.PackageBucket != "" {
+		wd, err := packJobForBucket(p, o.PackageBucket)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := wd.upload(ctx); err != nil {
+			return nil, err
+		}
+		o.WorkingDir = wd
+	} else if shipsWorkingDir(p) && b.kube != nil {
 		pack := packJobWorkingDir
 		if o.Cluster != "" {
 			pack = packSubmittedWorkingDir
@@ -216,7 +229,7 @@ func (b *Backend) Apply(ctx context.Context, p *placement.Plan, name string) (*r
 		// conflict.
 		b.logger.DebugContext(ctx, "kuberay: the RayJob exists for this plan", "rayjob", name)
 	}
-	if o.WorkingDir != nil {
+	if o.WorkingDir != nil && o.WorkingDir.remote == "" {
 		// Pods that mount a ConfigMap not yet written wait for it.
 		owner := metav1ac.OwnerReference().WithAPIVersion(rayv1.GroupVersion.String()).WithKind(KindRayJob).
 			WithName(out.Name).WithUID(out.UID)

@@ -22,7 +22,12 @@
 // ([PackWorkingDir], [WorkingDirMountPath]), zipped by the packager the
 // Ray backend uses (package runtimeenv/packaging): the same files are
 // shipped, and a symbolic link out of the directory, a link loop or a
-// FIFO, socket or device file is refused with the same error.
+// FIFO, socket or device file is refused with the same error; with
+// [Options].PackageBucket it goes to Cloud Storage instead, uploaded once
+// under Ray's content-addressed package name ([Manifests.Upload]). Pods
+// share no disk: a run of several hosts whose Ray Train storage_path is a
+// local directory is refused before anything is created, unless the plan
+// declares it a shared mount (placement.Storage).
 //
 // One type per role: [Options] are how a backend renders every plan
 // (namespace, image, versions, deadline, autoscaling, an existing

@@ -72,7 +72,7 @@ func runtimeEnvYAML(p *placement.Plan, wd *WorkingDir, submitted bool) (string, 
 	env := p.Job.RuntimeEnv.Clone()
 	env.Excludes = nil
 	switch {
-	case wd != nil && submitted:
+	case wd != nil && submitted && wd.remote == "":
 		env.WorkingDir = wd.submittedPath()
 	case wd != nil:
 		env.WorkingDir = wd.URI()

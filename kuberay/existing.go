@@ -48,7 +48,7 @@ func submitterTemplate(o settings, job string) *corev1ac.PodTemplateSpecApplyCon
 // with the submitter pod that ships wd when there is one.
 func onExistingCluster(spec *rayv1ac.RayJobSpecApplyConfiguration, o settings, wd *WorkingDir) {
 	spec.WithClusterSelector(map[string]string{clusterSelectorKey: o.Cluster})
-	if wd != nil {
+	if wd != nil && wd.remote == "" {
 		spec.WithSubmitterPodTemplate(submitterTemplate(o, o.Name))
 	}
 }

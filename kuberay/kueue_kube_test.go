@@ -3,8 +3,7 @@ package kuberay_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +50,7 @@ func TestKueueAdmitsTwoRayJobsOneAfterTheOther(t *testing.T) {
 	}
 	runs := []*run{{name: "queued-first"}, {name: "queued-second"}}
 	for _, r := range runs {
-		reports, storage, work := trainLoopDirs(t, "raytpu-kueue-")
+		reports, storage, work := trainLoopDirs(t, env, "raytpu-kueue-")
 		r.reports = reports
 		r.trainer = train.JaxTrainer{
 			TrainLoopPerWorker: "train_loop:train_func",
@@ -100,7 +99,7 @@ func TestKueueAdmitsTwoRayJobsOneAfterTheOther(t *testing.T) {
 		if len(r.res.Attempts) != 1 {
 			t.Errorf("%s: %d attempts, want 1: %+v", r.name, len(r.res.Attempts), r.res.Attempts)
 		}
-		checkStartedOnce(t, r.name, r.reports)
+		checkStartedOnce(t, env, r.name, r.reports)
 		var job rayv1.RayJob
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: r.name}, &job); err != nil {
 			t.Fatal(err)
@@ -240,20 +239,21 @@ func watchAdmissions(t *testing.T, env *kubetest.Env, ns string, began time.Time
 }
 
 // checkStartedOnce checks that every rank of the run whose reports are in
-// dir started its train loop once (testdata/trainloop's starts-<rank>.log).
-func checkStartedOnce(t *testing.T, name, dir string) {
+// dir (object storage) started its train loop once (testdata/trainloop's
+// starts-<rank>-<ns>, one object per start).
+func checkStartedOnce(t *testing.T, env *kubetest.Env, name, dir string) {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "starts-*.log"))
-	if len(paths) != 2 {
-		t.Errorf("%s: %d ranks reported a start, want 2 (one slice, 2 hosts)", name, len(paths))
+	starts := map[string]int{}
+	for _, uri := range listGS(t, env, dir, "starts-") {
+		rank := strings.SplitN(strings.TrimPrefix(path.Base(uri), "starts-"), "-", 2)[0]
+		starts[rank]++
 	}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(string(b), "\n"); n != 1 {
-			t.Errorf("%s: %s records %d starts, want 1:\n%s", name, filepath.Base(p), n, b)
+	if len(starts) != 2 {
+		t.Errorf("%s: %d ranks reported a start (%v), want 2 (one slice, 2 hosts)", name, len(starts), starts)
+	}
+	for rank, n := range starts {
+		if n != 1 {
+			t.Errorf("%s: rank %s started %d times, want 1", name, rank, n)
 		}
 	}
 }

@@ -27,6 +27,34 @@ type Manifests struct {
 	Job        *rayv1ac.RayJobApplyConfiguration
 	Service    *rayv1ac.RayServiceApplyConfiguration
 	Cluster    *rayv1ac.RayClusterApplyConfiguration
+
+	// uploads are the packages the objects name in Options.PackageBucket.
+	uploads []*WorkingDir
+}
+
+// Upload uploads to Options.PackageBucket the working_dir packages that
+// m's objects name there (Render with a PackageBucket), each unless an
+// object of its content-addressed name is there already, and returns
+// the gs:// URIs it wrote (none on a retry). Call it before the objects
+// are applied. Manifests read back by DecodeManifests hold none.
+func (m *Manifests) Upload(ctx context.Context) ([]string, error) {
+	if m == nil {
+		return nil, errors.New("kuberay: nil *Manifests: pass what Render returned")
+	}
+	if ctx == nil {
+		return nil, errors.New("kuberay: nil context.Context: pass context.Background() or a request's context")
+	}
+	var wrote []string
+	for _, w := range m.uploads {
+		done, err := w.upload(ctx)
+		if err != nil {
+			return wrote, err
+		}
+		if done {
+			wrote = append(wrote, w.URI())
+		}
+	}
+	return wrote, nil
 }
 
 // objects are m's objects in the order they are applied; an error when m
@@ -86,7 +114,10 @@ func Render(p *placement.Plan, o Options, in RenderInput) (*Manifests, error) {
 	if errs := s.validate(); len(errs) > 0 {
 		return nil, errs
 	}
-	wd, err := packLocalWorkingDir(p, o.Cluster != "")
+	if err := checkStorage(p); err != nil {
+		return nil, err
+	}
+	wd, err := packLocalWorkingDir(p, o.Cluster != "", o.PackageBucket)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +128,10 @@ func Render(p *placement.Plan, o Options, in RenderInput) (*Manifests, error) {
 	}
 	m := &Manifests{}
 	lbl := labels(p)
+	if wd != nil && wd.remote != "" {
+		m.uploads = append(m.uploads, wd)
+		wd = nil // no ConfigMap
+	}
 	switch r := obj.(type) {
 	case *rayv1ac.RayJobApplyConfiguration:
 		if wd != nil {
@@ -125,8 +160,9 @@ func Render(p *placement.Plan, o Options, in RenderInput) (*Manifests, error) {
 // it runs as ships it: a job's (packJobWorkingDir, or
 // packSubmittedWorkingDir when it is submitted to an existing cluster) or
 // a Serve application's runtime_env (PackWorkingDir); nil when it has
-// none. A directory that cannot be packed is reported at its field.
-func packLocalWorkingDir(p *placement.Plan, submitted bool) (*WorkingDir, error) {
+// none; with a bucket (Options.PackageBucket), packed for it instead. A
+// directory that cannot be packed is reported at its field.
+func packLocalWorkingDir(p *placement.Plan, submitted bool, bucket string) (*WorkingDir, error) {
 	var (
 		wd   *WorkingDir
 		err  error
@@ -140,19 +176,22 @@ func packLocalWorkingDir(p *placement.Plan, submitted bool) (*WorkingDir, error)
 			return nil, nil
 		}
 		path, dir = field.NewPath("plan", "serve", "config", "runtime_env", "working_dir"), env.WorkingDir
-		wd, err = PackWorkingDir(env.WorkingDir, env.Excludes)
+		wd, err = packServiceWorkingDir(env.WorkingDir, env.Excludes, bucket)
 	case p.Kind == placement.KindSlicePlacementGroup || !shipsWorkingDir(p):
 		return nil, nil
 	default:
 		path, dir = field.NewPath("plan", "job", "runtimeEnv", "workingDir"), p.Job.RuntimeEnv.WorkingDir
-		if submitted {
+		switch {
+		case bucket != "":
+			wd, err = packJobForBucket(p, bucket)
+		case submitted:
 			wd, err = packSubmittedWorkingDir(p)
-		} else {
+		default:
 			wd, err = packJobWorkingDir(p)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{field.Invalid(path, dir, "a local directory, packed into a ConfigMap: "+err.Error())})
+		return nil, fmt.Errorf("kuberay: %w: %w", ErrLocalWorkingDir, field.ErrorList{field.Invalid(path, dir, "a local directory, packed: "+err.Error())})
 	}
 	return wd, nil
 }

@@ -159,6 +159,19 @@ type Options struct {
 	// be queued (Kueue v0.17 queues RayServices only with KubeRay v1.6's
 	// types). Optional.
 	Queue string `json:"queue,omitempty"`
+	// PackageBucket, when set, is where a local working_dir (with
+	// raytpu's launcher files) goes instead of a ConfigMap, which holds
+	// at most 1 MiB: a Cloud Storage bucket, gs://bucket or
+	// gs://bucket/prefix. Apply, Deploy and Manifests.Upload upload the
+	// zip there as gs://bucket[/prefix]/_ray_pkg_<hash>.zip, named by
+	// Ray's content hash of the files as Ray names its packages, unless
+	// an object of that name is there already (a retry, or the same files
+	// shipped before), and Ray's runtime_env fetches it on every node.
+	// The upload finds Google credentials as every Google client does
+	// (Application Default Credentials; STORAGE_EMULATOR_HOST for an
+	// emulator); the cluster's pods read the object with their own (on
+	// GKE, Workload Identity). Optional. Default: ConfigMaps.
+	PackageBucket string `json:"packageBucket,omitempty"`
 }
 
 // RenderInput is what differs between two objects Render renders with the
@@ -253,6 +266,11 @@ func (o Options) validate(root *field.Path) field.ErrorList {
 	if o.PythonVersion != "" && !slices.Contains(pythonVersions, o.PythonVersion) {
 		errs = append(errs, field.NotSupported(root.Child("pythonVersion"), o.PythonVersion, pythonVersions).
 			WithDetail("a Python version Ray publishes rayproject/ray images for, or empty for "+PythonVersion))
+	}
+	if o.PackageBucket != "" {
+		if _, _, err := splitBucket(o.PackageBucket); err != nil {
+			errs = append(errs, field.Invalid(root.Child("packageBucket"), o.PackageBucket, err.Error()))
+		}
 	}
 	if o.Cluster != "" {
 		if err := CheckName(o.Cluster, MaxRayClusterName); err != nil {

@@ -2,8 +2,6 @@ package kuberay_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
-	"github.com/raytpu/raytpu/internal/testinfra/traintest"
 	"github.com/raytpu/raytpu/placement"
 	"github.com/raytpu/raytpu/sim"
 	"github.com/raytpu/raytpu/train"
@@ -32,12 +29,12 @@ func preemptSliceWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir
 		defer close(out)
 		paused := func() bool {
 			for rank := 0; rank < 4; rank++ {
-				b, err := os.ReadFile(filepath.Join(reports, "paused-"+strconv.Itoa(rank)))
+				b, err := readGS(env, reports+"/paused-"+strconv.Itoa(rank))
 				if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(pauseAt) {
 					return false
 				}
 			}
-			step, ok := traintest.RegisteredCheckpointStep(runDir)
+			step, ok := registeredCheckpointStep(env, runDir)
 			return ok && step >= pauseAt
 		}
 		for !paused() {
@@ -50,7 +47,7 @@ func preemptSliceWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir
 		// Ranks 2 and 3 are the second slice (MEGASCALE_SLICE_ID 1).
 		var ranks []rankReport
 		for _, rank := range []int{2, 3} {
-			r, err := readRank(filepath.Join(reports, fmt.Sprintf("rank-%d.json", rank)))
+			r, err := readRank(env, fmt.Sprintf("%s/rank-%d.json", reports, rank))
 			if err != nil {
 				t.Errorf("rank %d's report: %v", rank, err)
 				return
@@ -87,7 +84,7 @@ func preemptSliceWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir
 // the checkpoint of the step the workers paused at, and the ranks of the
 // last attempt that ran on the slice ran on KubeRay's replacement pods
 // (their MEGASCALE_* are checked by checkRanks).
-func checkSliceRecovery(t *testing.T, res *train.Result, ps *preemptedSlice, reports string, pauseAt int) {
+func checkSliceRecovery(t *testing.T, env *kubetest.Env, res *train.Result, ps *preemptedSlice, reports string, pauseAt int) {
 	t.Helper()
 	if ps == nil {
 		t.Fatal("no slice was preempted: the run never paused a second time")
@@ -135,14 +132,13 @@ func checkSliceRecovery(t *testing.T, res *train.Result, ps *preemptedSlice, rep
 	// on the lost slice ran on KubeRay's replacement pods.
 	onSlice := 0
 	for rank := range 4 {
-		path := filepath.Join(reports, fmt.Sprintf("rank-%d.json", rank))
-		if fi, err := os.Stat(path); err != nil || fi.ModTime().Before(ps.Signalled) {
-			t.Errorf("rank %d's report %v was not written after the preemption (%v)", rank, fi, err)
-			continue
-		}
-		r, err := readRank(path)
+		r, err := readRank(env, fmt.Sprintf("%s/rank-%d.json", reports, rank))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if written := time.Unix(0, int64(r.WrittenAt*1e9)); written.Before(ps.Signalled) {
+			t.Errorf("rank %d's report was written at %v, before the preemption at %v", rank, written, ps.Signalled)
+			continue
 		}
 		if r.Labels["ray.io/tpu-slice-name"] != ps.Name {
 			continue

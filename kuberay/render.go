@@ -83,7 +83,7 @@ func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration
 		errs = append(errs, field.Required(field.NewPath("plan", "job", "runtimeEnv", "workingDir"),
 			"a RayJob on an existing cluster ships raytpu's launcher in a packed working_dir (Render and Backend.Apply pack it when it is nil)"))
 	}
-	if wd != nil && wd.Flat != (o.Cluster != "") {
+	if wd != nil && wd.remote == "" && wd.Flat != (o.Cluster != "") {
 		want := "a RayJob's own cluster mounts the zip, and Ray removes its top-level directory"
 		if o.Cluster != "" {
 			want = "on an existing cluster the submitter uploads the zip, which Ray unpacks as it is"
@@ -108,7 +108,7 @@ func renderJob(p *placement.Plan, o settings) (*rayv1ac.RayJobApplyConfiguration
 	if wd != nil {
 		// The digest covers the files too: a changed directory is another run.
 		digest = mixDigest(digest, wd.SHA256)
-		if cluster != nil {
+		if cluster != nil && wd.remote == "" {
 			mountWorkingDir(cluster.HeadGroupSpec.Template, o.Name)
 			for i := range cluster.WorkerGroupSpecs {
 				mountWorkingDir(cluster.WorkerGroupSpecs[i].Template, o.Name)
@@ -218,6 +218,9 @@ func checkPlan(p *placement.Plan, o settings) error {
 	if len(p.Slices) == 0 {
 		return fmt.Errorf("kuberay: %w: %w", backend.ErrUnsupported,
 			field.ErrorList{field.Required(field.NewPath("plan", "slices"), "the KubeRay backend runs TPU plans: at least one slice group")})
+	}
+	if err := checkStorage(p); err != nil {
+		return err
 	}
 	if wd := p.Job.RuntimeEnv.WorkingDir; isLocal(wd) && o.WorkingDir == nil {
 		e := field.Invalid(field.NewPath("plan", "job", "runtimeEnv", "workingDir"), wd, "a local directory must be packed first (Render and Backend.Apply pack it), or use a remote URI (gs://, https://)")

@@ -64,7 +64,9 @@ func renderService(p *placement.Plan, o settings) (*rayv1ac.RayServiceApplyConfi
 			shown = withPackedWorkingDir(p, wd)
 			digest = mixDigest(digest, wd.SHA256)
 			for _, t := range templates {
-				mountWorkingDir(t, o.Name)
+				if wd.remote == "" {
+					mountWorkingDir(t, o.Name)
+				}
 			}
 		}
 	}

@@ -51,12 +51,17 @@ func (b *Backend) Deploy(ctx context.Context, p *placement.Plan) (*backend.Servi
 		return nil, fmt.Errorf("kuberay: %w: application %q has deployments that own TPU slices, whose replica runtime travels in a ConfigMap, and the backend has no Kubernetes client to write it (use New or WithKubeClient)", backend.ErrUnsupported, p.Name)
 	}
 	if env := p.Serve.Config.RuntimeEnv; env != nil && isLocal(env.WorkingDir) {
-		if b.kube == nil {
+		if b.kube == nil && o.PackageBucket == "" {
 			return nil, fmt.Errorf("kuberay: %w: application %q has a local working_dir and the backend has no Kubernetes client to write its ConfigMap (use New or WithKubeClient)", ErrLocalWorkingDir, p.Name)
 		}
-		wd, err := PackWorkingDir(env.WorkingDir, env.Excludes)
+		wd, err := packServiceWorkingDir(env.WorkingDir, env.Excludes, o.PackageBucket)
 		if err != nil {
 			return nil, err
+		}
+		if o.PackageBucket != "" {
+			if _, err := wd.upload(ctx); err != nil {
+				return nil, err
+			}
 		}
 		o.WorkingDir = wd
 	}

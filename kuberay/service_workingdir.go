@@ -54,7 +54,7 @@ func serviceOwner(svc *rayv1.RayService) *metav1ac.OwnerReferenceApplyConfigurat
 // mounts: its packed working_dir (wd, when set) and the replica runtime
 // (when a deployment owns TPU slices).
 func (b *Backend) applyServiceFiles(ctx context.Context, svc *rayv1.RayService, wd *WorkingDir, p *placement.Plan) error {
-	if wd != nil {
+	if wd != nil && wd.remote == "" {
 		if err := b.applyServiceWorkingDir(ctx, svc, wd, p); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/raytpu/raytpu/backend"
 	"github.com/raytpu/raytpu/internal/testinfra/kubetest"
-	"github.com/raytpu/raytpu/internal/testinfra/traintest"
 	"github.com/raytpu/raytpu/kuberay"
 	"github.com/raytpu/raytpu/runtimeenv"
 	"github.com/raytpu/raytpu/train"
@@ -35,21 +35,7 @@ type rankReport struct {
 	ProcessCount int               `json:"process_count"`
 	ProcessIndex int               `json:"process_index"`
 	LocalDevices int               `json:"local_devices"`
-}
-
-// sharedDir is a fresh directory every pod sees at the same path: pods
-// have a /tmp of their own, so not under it.
-func sharedDir(t *testing.T, pattern string) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", pattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	WrittenAt    float64           `json:"written_at"`
 }
 
 // A two-slice v4 2x2x2 JaxTrainer with a local working_dir, fitted on the
@@ -78,7 +64,10 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	t.Logf("pod-running control plane started in %v", kubetest.SharedPodsStartDuration())
 	ctx := t.Context()
 	ns := env.Namespace(t)
-	reports, storage, work := trainLoopDirs(t, "raytpu-e2e-")
+	reports, storage, work := trainLoopDirs(t, env, "raytpu-e2e-")
+	// The working_dir does not fit a ConfigMap: it goes to a bucket.
+	code := gsDir(t, env, "raytpu-e2e-code-", "packages")
+	bigFile(t, work, "weights.bin", 3<<19)
 	const steps, pauseAt, preemptAt = 9, 3, 6
 	trainer := train.JaxTrainer{
 		TrainLoopPerWorker: "train_loop:train_func",
@@ -92,14 +81,14 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 		},
 		RuntimeEnv: runtimeenv.RuntimeEnv{WorkingDir: work},
 	}
-	b, err := kuberay.New(env.Config, kuberay.WithOptions(kuberay.Options{Namespace: ns}))
+	b, err := kuberay.New(env.Config, kuberay.WithOptions(kuberay.Options{Namespace: ns, PackageBucket: code}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const name = "e2e-train"
 	began := time.Now()
-	lost := losePodWhenPaused(t, env, ns, reports, filepath.Join(storage, trainer.RunConfig.Name), pauseAt, began)
-	preempted := preemptSliceWhenPaused(t, env, ns, reports, filepath.Join(storage, trainer.RunConfig.Name), preemptAt, began)
+	lost := losePodWhenPaused(t, env, ns, reports, storage+"/"+trainer.RunConfig.Name, pauseAt, began)
+	preempted := preemptSliceWhenPaused(t, env, ns, reports, storage+"/"+trainer.RunConfig.Name, preemptAt, began)
 	res, err := trainer.Fit(ctx, b, &backend.RunOptions{SubmissionID: name, OnStatus: func(s backend.Status) {
 		t.Logf("%6.1fs RayJob %s: %s %s", time.Since(began).Seconds(), s.ID, s.State, s.Message)
 	}})
@@ -117,20 +106,24 @@ func TestFitTrainsOnKubeRayThroughAPodLoss(t *testing.T) {
 	if res.Checkpoint == "" || res.Backend != kuberay.Name || res.JobID != name {
 		t.Errorf("result checkpoint %q backend %q job %q, want a checkpoint from %s job %s", res.Checkpoint, res.Backend, res.JobID, kuberay.Name, name)
 	}
-	if _, err := os.Stat(filepath.Join(res.Checkpoint, "state.json")); err != nil {
-		t.Errorf("the result's checkpoint: %v", err)
+	if !strings.HasPrefix(res.Checkpoint, storage+"/") {
+		t.Errorf("the result's checkpoint %q is not under the run's storage %s", res.Checkpoint, storage)
 	}
-	checkRanks(t, reports)
+	if b, err := readGS(env, res.Checkpoint+"/state.json"); err != nil || !strings.Contains(string(b), fmt.Sprintf(`"step": %d`, steps)) {
+		t.Errorf("the result's checkpoint in object storage: %s, %v; want the state of step %d", b, err, steps)
+	}
+	checkRanks(t, env, reports)
 	checkRecovery(t, res, <-lost, pauseAt)
 	ps := <-preempted
 	logRayTimeline(t, res, ps)
-	checkSliceRecovery(t, res, ps, reports, preemptAt)
+	checkSliceRecovery(t, env, res, ps, reports, preemptAt)
 	checkSlicePrediction(t, compile(t, trainer), res, ps)
 
 	var job rayv1.RayJob
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &job); err != nil {
 		t.Fatal(err)
 	}
+	checkUploadedWorkingDir(t, env, code, job.Spec.RuntimeEnvYAML, 3<<19)
 	if job.Status.JobStatus != rayv1.JobStatusSucceeded || job.Status.JobDeploymentStatus != rayv1.JobDeploymentStatusComplete {
 		t.Errorf("RayJob status %s / %s, want SUCCEEDED / Complete", job.Status.JobStatus, job.Status.JobDeploymentStatus)
 	}
@@ -160,8 +153,9 @@ type lostPod struct {
 }
 
 // losePodWhenPaused waits until the four workers of the run's first
-// attempt have paused (testdata/trainloop's paused-<rank>) and Ray Train
-// has registered the checkpoint of step pauseAt in runDir, then kills
+// attempt have paused (testdata/trainloop's paused-<rank>, in object
+// storage under reports) and Ray Train has registered the checkpoint of
+// step pauseAt in runDir (object storage too), then kills
 // every process of rank 1's pod, as a host whose machine fails, and
 // sends that pod on the channel (closed without a value if the run
 // never paused). The pod is not deleted: what follows is the kubelet's and
@@ -176,11 +170,11 @@ func losePodWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir stri
 		defer close(out)
 		paused := func() bool {
 			for rank := 0; rank < 4; rank++ {
-				if _, err := os.Stat(filepath.Join(reports, "paused-"+strconv.Itoa(rank))); err != nil {
+				if _, err := readGS(env, reports+"/paused-"+strconv.Itoa(rank)); err != nil {
 					return false
 				}
 			}
-			step, ok := traintest.RegisteredCheckpointStep(runDir)
+			step, ok := registeredCheckpointStep(env, runDir)
 			return ok && step >= pauseAt
 		}
 		for !paused() {
@@ -190,7 +184,7 @@ func losePodWhenPaused(t *testing.T, env *kubetest.Env, ns, reports, runDir stri
 			case <-time.After(200 * time.Millisecond):
 			}
 		}
-		r, err := readRank(filepath.Join(reports, "rank-1.json"))
+		r, err := readRank(env, reports+"/rank-1.json")
 		if err != nil {
 			t.Errorf("rank 1's report: %v", err)
 			return
@@ -273,14 +267,15 @@ func checkRecovery(t *testing.T, res *train.Result, lost lostPod, pauseAt int) {
 	}
 }
 
-func readRank(path string) (rankReport, error) {
+// readRank reads a rank's report, object uri in env's object storage.
+func readRank(env *kubetest.Env, uri string) (rankReport, error) {
 	var r rankReport
-	b, err := os.ReadFile(path)
+	b, err := readGS(env, uri)
 	if err != nil {
 		return r, err
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
+		return r, fmt.Errorf("%s: %w", uri, err)
 	}
 	return r, nil
 }
@@ -292,18 +287,19 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// checkRanks checks where each rank ran: four ranks, each on its own pod,
-// two per slice with MEGASCALE_SLICE_ID the slice's index, and JAX
-// initialised over all four.
-func checkRanks(t *testing.T, dir string) {
+// checkRanks checks where each rank ran (the reports in directory dir of
+// env's object storage): four ranks, each on its own pod, two per slice
+// with MEGASCALE_SLICE_ID the slice's index, and JAX initialised over all
+// four.
+func checkRanks(t *testing.T, env *kubetest.Env, dir string) {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "rank-*.json"))
+	paths := listGS(t, env, dir, "rank-")
 	if len(paths) != 4 {
 		t.Fatalf("%d rank reports, want 4 (2 slices × 2 hosts)", len(paths))
 	}
 	pods, slices := map[string]bool{}, map[string][]int{}
 	for _, p := range paths {
-		r, err := readRank(p)
+		r, err := readRank(env, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,11 +330,12 @@ func checkRanks(t *testing.T, dir string) {
 }
 
 // trainLoopDirs makes what a test run of testdata/trainloop needs: a
-// reports and a storage directory every pod sees (named prefix...), and a
-// local working_dir holding the loop.
-func trainLoopDirs(t *testing.T, prefix string) (reports, storage, work string) {
+// reports and a storage directory in env's object storage (a bucket
+// named prefix...), which every pod reaches as pods on GKE reach Cloud
+// Storage, and a local working_dir holding the loop.
+func trainLoopDirs(t *testing.T, env *kubetest.Env, prefix string) (reports, storage, work string) {
 	t.Helper()
-	reports, storage = sharedDir(t, prefix+"reports-"), sharedDir(t, prefix+"storage-")
+	reports, storage = gsDir(t, env, prefix, "reports"), gsDir(t, env, prefix, "storage")
 	loop, err := os.ReadFile(filepath.Join("testdata", "trainloop", "train_loop.py"))
 	if err != nil {
 		t.Fatal(err)

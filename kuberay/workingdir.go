@@ -67,6 +67,13 @@ type WorkingDir struct {
 	// an uploaded package as it is, where it removes the single top-level
 	// directory of a mounted file:// one.
 	Flat bool
+
+	// rayHash is Ray's content hash of the files (packaging.Zip.Hash).
+	rayHash string
+	// remote is the gs:// URI of the zip uploaded to
+	// Options.PackageBucket instead of a ConfigMap (see inBucket); "" for
+	// a ConfigMap's.
+	remote string
 }
 
 // Key is the ConfigMap key (and file name) of the zip; "" for a nil
@@ -78,11 +85,14 @@ func (w *WorkingDir) Key() string {
 	return "wd-" + w.SHA256[:16] + ".zip"
 }
 
-// URI is the runtime_env working_dir that points Ray at the mounted zip;
-// "" when Key is.
+// URI is the runtime_env working_dir that points Ray at the mounted zip
+// (or at the uploaded one, gs://...); "" when Key is.
 func (w *WorkingDir) URI() string {
 	if w.Key() == "" {
 		return ""
+	}
+	if w.remote != "" {
+		return w.remote
 	}
 	return "file://" + WorkingDirMountPath + "/" + w.Key()
 }
@@ -106,7 +116,7 @@ func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
 	if dir == "" {
 		return nil, errors.New("kuberay: PackWorkingDir(\"\"): pass the directory to pack")
 	}
-	return packWorkingDir(dir, excludes, nil, zipTopDir)
+	return packWorkingDir(dir, excludes, nil, zipTopDir, WorkingDirMaxSize)
 }
 
 // packJobWorkingDir packs the local working_dir of plan p (with its
@@ -118,7 +128,7 @@ func PackWorkingDir(dir string, excludes []string) (*WorkingDir, error) {
 // plan without a working_dir gets one holding the launcher's files alone,
 // as the Ray backend gives it (see shipsWorkingDir).
 func packJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
-	return packJobZip(p, zipTopDir)
+	return packJobZip(p, zipTopDir, WorkingDirMaxSize)
 }
 
 // packSubmittedWorkingDir packs what packJobWorkingDir packs, with the
@@ -126,7 +136,7 @@ func packJobWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 // on an existing cluster (Options.Cluster), which KubeRay's submitter pod
 // uploads with `ray job submit`.
 func packSubmittedWorkingDir(p *placement.Plan) (*WorkingDir, error) {
-	w, err := packJobZip(p, "")
+	w, err := packJobZip(p, "", WorkingDirMaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +145,11 @@ func packSubmittedWorkingDir(p *placement.Plan) (*WorkingDir, error) {
 }
 
 // packJobZip is packJobWorkingDir with the zip's top-level
-// directory prefix ("" for none).
-func packJobZip(p *placement.Plan, prefix string) (*WorkingDir, error) {
+// directory prefix ("" for none) and size limit.
+func packJobZip(p *placement.Plan, prefix string, limit int64) (*WorkingDir, error) {
 	env := p.Job.RuntimeEnv
 	if p.Job.Launcher == "" {
-		return packWorkingDir(env.WorkingDir, env.Excludes, nil, prefix)
+		return packWorkingDir(env.WorkingDir, env.Excludes, nil, prefix, limit)
 	}
 	files, err := rayruntime.Files(p)
 	if err != nil {
@@ -154,7 +164,7 @@ func packJobZip(p *placement.Plan, prefix string) (*WorkingDir, error) {
 		defer os.RemoveAll(empty)
 		dir = empty
 	}
-	w, err := packWorkingDir(dir, env.Excludes, files, prefix)
+	w, err := packWorkingDir(dir, env.Excludes, files, prefix, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -162,10 +172,10 @@ func packJobZip(p *placement.Plan, prefix string) (*WorkingDir, error) {
 	return w, nil
 }
 
-func packWorkingDir(dir string, excludes []string, extra map[string][]byte, prefix string) (*WorkingDir, error) {
+func packWorkingDir(dir string, excludes []string, extra map[string][]byte, prefix string, limit int64) (*WorkingDir, error) {
 	t, err := packaging.Walk(dir, packaging.Options{
 		Excludes: excludes,
-		MaxSize:  WorkingDirMaxSize,
+		MaxSize:  limit,
 		Prefix:   prefix,
 		Modified: zipTime,
 		Extra:    extra,
@@ -175,15 +185,19 @@ func packWorkingDir(dir string, excludes []string, extra map[string][]byte, pref
 	}
 	defer t.Close()
 	var buf bytes.Buffer
-	if _, err := t.WriteZip(&buf, nil); err != nil {
+	z, err := t.WriteZip(&buf, nil)
+	if err != nil {
+		if se := (*packaging.SizeError)(nil); errors.As(err, &se) && limit > WorkingDirMaxSize {
+			return nil, fmt.Errorf("kuberay: working_dir %s zips to more than %d bytes: %w", dir, se.Limit, err)
+		}
 		if se := (*packaging.SizeError)(nil); errors.As(err, &se) {
-			return nil, fmt.Errorf("kuberay: working_dir %s zips to more than %d bytes: %w, which holds at most %d bytes (1 MiB); upload it (gs://, https://) and use the URI",
+			return nil, fmt.Errorf("kuberay: working_dir %s zips to more than %d bytes: %w, which holds at most %d bytes (1 MiB); name a bucket to upload it to (Options.PackageBucket, --package-bucket), or upload it yourself (gs://, https://) and use the URI",
 				dir, se.Limit, ErrWorkingDirTooLarge, WorkingDirMaxSize)
 		}
 		return nil, err
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	return &WorkingDir{Source: dir, Zip: buf.Bytes(), SHA256: hex.EncodeToString(sum[:])}, nil
+	return &WorkingDir{Source: dir, Zip: buf.Bytes(), SHA256: hex.EncodeToString(sum[:]), rayHash: z.Hash}, nil
 }
 
 // workingDirConfigMapName is the ConfigMap holding the working_dir of the

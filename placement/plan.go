@@ -88,6 +88,24 @@ type Job struct {
 	Launcher string `json:"launcher,omitempty"`
 	// LauncherConfig is the front end's configuration, read by the launcher.
 	LauncherConfig json.RawMessage `json:"launcherConfig,omitempty"`
+	// Storage is where the job persists its results and checkpoints, for
+	// a backend to check that every host of the job reaches it. Nil: the
+	// job names none.
+	Storage *Storage `json:"storage,omitempty"`
+}
+
+// Storage is a job's persistent storage (Ray Train's
+// RunConfig.storage_path).
+type Storage struct {
+	// Path is a URI (gs://bucket/prefix, s3://...) or a local directory.
+	Path string `json:"path"`
+	// Field is the path of the spec field that set Path, for errors
+	// (trainer.run_config.storage_path).
+	Field string `json:"field"`
+	// SharedMount says the user declared the local directory Path mounted
+	// on every host at that path (NFS, Filestore, Cloud Storage FUSE), so
+	// that hosts which share no disk still share it.
+	SharedMount bool `json:"sharedMount,omitempty"`
 }
 
 // ServeApplication is a Ray Serve application as Ray's Serve REST API

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/raytpu/raytpu/internal/raycluster"
+	"github.com/raytpu/raytpu/internal/testinfra/gcsemu"
 	"github.com/raytpu/raytpu/internal/testinfra/raytest"
 	"github.com/raytpu/raytpu/ray"
 	"github.com/raytpu/raytpu/sim"
@@ -34,8 +35,23 @@ var sliceCluster = &raytest.Shared{Config: raycluster.Config{
 // suite's: its rules run their jobs and applications in parallel.
 var headCluster = &raytest.Shared{Config: raycluster.Config{HeadCPUs: 4}}
 
+// storage is Cloud Storage for headCluster's jobs: a GCS emulator, which
+// TestMain starts and points the head's processes at (gcsemu.Server.Env),
+// so that Ray's runtime_env fetches gs:// working_dirs from it.
+var storage *gcsemu.Server
+
 func TestMain(m *testing.M) {
+	var err error
+	if storage, err = gcsemu.Start("127.0.0.1"); err != nil {
+		fmt.Fprintln(os.Stderr, "start the GCS emulator:", err)
+		os.Exit(1)
+	}
+	headCluster.Config.HeadEnv = map[string]string{}
+	for _, kv := range storage.Env() {
+		headCluster.Config.HeadEnv[kv[0]] = kv[1]
+	}
 	code := m.Run()
+	storage.Stop()
 	for name, c := range map[string]*raytest.Shared{"slice": sliceCluster, "head-only": headCluster} {
 		if err := c.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "stop the shared %s local Ray cluster: %v\n", name, err)

@@ -139,6 +139,8 @@ func TestRunOnRealRay(t *testing.T) {
 		}
 	})
 
+	t.Run("gs working_dir", func(t *testing.T) { gsWorkingDirOnRealRay(t, b) })
+
 	t.Run("fails", func(t *testing.T) {
 		out, err := b.Run(t.Context(), jobPlan("bad", `python -c "import sys; sys.exit(3)"`), backend.RunOptions{})
 		var re *backend.RunError

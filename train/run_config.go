@@ -15,9 +15,17 @@ type RunConfig struct {
 	// Name of the run; with StoragePath it locates checkpoints. Required:
 	// runs that share a name and storage path resume one another.
 	Name string `json:"name"`
-	// StoragePath is where results and checkpoints are persisted; shared
-	// storage for multi-node runs. Optional. Default: ~/ray_results.
+	// StoragePath is where results and checkpoints are persisted: object
+	// storage (gs://bucket/prefix) that every host reaches, or a local
+	// directory. On KubeRay, whose pods share no disk, a run of more than
+	// one host refuses a local directory unless StorageSharedMount says
+	// every pod mounts it. Optional. Default: ~/ray_results.
 	StoragePath string `json:"storage_path,omitempty"`
+	// StorageSharedMount declares the local directory StoragePath mounted
+	// at that path on every host (NFS, Filestore, Cloud Storage FUSE);
+	// the compiled plan says so (placement.Storage.SharedMount). Needs a
+	// local StoragePath. Optional. Default: false.
+	StorageSharedMount bool `json:"storage_shared_mount,omitempty"`
 	// Checkpoint configures checkpoint retention.
 	Checkpoint CheckpointConfig `json:"checkpoint_config,omitzero"`
 	// Failure configures restarts.
@@ -95,6 +103,14 @@ func (f FailureConfig) maxFailures() int {
 // runPath is the path of a JaxTrainer's RunConfig, built once.
 var runPath = trainerPath.Child("run_config")
 
+// storage is the plan's Storage of r; nil without a StoragePath.
+func (r RunConfig) storage() *placement.Storage {
+	if r.StoragePath == "" {
+		return nil
+	}
+	return &placement.Storage{Path: r.StoragePath, Field: runPath.Child("storage_path").String(), SharedMount: r.StorageSharedMount}
+}
+
 func (r RunConfig) compile(p *field.Path) (rayruntime.TrainRun, field.ErrorList) {
 	errs := r.validateFields(p)
 	if len(r.Name) > placement.MaxNameLength {
@@ -153,6 +169,8 @@ const (
 	msgNumToKeep        = "must be at least 1, or 0 to keep every checkpoint"
 	msgMaxFailures      = "must be 0 or a positive count; to retry forever set retry_forever (RetryForever)"
 	msgRetryForever     = "retry_forever recovers from every failure: leave max_failures 0 or unset retry_forever"
+	msgSharedMountPath  = "storage_shared_mount declares a local storage_path mounted on every host: set the path"
+	msgSharedMountURI   = "storage_path is a URI, not a mount: leave storage_shared_mount unset"
 )
 
 // scoreOrders are CheckpointConfig.ScoreOrder's values.
@@ -168,6 +186,14 @@ func (r *RunConfig) validateFields(p *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(p.Child("name"), msgRunNameRequired))
 	case strings.ContainsAny(r.Name, `/\`):
 		errs = append(errs, field.Invalid(p.Child("name"), r.Name, msgRunNameSeparator))
+	}
+	if r.StorageSharedMount {
+		switch {
+		case r.StoragePath == "":
+			errs = append(errs, field.Required(p.Child("storage_path"), msgSharedMountPath))
+		case strings.Contains(r.StoragePath, "://"):
+			errs = append(errs, field.Invalid(p.Child("storage_shared_mount"), true, msgSharedMountURI))
+		}
 	}
 	errs = append(errs, r.Checkpoint.validateFields(p)...)
 	switch f := r.Failure; {

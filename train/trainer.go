@@ -146,6 +146,7 @@ func (t JaxTrainer) CompileWithWarnings() (*placement.Plan, placement.Diagnosis,
 			Metadata:       map[string]string{"raytpu.kind": string(placement.KindJaxTrainer), "raytpu.name": t.RunConfig.Name},
 			Launcher:       rayruntime.EntryTrain,
 			LauncherConfig: raw,
+			Storage:        t.RunConfig.storage(),
 		},
 	}
 	plan.Slices = []*placement.SliceGroup{}

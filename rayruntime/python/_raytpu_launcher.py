@@ -38,7 +38,31 @@ def _load(import_path):
 
 
 def _checkpoint_path(checkpoint):
-    return None if checkpoint is None else checkpoint.path
+    if checkpoint is None:
+        return None
+    return rt.storage_uri(checkpoint.filesystem, checkpoint.path)
+
+
+# google-cloud-cpp's variable for a Cloud Storage emulator (fake-gcs-server
+# in raytpu's tests): pyarrow's GcsFileSystem sends its requests there, but
+# still looks for Google credentials first, which an emulator has none of
+# (with no metadata server the lookup retries for minutes).
+STORAGE_EMULATOR_ENV = "CLOUD_STORAGE_EMULATOR_ENDPOINT"
+
+
+def storage_filesystem(storage_path, environ=None):
+    """RunConfig's (storage_path, storage_filesystem) for storage_path:
+    with a gs:// path and a Cloud Storage emulator in the environment, an
+    anonymous GcsFileSystem at the emulator and the path without its
+    scheme; else storage_path as it is and None (Ray's own resolution)."""
+    endpoint = (environ if environ is not None else os.environ).get(STORAGE_EMULATOR_ENV, "")
+    if not storage_path or not storage_path.startswith("gs://") or not endpoint:
+        return storage_path, None
+    from pyarrow.fs import GcsFileSystem
+
+    scheme, _, host = endpoint.rpartition("://")
+    return storage_path[len("gs://"):], GcsFileSystem(
+        anonymous=True, scheme=scheme or "https", endpoint_override=host.rstrip("/"))
 
 
 def iter_jax_batches_kwargs(config, name):
@@ -200,6 +224,11 @@ def run_train(cfg, warnings):
                       callbacks=[rec.recording_callback(recorder)])
     if call["logging"] is not None:
         run_config["logging_config"] = LoggingConfig(**call["logging"])
+    run_config["storage_path"], fs = storage_filesystem(run_config.get("storage_path"))
+    if fs is not None:
+        run_config["storage_filesystem"] = fs
+    if run_config["storage_path"] is None:
+        del run_config["storage_path"]
     trainer_kwargs["run_config"] = RunConfig(**run_config)
     nodes_before = rec.node_table()
     t0 = time.time()
@@ -222,7 +251,7 @@ def run_train(cfg, warnings):
         "kind": "JaxTrainer",
         "metrics": rec.jsonable(result.metrics),
         "checkpoint": _checkpoint_path(result.checkpoint),
-        "path": result.path,
+        "path": rt.storage_uri(getattr(result, "filesystem", None), result.path),
         "best_checkpoints": [
             {"path": _checkpoint_path(c), "metrics": rec.jsonable(m)}
             for c, m in (result.best_checkpoints or [])

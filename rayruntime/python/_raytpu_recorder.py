@@ -56,7 +56,7 @@ def recording_callback(recorder):
             try:
                 if training_report.checkpoint is not None:
                     self._latest = {
-                        "path": training_report.checkpoint.path,
+                        "path": rt.storage_uri(training_report.checkpoint.filesystem, training_report.checkpoint.path),
                         "metrics": jsonable(training_report.metrics),
                     }
             except Exception:

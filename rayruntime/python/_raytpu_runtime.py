@@ -178,3 +178,12 @@ def missing_private_apis():
             out.append("%s:%s (used for %s; checked with Ray %s): %s" % (
                 api["module"], api["attr"], api["used_for"], PROTOCOL["ray"]["checked_version"], why))
     return out
+
+
+def storage_uri(filesystem, path):
+    """A path on Ray Train's storage as the user names it: a Cloud Storage
+    path (pyarrow's "bucket/object") as gs://bucket/object; others as they
+    are."""
+    if path and getattr(filesystem, "type_name", "") == "gcs" and "://" not in path:
+        return "gs://" + path
+    return path

@@ -67,6 +67,22 @@ class ReadsTest(unittest.TestCase):
         self.assertEqual(sorted(launcher.LAUNCHERS), sorted(tu.rt.PROTOCOL["entries"]))
 
 
+class StorageTest(unittest.TestCase):
+    def test_emulator_gets_an_anonymous_filesystem(self):
+        env = {launcher.STORAGE_EMULATOR_ENV: "http://10.0.0.1:4443"}
+        path, fs = launcher.storage_filesystem("gs://bucket/runs", env)
+        self.assertEqual(path, "bucket/runs")
+        self.assertEqual(fs.type_name, "gcs")
+        self.assertEqual(launcher.rt.storage_uri(fs, path + "/checkpoint_0"), "gs://bucket/runs/checkpoint_0")
+
+    def test_others_are_left_to_ray(self):
+        for storage, env in [("gs://bucket/runs", {}), ("/mnt/runs", {launcher.STORAGE_EMULATOR_ENV: "http://h:1"}),
+                             (None, {launcher.STORAGE_EMULATOR_ENV: "http://h:1"})]:
+            with self.subTest(storage=storage, env=env):
+                self.assertEqual(launcher.storage_filesystem(storage, env), (storage, None))
+        self.assertEqual(launcher.rt.storage_uri(None, "/mnt/runs/checkpoint_0"), "/mnt/runs/checkpoint_0")
+
+
 class MainTest(unittest.TestCase):
     def run_main(self, job):
         d = tempfile.mkdtemp()

@@ -172,7 +172,12 @@ type Zip struct {
 
 // URI is the gcs:// URI Ray gives a package of this hash:
 // "gcs://_ray_pkg_<hash>.zip".
-func URI(hash string) string { return "gcs://_ray_pkg_" + hash + ".zip" }
+func URI(hash string) string { return "gcs://" + PackageName(hash) }
+
+// PackageName is the name Ray gives a package of this hash,
+// "_ray_pkg_<hash>.zip": the object name of a package uploaded elsewhere
+// (a Cloud Storage bucket), content-addressed as Ray's own.
+func PackageName(hash string) string { return "_ray_pkg_" + hash + ".zip" }
 
 // SizeError is a package over its limit. It matches ErrTooLarge.
 type SizeError struct {

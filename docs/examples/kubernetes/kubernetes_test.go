@@ -227,3 +227,62 @@ func runOnKube(ctx context.Context) error {
 }
 
 var _ = runOnKube
+
+// Pods share no disk: a run of several hosts whose storage is a local
+// directory is refused before anything is created, unless the directory
+// is declared mounted on every pod.
+func Example_storage() {
+	// [snippet:storage]
+	trainer := newTrainer()
+	trainer.RunConfig.StoragePath = "/mnt/results" // a directory of each pod
+	plan, err := trainer.Compile()
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = kuberay.Render(plan, kuberay.Options{}, kuberay.RenderInput{})
+	for _, r := range field.Refs(err) {
+		fmt.Println(r.Field, r.Type)
+	}
+
+	// The same directory, a Filestore share mounted on every pod.
+	trainer.RunConfig.StorageSharedMount = true
+	plan, err = trainer.Compile()
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = kuberay.Render(plan, kuberay.Options{}, kuberay.RenderInput{})
+	fmt.Println(err, plan.Job.Storage.SharedMount)
+	// [end:storage]
+
+	// Output:
+	// trainer.run_config.storage_path Invalid
+	// <nil> true
+}
+
+// Uploading a working_dir needs Google credentials: compiled, not run.
+func uploadWorkingDir(ctx context.Context, trainer train.JaxTrainer) error {
+	cfg, ns, err := kuberay.LoadConfig("", "")
+	if err != nil {
+		return err
+	}
+	// [snippet:package-bucket]
+	trainer.RuntimeEnv.WorkingDir = "./llama" // 40 MiB: too large for a ConfigMap
+	b, err := kuberay.New(cfg, kuberay.WithOptions(kuberay.Options{
+		Namespace:     ns,
+		PackageBucket: "gs://my-bucket/raytpu-packages",
+	}))
+	if err != nil {
+		return err
+	}
+	// Uploads gs://my-bucket/raytpu-packages/_ray_pkg_<hash>.zip once,
+	// then applies the RayJob whose runtime_env names it.
+	res, err := trainer.Fit(ctx, b, nil)
+	// [end:package-bucket]
+	if err != nil {
+		return err
+	}
+	fmt.Println(res.Checkpoint)
+	return nil
+}
+
+var _ = uploadWorkingDir

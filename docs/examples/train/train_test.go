@@ -250,3 +250,21 @@ func fitOnKubeRay(ctx context.Context, trainer train.JaxTrainer) error {
 }
 
 var _, _ = fitOnRay, fitOnKubeRay
+
+// A local StoragePath declared mounted on every host: the plan says so,
+// and the KubeRay backend takes it for a run of several hosts.
+func Example_sharedMount() {
+	trainer := newTrainer()
+	// [snippet:shared-mount]
+	trainer.RunConfig.StoragePath = "/mnt/filestore/ray_results"
+	trainer.RunConfig.StorageSharedMount = true // NFS, Filestore or Cloud Storage FUSE on every host
+	plan, err := trainer.Compile()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%+v\n", *plan.Job.Storage)
+	// [end:shared-mount]
+
+	// Output:
+	// {Path:/mnt/filestore/ray_results Field:trainer.run_config.storage_path SharedMount:true}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/raytpu/raytpu/internal/testinfra/gcsemu"
 	"github.com/raytpu/raytpu/internal/testinfra/podrunner"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -45,6 +46,9 @@ type Env struct {
 	// Pods runs the pods when the control plane started WithPodRunner,
 	// else nil.
 	Pods *podrunner.Runner
+	// Storage is the cluster's object storage when the control plane
+	// started WithObjectStorage, else nil.
+	Storage *gcsemu.Server
 
 	env         *envtest.Environment
 	operator    *operator
@@ -59,6 +63,20 @@ type Option func(*settings)
 type settings struct {
 	podRunner         *podrunner.Options
 	controllerManager bool
+	objectStorage     bool
+}
+
+// WithObjectStorage gives a control plane WithPodRunner object storage,
+// as GKE's pods have Cloud Storage: a GCS emulator (package gcsemu) on the
+// pod network's gateway, which every container reaches through the
+// emulator variables in its image environment (podrunner's ImageEnv;
+// gcsemu.Server.Env) and the test process through the same variables,
+// set in its own environment unless set already, so that Google's
+// clients in raytpu (an upload to a bucket) reach it too. Env.Storage is
+// the emulator, for the test to make buckets and read what the pods
+// wrote.
+func WithObjectStorage() Option {
+	return func(s *settings) { s.objectStorage = true }
 }
 
 // WithPodRunner runs the pods for real with a podrunner.Runner (see
@@ -162,12 +180,27 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 		set.podRunner.Network = network
 		routes = append(routes, network.Gateway())
 	}
-	// closeNetwork removes the pod network while the runner does not own it.
+	var storage *gcsemu.Server
+	// closeNetwork removes the pod network while the runner does not own
+	// it, and the object storage.
 	closeNetwork := func() error {
-		if set.podRunner == nil {
-			return nil
+		var errs []error
+		if storage != nil {
+			errs = append(errs, storage.Stop())
 		}
-		return set.podRunner.Network.Close(context.WithoutCancel(ctx))
+		if set.podRunner != nil {
+			errs = append(errs, set.podRunner.Network.Close(context.WithoutCancel(ctx)))
+		}
+		return errors.Join(errs...)
+	}
+	if set.objectStorage {
+		if set.podRunner == nil {
+			os.RemoveAll(certDir)
+			return nil, errors.New("kubetest: WithObjectStorage needs WithPodRunner: the emulator serves the pods' network")
+		}
+		if storage, err = startObjectStorage(set.podRunner); err != nil {
+			return nil, errors.Join(err, closeNetwork(), os.RemoveAll(certDir))
+		}
 	}
 	if api.SecureServing.CA, err = writeCerts(certDir, routes...); err != nil {
 		return nil, errors.Join(err, closeNetwork(), os.RemoveAll(certDir))
@@ -191,7 +224,7 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("kubetest: starting etcd and kube-apiserver from %s: %w", assets.Dir, err), closeNetwork(), os.RemoveAll(certDir))
 	}
-	e := &Env{Config: cfg, Scheme: scheme, Assets: assets, env: te, certDir: certDir}
+	e := &Env{Config: cfg, Scheme: scheme, Assets: assets, env: te, certDir: certDir, Storage: storage}
 	if e.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(err, te.Stop(), closeNetwork(), os.RemoveAll(certDir))
 	}
@@ -226,6 +259,9 @@ func (e *Env) Stop() error {
 	}
 	if e.controllers != nil {
 		errs = append(errs, e.controllers.stop())
+	}
+	if e.Storage != nil {
+		errs = append(errs, e.Storage.Stop())
 	}
 	errs = append(errs, e.env.Stop())
 	errs = append(errs, os.RemoveAll(e.certDir))

@@ -57,13 +57,14 @@ func StartDuration() time.Duration { return shared.took }
 
 // SharedPods returns the test binary's control plane whose pods run for
 // real, started on first use and stopped by Main: a pod runner
-// (WithPodRunner) with its default node and SharedTPUNodes, and
-// kube-controller-manager (WithControllerManager). Its tests share the
+// (WithPodRunner) with its default node and SharedTPUNodes,
+// kube-controller-manager (WithControllerManager) and object storage
+// (WithObjectStorage: Env.Storage). Its tests share the
 // machine's CPUs with every Ray pod they start. It needs root.
 func SharedPods(tb testing.TB) *Env {
 	tb.Helper()
 	nodes := append([]podrunner.Node{{Name: "podrunner"}}, SharedTPUNodes...)
-	return sharedPods.get(tb, WithPodRunner(podrunner.Options{Nodes: nodes}), WithControllerManager())
+	return sharedPods.get(tb, WithPodRunner(podrunner.Options{Nodes: nodes}), WithControllerManager(), WithObjectStorage())
 }
 
 // SharedTPUNodes are SharedPods' GKE TPU node pools: v4 2x2x2.

@@ -16,9 +16,10 @@ import (
 
 // imageEnv is the environment the image would give (the project
 // virtualenv stands in for the image, so its bin comes first on PATH),
-// then the kubernetes Service's variables a kubelet always adds.
+// then Options.ImageEnv, then the kubernetes Service's variables a
+// kubelet always adds.
 func (w *worker) imageEnv() []corev1.EnvVar {
-	return append([]corev1.EnvVar{
+	env := append([]corev1.EnvVar{
 		{Name: "PATH", Value: w.r.venv + "/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		{Name: "VIRTUAL_ENV", Value: w.r.venv},
 		{Name: "HOME", Value: w.home()},
@@ -31,7 +32,8 @@ func (w *worker) imageEnv() []corev1.EnvVar {
 		// the tests and whatever else runs, which would starve them.
 		// The image's variable: a container's env may set it otherwise.
 		{Name: "RAY_worker_niceness", Value: "0"},
-	}, w.r.serviceEnv()...)
+	}, w.r.opts.ImageEnv...)
+	return append(env, w.r.serviceEnv()...)
 }
 
 // containerEnv resolves c's environment as the kubelet does: the image's,

@@ -52,6 +52,13 @@ type Options struct {
 	// plane so that its serving certificate names Network.Gateway; the
 	// runner owns it from Start on. Optional. Default: Start makes one.
 	Network *Network
+	// ImageEnv is added to every container's environment as its image's
+	// would be (a container's env and envFrom override it): what a node
+	// of a real cluster gives every pod without the pod asking, such as
+	// the GCS emulator's address that stands in for GKE's object storage
+	// and its workload identity (see kubetest.WithObjectStorage).
+	// Optional.
+	ImageEnv []corev1.EnvVar
 }
 
 // Node is one node of the runner. Every node shares the runner's bridge,

@@ -16,10 +16,19 @@ import (
 // from a fault (the next attempt resumes from it) once it is here, not
 // once the worker has written it.
 func RegisteredCheckpointStep(runDir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(runDir, "checkpoint_manager_snapshot.json"))
+	b, err := os.ReadFile(filepath.Join(runDir, SnapshotFile))
 	if err != nil {
 		return 0, false
 	}
+	return SnapshotStep(b)
+}
+
+// SnapshotFile is the checkpoint manager's snapshot in a run's directory.
+const SnapshotFile = "checkpoint_manager_snapshot.json"
+
+// SnapshotStep is RegisteredCheckpointStep of a snapshot read elsewhere
+// (from object storage).
+func SnapshotStep(b []byte) (int, bool) {
 	var snap struct {
 		Latest *struct {
 			Metrics struct {

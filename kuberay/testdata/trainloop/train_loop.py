@@ -4,8 +4,10 @@ Each worker fits y = 3x + 2 for `steps` steps (JAX on the CPU of a pod posing
 as a TPU host), rank 0 checkpoints every `checkpoint_every` steps, and every
 worker writes <report_dir>/rank-<rank>.json: where it ran (pod hostname, Ray
 node labels), its MEGASCALE_* and TPU_* environment and what JAX sees
-(process count and index, local devices), and appends a line to
-<report_dir>/starts-<rank>.log each time it starts.
+(process count and index, local devices) and when it wrote it
+(written_at, seconds since the epoch), and writes
+<report_dir>/starts-<rank>-<time in ns> each time it starts (one object
+per start: Cloud Storage objects cannot be appended to).
 
 A run started from a checkpoint resumes after its step and reports
 resumed_from. With `pause_at` set (a step or a list of steps), every
@@ -13,6 +15,10 @@ worker of an attempt that started before such a step stops after
 reporting it and writes the step to <report_dir>/paused-<rank>, so the
 test can kill a pod or preempt a slice at a known point; an attempt that
 resumed from that step's checkpoint (or a later one) does not pause there.
+
+report_dir is a local directory or, as pods share no disk, gs://bucket/prefix:
+Cloud Storage through pyarrow, as Ray Train reaches it (an anonymous client
+at the emulator that CLOUD_STORAGE_EMULATOR_ENDPOINT names, in the tests).
 """
 
 import json
@@ -20,6 +26,24 @@ import os
 import socket
 import tempfile
 import time
+
+
+def _write(report_dir, name, text):
+    """Writes report_dir/name: a local file, or a Cloud Storage object."""
+    if not report_dir.startswith("gs://"):
+        with open(os.path.join(report_dir, name), "w") as f:
+            f.write(text)
+        return
+    from pyarrow.fs import GcsFileSystem
+
+    endpoint = os.environ.get("CLOUD_STORAGE_EMULATOR_ENDPOINT")
+    if endpoint:
+        scheme, _, host = endpoint.rpartition("://")
+        fs = GcsFileSystem(anonymous=True, scheme=scheme, endpoint_override=host)
+    else:
+        fs = GcsFileSystem()
+    with fs.open_output_stream(report_dir[len("gs://"):].rstrip("/") + "/" + name) as f:
+        f.write(text.encode())
 
 
 def train_func(config):
@@ -42,11 +66,10 @@ def train_func(config):
         "process_index": jax.process_index(),
         "local_devices": jax.local_device_count(),
     }
-    with open(os.path.join(config["report_dir"], "rank-%d.json" % rank), "w") as f:
-        json.dump(report, f, sort_keys=True)
-    # One line per start of this rank: a test counts how often it trained.
-    with open(os.path.join(config["report_dir"], "starts-%d.log" % rank), "a") as f:
-        f.write(report["hostname"] + "\n")
+    report["written_at"] = time.time()
+    _write(config["report_dir"], "rank-%d.json" % rank, json.dumps(report, sort_keys=True))
+    # One object per start of this rank: a test counts how often it trained.
+    _write(config["report_dir"], "starts-%d-%d" % (rank, time.time_ns()), report["hostname"])
 
     x = jnp.linspace(-1.0, 1.0, 32)
     y = 3.0 * x + 2.0
@@ -76,8 +99,7 @@ def train_func(config):
         else:
             ray.train.report(metrics)
         if step in pause_at and step > resumed_from:
-            with open(os.path.join(config["report_dir"], "paused-%d" % rank), "w") as f:
-                f.write(str(step))
+            _write(config["report_dir"], "paused-%d" % rank, str(step))
             # Until the test kills a pod and Ray Train ends this attempt.
             time.sleep(600)
             raise RuntimeError("paused at step %d for 600 s and no pod was lost" % step)

@@ -22,6 +22,7 @@ type kubeFlags struct {
 	image     string
 	cluster   string
 	queue     string
+	bucket    string
 	auto      autoscaleFlags
 	capacity  capacityFlags
 }
@@ -34,6 +35,7 @@ func addKubeFlags(cmd *cobra.Command, f *kubeFlags) {
 	fl.StringVar(&f.image, "image", "", "image of every Ray container (default: the official Ray images, the -tpu variant on TPU workers)")
 	fl.StringVar(&f.cluster, "ray-cluster", "", "run a job on this existing RayCluster of the namespace (the RayJob's clusterSelector) instead of creating one; a local working_dir reaches it through the submitter pod")
 	fl.StringVar(&f.queue, "queue", "", "the Kueue LocalQueue of the namespace a job's RayJob or a slice plan's RayCluster waits in for quota: label kueue.x-k8s.io/queue-name, created suspended for Kueue to admit (not with --autoscale or --ray-cluster; a Serve application cannot be queued)")
+	fl.StringVar(&f.bucket, "package-bucket", "", "upload a local working_dir (with raytpu's launcher files) to this Cloud Storage bucket, gs://bucket[/prefix], as gs://bucket[/prefix]/_ray_pkg_<hash>.zip, instead of a ConfigMap (which holds at most 1 MiB); an object of that name already there is not uploaded again; credentials are found as every Google client finds them")
 	addAutoscaleFlags(cmd, &f.auto)
 	addCapacityFlags(fl, &f.capacity)
 }
@@ -72,7 +74,12 @@ working_dir (<name>-working-dir, packed as 'raytpu apply' packs it) and,
 for a Serve application whose deployments own TPU slices, raytpu's replica
 runtime (<name>-replica-runtime). 'raytpu apply' makes the object own
 them; rendered, they have no owner, so delete them with the object:
-kubectl delete -f of the same file.`,
+kubectl delete -f of the same file.
+
+--package-bucket puts a local working_dir in Cloud Storage instead: it is
+uploaded (once: named by its content as Ray names its packages) before the
+object is printed, the object's runtime_env names its gs:// URI, and no
+ConfigMap holds it; the uploaded URIs are printed on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
@@ -93,6 +100,13 @@ kubectl delete -f of the same file.`,
 			m, err := kuberay.Render(p, opts, kuberay.RenderInput{Name: f.name})
 			if err != nil {
 				return optionFlagErrors(err)
+			}
+			uploaded, err := m.Upload(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, u := range uploaded {
+				fmt.Fprintf(cmd.ErrOrStderr(), "uploaded %s\n", u)
 			}
 			var b []byte
 			if out.value == "json" {
@@ -115,7 +129,7 @@ kubectl delete -f of the same file.`,
 // options are the kuberay options the flags give, checked before anything
 // is read or contacted: a bad value is a usage error naming its flag.
 func (f kubeFlags) options(auto *kuberay.Autoscaling, namespace string) (kuberay.Options, error) {
-	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster, Capacity: f.capacity.capacity(), Queue: f.queue}
+	o := kuberay.Options{Namespace: namespace, Image: f.image, Autoscaling: auto, Cluster: f.cluster, Capacity: f.capacity.capacity(), Queue: f.queue, PackageBucket: f.bucket}
 	if err := kuberay.CheckOptions(o); err != nil {
 		return o, optionFlagErrors(err)
 	}
@@ -129,6 +143,7 @@ var optionFlags = map[string]string{
 	"options.image":                       "--image",
 	"options.cluster":                     "--ray-cluster",
 	"options.queue":                       "--queue",
+	"options.packageBucket":               "--package-bucket",
 	"options.autoscaling":                 "--autoscale",
 	"options.autoscaling.minSlices":       "--min-slices",
 	"options.autoscaling.maxSlices":       "--max-slices",

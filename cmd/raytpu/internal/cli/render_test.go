@@ -104,6 +104,7 @@ func TestRenderErrors(t *testing.T) {
 		{"bad name on apply too", []string{"apply", "-f", "testdata/apps/chat.yaml", "--name", "Chat_App", "--kubeconfig", filepath.Join(dir, "missing")}, cli.ExitUsage, `(e.g. "chat-app")`},
 		// A bad flag value exits 2 and names the flag as typed, before
 		// anything is read or contacted.
+		{"package bucket without gs://", []string{"render", "-f", "testdata/apps/chat.yaml", "--package-bucket", "my-bucket"}, cli.ExitUsage, `--package-bucket "my-bucket": a Cloud Storage bucket, gs://bucket or gs://bucket/prefix`},
 		{"negative min slices", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--min-slices", "-1"}, cli.ExitUsage, "--min-slices -1: slices from 0"},
 		{"negative idle timeout", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--idle-timeout", "-5s"}, cli.ExitUsage, `--idle-timeout "-5s": must be 0`},
 		{"autoscaler v3", []string{"render", "-f", "testdata/apps/chat.yaml", "--autoscale", "--autoscaler-version", "v3"}, cli.ExitUsage, `--autoscaler-version "v3": supported: v1, v2`},
