@@ -150,6 +150,16 @@ func totalityCases() map[string]func(t *testing.T) {
 			_, err = (&kuberay.Manifests{ConfigMaps: nil, Job: &rayv1ac.RayJobApplyConfiguration{}, Cluster: &rayv1ac.RayClusterApplyConfiguration{}}).JSON()
 			wantErr(t, "two objects Manifests.JSON", err)
 		},
+		"Manifests.Upload": func(t *testing.T) {
+			_, err := (*kuberay.Manifests)(nil).Upload(t.Context())
+			wantErr(t, "nil Manifests.Upload", err)
+			_, err = (&kuberay.Manifests{}).Upload(nil) //nolint:staticcheck // a nil context is what this checks
+			wantErr(t, "nil context Manifests.Upload", err)
+			// A zero Manifests names no package: nothing to upload.
+			if wrote, err := (&kuberay.Manifests{}).Upload(t.Context()); err != nil || len(wrote) != 0 {
+				t.Errorf("zero Manifests.Upload = %v, %v; want nothing written", wrote, err)
+			}
+		},
 		"WorkingDir.Key": func(t *testing.T) {
 			if (*kuberay.WorkingDir)(nil).Key() != "" || (&kuberay.WorkingDir{}).Key() != "" {
 				t.Error("Key of a nil or zero WorkingDir")
